@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* Morok kernels: from one C translation unit to callable machine code.
+ *
+ * A plan's generated source is compiled by one clang process (source on
+ * stdin, ELF relocatable object on stdout), the object is linked in memory by
+ * Morok's own x86-64 ELF loader (pages mapped writable, filled, then made
+ * read+execute, never both), and its functions are looked up by name. Objects
+ * are cached on disk under $XDG_CACHE_HOME/morok, keyed by a hash of the
+ * source, the compiler's `--version`, the flags, the CPU features and
+ * MOROK_KERNEL_ABI_VERSION.
+ *
+ *   MorokCompileOptions opts;
+ *   morok_compile_options_init (&opts);
+ *   g_autoptr (MorokObject) obj = morok_compile (src, &opts, &error);
+ *   if (!obj)
+ *     return FALSE;                        // error says what failed, e.g. no clang
+ *   MorokKernelFn fn = (MorokKernelFn) morok_object_lookup (obj, "morok_k0", &error);
+ *   fn (bufs, vars, 0, 1);
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+/* Bumped whenever the calling convention of generated kernels changes. */
+#define MOROK_KERNEL_ABI_VERSION 1
+
+/* Every generated kernel has this signature: buffers of the plan, values of
+ * the symbolic variables, and the calling thread's share (tid of nthreads). */
+typedef void (*MorokKernelFn) (void *const *bufs, const int64_t *vars, uint32_t tid,
+                               uint32_t nthreads);
+
+#define MOROK_COMPILE_ERROR (morok_compile_error_quark ())
+GQuark morok_compile_error_quark (void);
+
+typedef enum
+{
+  MOROK_COMPILE_ERROR_NO_COMPILER, /* MOROK_CC or clang on PATH not found / not runnable */
+  MOROK_COMPILE_ERROR_FAILED,      /* the compiler ran and rejected the source */
+  MOROK_COMPILE_ERROR_BAD_OBJECT,  /* the object is not an ELF file we can load */
+  MOROK_COMPILE_ERROR_RELOCATION,  /* a relocation type or symbol we cannot resolve */
+  MOROK_COMPILE_ERROR_NOT_FOUND,   /* morok_object_lookup: no such function */
+  MOROK_COMPILE_ERROR_MEMORY,      /* mmap/mprotect failed */
+} MorokCompileError;
+
+typedef struct
+{
+  const char *cc;        /* compiler; NULL: $MOROK_CC, else "clang" on PATH */
+  int opt_level;         /* -O<n>, default 2 */
+  gboolean use_cache;    /* default TRUE unless MOROK_CACHE=0 */
+  const char *cache_dir; /* NULL: $MOROK_CACHE_DIR, else $XDG_CACHE_HOME/morok */
+  const char *dump_dir;  /* if set, the source is also written there as <hash>.c */
+  const char *march;     /* NULL: "native" */
+  const char *const *extra_flags; /* NULL-terminated, may be NULL */
+} MorokCompileOptions;
+
+typedef struct _MorokObject MorokObject;
+
+/* Fills @opts with the defaults above (reads no environment variable itself:
+ * NULL fields are resolved when compiling). */
+void morok_compile_options_init (MorokCompileOptions *opts);
+
+/* Compiles @source (NUL-terminated C) into a loaded object. (transfer full)
+ * Fails with MOROK_COMPILE_ERROR_*; the message of FAILED holds clang's stderr. */
+MorokObject *morok_compile (const char *source, const MorokCompileOptions *opts, GError **error);
+
+/* Loads an ELF relocatable x86-64 object from memory. (transfer full) */
+MorokObject *morok_object_load (const guint8 *data, gsize size, GError **error);
+
+/* Address of the global function @name; valid until the object is freed. */
+gpointer morok_object_lookup (MorokObject *obj, const char *name, GError **error);
+
+void morok_object_free (MorokObject *obj);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokObject, morok_object_free)
+
+/* Process-wide counters, for tests that prove nothing was recompiled. */
+guint64 morok_compile_count_invocations (void); /* clang processes run */
+guint64 morok_compile_count_cache_hits (void);  /* objects served from disk */
+
+G_END_DECLS

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what Morok needs on Debian 12 (bookworm) and configures ./build.
+# Idempotent: a second run only reconfigures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+PACKAGES=(
+  meson ninja-build pkg-config clang python3
+  libglib2.0-dev libjson-glib-dev
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+fi
+
+if [ -d build ]; then
+  meson setup --reconfigure build >/dev/null
+else
+  meson setup build >/dev/null
+fi
