@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* The graph: hash-consed nodes of Morok's IR.
+ *
+ * Every lazy tensor is a MorokNode owned by a MorokGraph. Nodes are
+ * immutable and hash-consed: building the same operation on the same sources
+ * twice returns the same node, so common subexpressions are shared for free.
+ * Input placeholders are the exception: each one is a distinct node. Shapes
+ * are arrays of symbolic integers from the graph's MorokSymPool.
+ *
+ * The op set is small on purpose: element-wise ops, two reductions, views
+ * (reshape, permute, expand, pad, shrink, cat, window) and one contraction
+ * (batched matmul). The tensor API composes everything else (conv, softmax,
+ * attention, LSTM) from these. */
+#pragma once
+
+#include <glib.h>
+#include "tensor/morok-dtype.h"
+#include "tensor/morok-sym.h"
+
+G_BEGIN_DECLS
+
+#define MOROK_MAX_RANK 8
+
+typedef enum
+{
+  /* leaves */
+  MOROK_OP_INPUT,  /* written by the caller before each execute; never merged */
+  MOROK_OP_WEIGHT, /* host data, read at prepare and baked into the plan */
+  MOROK_OP_CONST,  /* one scalar (value) broadcast to the node's shape */
+  /* unary element-wise */
+  MOROK_OP_NEG,
+  MOROK_OP_ABS,
+  MOROK_OP_EXP,
+  MOROK_OP_LOG,
+  MOROK_OP_SQRT,
+  MOROK_OP_RSQRT,
+  MOROK_OP_RECIP,
+  MOROK_OP_SIGMOID,
+  MOROK_OP_TANH,
+  MOROK_OP_RELU,
+  MOROK_OP_SILU,
+  MOROK_OP_NOT,
+  MOROK_OP_CAST, /* to the node's dtype */
+  /* binary element-wise (sources have the node's shape) */
+  MOROK_OP_ADD,
+  MOROK_OP_SUB,
+  MOROK_OP_MUL,
+  MOROK_OP_DIV,
+  MOROK_OP_MAX,
+  MOROK_OP_MIN,
+  MOROK_OP_POW,
+  MOROK_OP_CMPLT, /* results are bool */
+  MOROK_OP_CMPLE,
+  MOROK_OP_CMPEQ,
+  MOROK_OP_CMPNE,
+  /* ternary element-wise: where (cond, a, b) */
+  MOROK_OP_WHERE,
+  /* reductions over the axes in axes_mask; reduced axes keep size 1 */
+  MOROK_OP_SUM,
+  MOROK_OP_RMAX,
+  /* views: the value at an index is the source's value at a mapped index */
+  MOROK_OP_RESHAPE,
+  MOROK_OP_PERMUTE, /* out dim i = src dim perm[i] */
+  MOROK_OP_EXPAND,  /* size-1 dims broadcast to the node's shape */
+  MOROK_OP_PAD,     /* lo[i] before, hi[i] after, pad_mode, value */
+  MOROK_OP_SHRINK,  /* out index i = src index i + lo[i] */
+  MOROK_OP_CAT,     /* src0 then src1 along axis */
+  MOROK_OP_WINDOW,  /* src dim axis (L) -> out dims axis, axis+1 (T, K):
+                       src index = t * stride + k * dilation */
+  /* contraction: [..., M, K] x [..., K, N] -> [..., M, N] */
+  MOROK_OP_MATMUL,
+  MOROK_OP_COUNT
+} MorokOp;
+
+typedef enum
+{
+  MOROK_PAD_CONSTANT,
+  MOROK_PAD_REFLECT, /* mirror without repeating the edge: [a b c] -> b [a b c] b */
+} MorokPadMode;
+
+typedef struct _MorokGraph MorokGraph;
+typedef struct _MorokNode MorokNode;
+
+struct _MorokNode
+{
+  MorokOp op;
+  MorokDType dtype;
+  guint rank;
+  const MorokSym *shape[MOROK_MAX_RANK];
+  guint n_src;
+  MorokNode *src[3];
+
+  /* arguments; which ones an op uses is listed with the op above */
+  double value;                       /* CONST value, PAD constant */
+  const MorokSym *lo[MOROK_MAX_RANK]; /* PAD before, SHRINK start */
+  const MorokSym *hi[MOROK_MAX_RANK]; /* PAD after */
+  guint8 perm[MOROK_MAX_RANK];        /* PERMUTE */
+  guint32 axes_mask;                  /* SUM, RMAX */
+  gint axis;                          /* CAT, WINDOW */
+  gint64 stride, dilation;            /* WINDOW */
+  MorokPadMode pad_mode;              /* PAD */
+  gconstpointer data;                 /* WEIGHT: host data, owned by the model */
+  char *name;                         /* INPUT, WEIGHT: for messages */
+
+  MorokGraph *graph;
+  guint id;             /* creation order, a topological order */
+  gboolean weight_only; /* no INPUT below: the value is fixed at prepare */
+};
+
+/* ---- the graph ---- */
+MorokGraph *morok_graph_new (void);
+void morok_graph_free (MorokGraph *graph);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokGraph, morok_graph_free)
+
+/* The pool in which this graph's shapes and variables live. (transfer none) */
+MorokSymPool *morok_graph_sym_pool (MorokGraph *graph);
+guint morok_graph_n_nodes (const MorokGraph *graph);
+
+/* Finds or makes the node described by @proto (op, dtype, rank, shape,
+ * sources and arguments; graph, id and name are ignored). (transfer none) */
+MorokNode *morok_graph_intern (MorokGraph *graph, const MorokNode *proto);
+/* Makes a new leaf: INPUT nodes are never merged. @name is copied. */
+MorokNode *morok_graph_new_leaf (MorokGraph *graph, const MorokNode *proto, const char *name);
+
+/* ---- node helpers ---- */
+gboolean morok_op_is_unary (MorokOp op);
+gboolean morok_op_is_binary (MorokOp op);
+gboolean morok_op_is_elementwise (MorokOp op);
+gboolean morok_op_is_view (MorokOp op);
+gboolean morok_op_is_reduce (MorokOp op);
+const char *morok_op_name (MorokOp op);
+
+/* Number of elements at the variables' upper bounds. */
+gint64 morok_node_numel_max (const MorokNode *node);
+/* "[2, t, 64]"; (transfer full) */
+char *morok_node_shape_string (const MorokNode *node);
+/* "add f32[2, t, 64]"; (transfer full) */
+char *morok_node_describe (const MorokNode *node);
+
+G_END_DECLS

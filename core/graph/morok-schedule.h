@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* The scheduler: from a rewritten graph to kernels and buffers.
+ *
+ * A node is "realized" when its value is stored in a buffer; every other
+ * node is recomputed inline, inside the kernel of the realized node that
+ * reads it. The fusion decisions (graph/schedule.c) are:
+ *  - leaves (INPUT, WEIGHT) are buffers, outputs are realized;
+ *  - an element-wise or view node is inlined into its consumers, unless it
+ *    is computed (not a view) and read by more than one node;
+ *  - a reduction is inlined (as a loop) only when it reaches its kernel's
+ *    root through element-wise ops alone, so it runs once per output element;
+ *  - a matmul is a kernel of its own, whose element-wise consumers (bias,
+ *    activation, residual, scale) are fused in as an epilogue when it reaches
+ *    them through element-wise ops alone; its operands must be strided views
+ *    (permute, expand, shrink, window, compatible reshape) of buffers, and an
+ *    operand that is not is realized first (e.g. the im2col of a conv).
+ * Intermediate buffers share one arena, placed by liveness, sized at the
+ * variables' upper bounds. */
+#pragma once
+
+#include "graph/morok-graph.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  MOROK_BUFFER_INPUT,  /* owned by the plan, written by the caller */
+  MOROK_BUFFER_OUTPUT, /* owned by the plan, read by the caller */
+  MOROK_BUFFER_WEIGHT, /* the model's host data, used in place */
+  MOROK_BUFFER_TEMP,   /* a slice of the arena */
+} MorokBufferKind;
+
+typedef struct
+{
+  MorokBufferKind kind;
+  MorokNode *node;   /* the value it holds (contiguous, row-major, actual shape) */
+  gsize bytes;       /* at the variables' upper bounds */
+  gsize offset;      /* TEMP: byte offset in the arena */
+  gint first, last;  /* index of the kernel that writes it / that reads it last */
+} MorokScheduleBuffer;
+
+typedef enum
+{
+  MOROK_KERNEL_LOOP,   /* a loop nest over the root's shape (with inline reductions) */
+  MOROK_KERNEL_MATMUL, /* a contraction, then the root as its epilogue */
+} MorokKernelKind;
+
+typedef struct
+{
+  MorokKernelKind kind;
+  MorokNode *root;   /* the value this kernel writes */
+  MorokNode *matmul; /* MATMUL kernels: the contraction the epilogue reads */
+  guint out;         /* buffer of root */
+  GArray *reads;     /* guint buffer indices read, no duplicates */
+  double flops, bytes; /* estimates at the upper bounds */
+} MorokScheduleKernel;
+
+/* A strided view of a buffer: element (i0, i1, ...) of the view is element
+ * offset + sum i_k * stride[k] of the base's buffer. */
+typedef struct
+{
+  MorokNode *base;
+  const MorokSym *offset;
+  const MorokSym *stride[MOROK_MAX_RANK];
+} MorokStrided;
+
+typedef struct
+{
+  GArray *buffers;       /* MorokScheduleBuffer: inputs first, in the order given */
+  GArray *kernels;       /* MorokScheduleKernel, in execution order */
+  GHashTable *buffer_of; /* MorokNode* -> GUINT_TO_POINTER (buffer index + 1) */
+  guint *outputs;        /* buffer index of each output */
+  guint n_outputs;
+  gsize arena_bytes;
+} MorokSchedule;
+
+/* Schedules the graph that computes @outputs from @inputs (INPUT nodes, which
+ * get buffers 0 .. n_inputs - 1 even if unused). (transfer full) */
+MorokSchedule *morok_schedule_new (MorokNode *const *outputs, guint n_outputs,
+                                   MorokNode *const *inputs, guint n_inputs, GError **error);
+void morok_schedule_free (MorokSchedule *sched);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokSchedule, morok_schedule_free)
+
+/* Buffer index + 1 of a realized node, 0 if it is computed inline. */
+guint morok_schedule_buffer_of (const MorokSchedule *sched, const MorokNode *node);
+/* @node as a strided view of a realized node; FALSE if it is not one. */
+gboolean morok_schedule_strided (const MorokSchedule *sched, MorokNode *node, MorokStrided *out);
+
+G_END_DECLS

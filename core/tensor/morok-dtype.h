@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Element types of Morok tensors. f16 and bf16 are stored as 16-bit codes and
+ * computed in f32 inside kernels; bool is one byte (0 or 1). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  MOROK_DTYPE_F32,
+  MOROK_DTYPE_F16,
+  MOROK_DTYPE_BF16,
+  MOROK_DTYPE_I32,
+  MOROK_DTYPE_I64,
+  MOROK_DTYPE_U8,
+  MOROK_DTYPE_BOOL,
+  MOROK_DTYPE_COUNT
+} MorokDType;
+
+/* Bytes per element. */
+gsize morok_dtype_size (MorokDType dtype);
+/* "f32", "f16", ...; "?" for an invalid value. */
+const char *morok_dtype_name (MorokDType dtype);
+gboolean morok_dtype_is_float (MorokDType dtype);
+
+G_END_DECLS
