@@ -9,6 +9,19 @@
  * source, the compiler's `--version`, the flags, the CPU features and
  * MOROK_KERNEL_ABI_VERSION.
  *
+ * Environment read here (and only here; the JIT layer maps its own settings,
+ * such as a dump folder, onto MorokCompileOptions):
+ *   MOROK_CC         compiler when opts->cc is NULL (a path, or a name looked
+ *                    up on PATH); default "clang" on PATH
+ *   MOROK_CACHE=0    disables the disk cache, whatever opts->use_cache says
+ *   MOROK_CACHE_DIR  cache folder when opts->cache_dir is NULL; default
+ *                    g_get_user_cache_dir ()/morok
+ *
+ * Generated sources start with the kernel prelude (`extern const char
+ * morok_kernel_prelude[]`, built from the headers in kernels/include), which
+ * defines the memset and memcpy clang may call: the loader resolves no
+ * outside symbol.
+ *
  *   MorokCompileOptions opts;
  *   morok_compile_options_init (&opts);
  *   g_autoptr (MorokObject) obj = morok_compile (src, &opts, &error);
@@ -58,25 +71,33 @@ typedef struct
 
 typedef struct _MorokObject MorokObject;
 
-/* Fills @opts with the defaults above (reads no environment variable itself:
- * NULL fields are resolved when compiling). */
+/* Fills @opts with the defaults above. Only use_cache reads the environment
+ * (FALSE when MOROK_CACHE is "0"); NULL fields are resolved when compiling. */
 void morok_compile_options_init (MorokCompileOptions *opts);
 
-/* Compiles @source (NUL-terminated C) into a loaded object. (transfer full)
- * Fails with MOROK_COMPILE_ERROR_*; the message of FAILED holds clang's stderr. */
+/* Compiles @source (NUL-terminated C) into a loaded object, or loads it from
+ * the disk cache. @opts may be NULL for the defaults. (transfer full)
+ * Fails with MOROK_COMPILE_ERROR_*: NO_COMPILER names the missing path and
+ * where it came from; FAILED holds the head (4 KiB) of clang's stderr. A cache
+ * entry that fails to load is deleted and recompiled, never an error. */
 MorokObject *morok_compile (const char *source, const MorokCompileOptions *opts, GError **error);
 
-/* Loads an ELF relocatable x86-64 object from memory. (transfer full) */
+/* Loads an ELF relocatable x86-64 object from @data (copied; any alignment).
+ * (transfer full) Fails with BAD_OBJECT when a header, offset or index does
+ * not fit the @size bytes, RELOCATION for an unsupported relocation type, an
+ * undefined symbol or a 32-bit overflow, MEMORY when mmap/mprotect fail. */
 MorokObject *morok_object_load (const guint8 *data, gsize size, GError **error);
 
-/* Address of the global function @name; valid until the object is freed. */
+/* Address of the global function @name; valid until the object is freed.
+ * Fails with NOT_FOUND (also for data symbols and static functions). */
 gpointer morok_object_lookup (MorokObject *obj, const char *name, GError **error);
 
+/* Unmaps the object's code and data; NULL is a no-op. */
 void morok_object_free (MorokObject *obj);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokObject, morok_object_free)
 
 /* Process-wide counters, for tests that prove nothing was recompiled. */
-guint64 morok_compile_count_invocations (void); /* clang processes run */
+guint64 morok_compile_count_invocations (void); /* compile processes run (not --version) */
 guint64 morok_compile_count_cache_hits (void);  /* objects served from disk */
 
 G_END_DECLS

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* The clang driver: one compiler process per translation unit, source on
+ * stdin and the object on stdout (no temporary files), the object loaded by
+ * elf-loader.c and stored in the disk cache of object-cache.c.
+ *
+ * The subprocess (rather than libclang in-process) is the default because a
+ * compiler crash then cannot take the pipeline down, and clang's C++ library
+ * would clash with other LLVM copies loaded in the same process. */
+
+#define G_LOG_DOMAIN "morok-kernels"
+
+#include "morok-compiler.h"
+#include "object-cache.h"
+
+#include <gio/gio.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* How much of clang's stderr an error message keeps: the first errors are the
+ * ones that explain the rest. */
+#define STDERR_MAX 4096
+
+G_DEFINE_QUARK (morok-compile-error-quark, morok_compile_error)
+
+static atomic_uint_fast64_t n_invocations;
+static atomic_uint_fast64_t n_cache_hits;
+
+/* Flags fixed for every kernel: freestanding (nothing outside the object may
+ * be called), position-independent (the image lands anywhere), no unwind
+ * tables or stack protector (nothing would use them), and the fast-math
+ * subset that lets clang vectorise reductions while keeping NaN and Inf. */
+static const char *const base_flags[] = {
+  "-x", "c", "-std=c11", "-c", "-ffreestanding", "-fno-math-errno", "-fPIC",
+  "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-fassociative-math",
+  "-fno-signed-zeros", "-fno-trapping-math", "-ffp-contract=fast", "-fvisibility=default",
+};
+
+void
+morok_compile_options_init (MorokCompileOptions *opts)
+{
+  g_return_if_fail (opts != NULL);
+
+  memset (opts, 0, sizeof *opts);
+  opts->opt_level = 2;
+  opts->use_cache = g_strcmp0 (g_getenv ("MOROK_CACHE"), "0") != 0;
+}
+
+guint64
+morok_compile_count_invocations (void)
+{
+  return atomic_load (&n_invocations);
+}
+
+guint64
+morok_compile_count_cache_hits (void)
+{
+  return atomic_load (&n_cache_hits);
+}
+
+/* Absolute path of the compiler: opts->cc, else $MOROK_CC, else clang on
+ * PATH. A name without a slash is searched on PATH. (transfer full) */
+static char *
+find_compiler (const MorokCompileOptions *opts, GError **error)
+{
+  const char *cc = opts->cc;
+  const char *origin = "from the compile options";
+  char *path;
+
+  if (cc == NULL && g_getenv ("MOROK_CC") != NULL && g_getenv ("MOROK_CC")[0] != '\0')
+    {
+      cc = g_getenv ("MOROK_CC");
+      origin = "from MOROK_CC";
+    }
+  if (cc == NULL)
+    {
+      cc = "clang";
+      origin = "the default";
+    }
+
+  if (strchr (cc, '/') == NULL)
+    {
+      path = g_find_program_in_path (cc);
+      if (path == NULL)
+        g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER,
+                     "C compiler '%s' (%s) not found on PATH: install clang or set MOROK_CC", cc,
+                     origin);
+      return path;
+    }
+  if (!g_file_test (cc, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER,
+                   "C compiler '%s' (%s) not found: install clang or set MOROK_CC", cc, origin);
+      return NULL;
+    }
+  if (g_file_test (cc, G_FILE_TEST_IS_DIR) || !g_file_test (cc, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER,
+                   "C compiler '%s' (%s) is not an executable file: install clang or set "
+                   "MOROK_CC",
+                   cc, origin);
+      return NULL;
+    }
+  return g_strdup (cc);
+}
+
+/* Every flag after the compiler's name and before "-o - -"; these enter the
+ * cache key. (transfer full) NULL-terminated */
+static GPtrArray *
+build_flags (const MorokCompileOptions *opts)
+{
+  GPtrArray *flags = g_ptr_array_new_with_free_func (g_free);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (base_flags); i++)
+    g_ptr_array_add (flags, g_strdup (base_flags[i]));
+  g_ptr_array_add (flags, g_strdup_printf ("-O%d", opts->opt_level));
+  g_ptr_array_add (flags, g_strdup_printf ("-march=%s", opts->march ? opts->march : "native"));
+  for (guint i = 0; opts->extra_flags != NULL && opts->extra_flags[i] != NULL; i++)
+    g_ptr_array_add (flags, g_strdup (opts->extra_flags[i]));
+  g_ptr_array_add (flags, NULL);
+  return flags;
+}
+
+/* Writes @source to @dir/@key.c for debugging; failure only warns. */
+static void
+dump_source (const char *dir, const char *key, const char *source)
+{
+  g_autofree char *name = g_strconcat (key, ".c", NULL);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (g_mkdir_with_parents (dir, 0755) != 0
+      || !g_file_set_contents (path, source, -1, &error))
+    g_warning ("cannot dump kernel source to '%s': %s", path,
+               error ? error->message : g_strerror (errno));
+}
+
+/* Runs the compiler on @source; the object's bytes, or NULL and @error.
+ * (transfer full) */
+static GBytes *
+run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError **error)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (GBytes) in = g_bytes_new_static (source, strlen (source));
+  g_autoptr (GBytes) out = NULL;
+  g_autoptr (GBytes) err = NULL;
+  g_autoptr (GError) local = NULL;
+
+  g_ptr_array_add (argv, (gpointer) cc_path);
+  for (guint i = 0; i + 1 < flags->len; i++) /* the last entry is NULL */
+    g_ptr_array_add (argv, flags->pdata[i]);
+  g_ptr_array_add (argv, "-o");
+  g_ptr_array_add (argv, "-");
+  g_ptr_array_add (argv, "-");
+  g_ptr_array_add (argv, NULL);
+
+  proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                            &local);
+  if (proc == NULL)
+    {
+      g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER,
+                   "cannot run C compiler '%s': %s", cc_path, local->message);
+      return NULL;
+    }
+  atomic_fetch_add (&n_invocations, 1);
+  if (!g_subprocess_communicate (proc, in, NULL, &out, &err, &local))
+    {
+      g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED,
+                   "talking to C compiler '%s' failed: %s", cc_path, local->message);
+      return NULL;
+    }
+  if (!g_subprocess_get_successful (proc))
+    {
+      gsize len;
+      const char *text = g_bytes_get_data (err, &len);
+      g_autofree char *head = g_utf8_make_valid (text ? text : "", MIN (len, STDERR_MAX));
+      g_autofree char *status = NULL;
+
+      if (g_subprocess_get_if_exited (proc))
+        status = g_strdup_printf ("exited with status %d", g_subprocess_get_exit_status (proc));
+      else
+        status = g_strdup_printf ("was killed by signal %d", g_subprocess_get_term_sig (proc));
+      g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED,
+                   "C compiler '%s' %s:\n%s%s", cc_path, status, head,
+                   len > STDERR_MAX ? "\n[...]" : "");
+      return NULL;
+    }
+  return g_steal_pointer (&out);
+}
+
+MorokObject *
+morok_compile (const char *source, const MorokCompileOptions *opts, GError **error)
+{
+  MorokCompileOptions defaults;
+  g_autofree char *cc_path = NULL;
+  g_autofree char *cache_dir = NULL;
+  g_autofree char *key = NULL;
+  g_autoptr (GPtrArray) flags = NULL;
+  g_autoptr (GBytes) object = NULL;
+  g_autoptr (GError) local = NULL;
+  MorokObject *obj;
+  gint64 start = g_get_monotonic_time ();
+
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (opts == NULL || (opts->opt_level >= 0 && opts->opt_level <= 3), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (opts == NULL)
+    {
+      morok_compile_options_init (&defaults);
+      opts = &defaults;
+    }
+  cc_path = find_compiler (opts, error);
+  if (cc_path == NULL)
+    return NULL;
+  flags = build_flags (opts);
+  cache_dir = morok_object_cache_dir (opts);
+  if (cache_dir != NULL || opts->dump_dir != NULL)
+    {
+      key = morok_object_cache_key (cc_path, (const char *const *) flags->pdata, source, error);
+      if (key == NULL)
+        return NULL;
+    }
+  if (opts->dump_dir != NULL)
+    dump_source (opts->dump_dir, key, source);
+
+  if (cache_dir != NULL && (object = morok_object_cache_read (cache_dir, key)) != NULL)
+    {
+      obj = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), &local);
+      if (obj != NULL)
+        {
+          atomic_fetch_add (&n_cache_hits, 1);
+          g_debug ("kernel object %s loaded from the cache in %.2f ms", key,
+                   (g_get_monotonic_time () - start) / 1000.0);
+          return obj;
+        }
+      /* A damaged entry (a crash mid-write on a filesystem without atomic
+       * rename, a disk error) costs one recompile, not a failure. */
+      g_debug ("dropping cache entry %s: %s", key, local->message);
+      g_clear_error (&local);
+      g_clear_pointer (&object, g_bytes_unref);
+      morok_object_cache_remove (cache_dir, key);
+    }
+
+  object = run_compiler (cc_path, flags, source, error);
+  if (object == NULL)
+    return NULL;
+  obj = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), error);
+  if (obj == NULL)
+    {
+      g_prefix_error (error, "object from '%s': ", cc_path);
+      return NULL;
+    }
+  g_debug ("compiled %zu bytes of C in %.1f ms", strlen (source),
+           (g_get_monotonic_time () - start) / 1000.0);
+
+  /* Stored only once it has loaded, so the cache never holds a bad object;
+   * a cache that cannot be written only costs speed. */
+  if (cache_dir != NULL && !morok_object_cache_write (cache_dir, key, object, &local))
+    g_debug ("cannot store kernel object in the cache: %s", local->message);
+  return obj;
+}
