@@ -2,7 +2,7 @@
 /* Tests of kernels/: the clang driver, the in-memory ELF loader and the disk
  * cache. Every test that compiles needs clang on PATH (as the library does). */
 
-#include "morok-compiler.h"
+#include "kernels/morok-compiler.h"
 
 #include <elf.h>
 #include <glib/gstdio.h>

@@ -70,6 +70,7 @@ typedef struct
   GArray *kernels;       /* MorokScheduleKernel, in execution order */
   GHashTable *buffer_of; /* MorokNode* -> GUINT_TO_POINTER (buffer index + 1) */
   guint *outputs;        /* buffer index of each output */
+  MorokNode **output_nodes; /* each output as asked for (its shape is the plan's) */
   guint n_outputs;
   gsize arena_bytes;
 } MorokSchedule;

@@ -265,6 +265,7 @@ morok_schedule_new (MorokNode *const *outputs, guint n_outputs, MorokNode *const
   s->kernels = g_array_new (FALSE, FALSE, sizeof (MorokScheduleKernel));
   s->buffer_of = g_hash_table_new (NULL, NULL);
   s->outputs = g_new0 (guint, n_outputs);
+  s->output_nodes = g_new0 (MorokNode *, n_outputs);
   s->n_outputs = n_outputs;
 
   /* An output that is a leaf, or that is listed twice, gets a copy of its own
@@ -281,6 +282,13 @@ morok_schedule_new (MorokNode *const *outputs, guint n_outputs, MorokNode *const
           c.src[0] = o;
           o = morok_graph_intern (o->graph, &c);
         }
+      /* a reshaped output shares its source's layout: compute the source
+       * straight into the output buffer instead of copying */
+      s->output_nodes[i] = o;
+      while (o->op == MOROK_OP_RESHAPE && o->src[0]->op != MOROK_OP_INPUT
+             && o->src[0]->op != MOROK_OP_WEIGHT && o->src[0]->op != MOROK_OP_CONST
+             && !g_hash_table_contains (p.outputs, o->src[0]))
+        o = o->src[0];
       outs[i] = o;
       g_hash_table_add (p.outputs, o);
       g_hash_table_add (p.realized, o);
@@ -401,5 +409,6 @@ morok_schedule_free (MorokSchedule *sched)
   g_array_unref (sched->buffers);
   g_hash_table_unref (sched->buffer_of);
   g_free (sched->outputs);
+  g_free (sched->output_nodes);
   g_free (sched);
 }

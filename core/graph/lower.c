@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* Lowering a graph to a plan: the stages of prepare() in order. */
+#define G_LOG_DOMAIN "morok-graph"
+#include "graph/morok-lower.h"
+#include "graph/morok-pattern.h"
+#include "graph/morok-schedule.h"
+#include "runtime/plan-private.h"
+#include <string.h>
+
+/* Steps estimated below this many flops run on the calling thread: waking
+ * workers costs more than the work. */
+#define PARALLEL_MIN_FLOPS 200000.0
+
+static guint64 build_count;
+
+guint64
+morok_plan_build_count (void)
+{
+  return g_atomic_pointer_get (&build_count);
+}
+
+void
+morok_plan_options_init (MorokPlanOptions *opts)
+{
+  g_return_if_fail (opts != NULL);
+  memset (opts, 0, sizeof *opts);
+  opts->isa = morok_isa_detect ();
+  morok_compile_options_init (&opts->compile);
+}
+
+static const MorokRuleSet *const rule_sets[] = {
+  &morok_rules_fold, &morok_rules_algebra, &morok_rules_views, &morok_rules_bn_fold,
+};
+
+/* ---- folding weight-only subgraphs ---- */
+
+static gboolean
+is_free_view_of_leaf (const MorokNode *n)
+{
+  while (morok_op_is_view (n->op) && n->op != MOROK_OP_PAD && n->op != MOROK_OP_CAT)
+    n = n->src[0];
+  return n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_CONST;
+}
+
+/* Weight-only nodes read by a node that depends on an input (or that are
+ * outputs): computing them once at prepare bakes them into the plan. */
+static void
+find_foldable (MorokNode *n, gboolean consumer_live, GHashTable *seen, GPtrArray *out)
+{
+  if (n->weight_only)
+    {
+      if (consumer_live && !is_free_view_of_leaf (n) && !g_hash_table_contains (seen, n))
+        g_ptr_array_add (out, n);
+      g_hash_table_add (seen, n);
+      return;
+    }
+  if (g_hash_table_contains (seen, n))
+    return;
+  g_hash_table_add (seen, n);
+  for (guint i = 0; i < n->n_src; i++)
+    find_foldable (n->src[i], TRUE, seen, out);
+}
+
+static MorokNode *
+substitute (MorokNode *n, GHashTable *map)
+{
+  MorokNode *m = g_hash_table_lookup (map, n);
+  if (m)
+    return m;
+  MorokNode p = *n, *src[3];
+  gboolean changed = FALSE;
+  for (guint i = 0; i < n->n_src; i++)
+    {
+      src[i] = substitute (n->src[i], map);
+      changed = changed || src[i] != n->src[i];
+      p.src[i] = src[i];
+    }
+  m = changed ? morok_graph_intern (n->graph, &p) : n;
+  g_hash_table_insert (map, n, m);
+  return m;
+}
+
+static MorokPlan *build (MorokGraph *graph, MorokNode **outputs, guint n_outputs,
+                         MorokNode *const *inputs, guint n_inputs, const MorokPlanOptions *opts,
+                         gboolean fold, GPtrArray *keep, GError **error);
+
+/* Computes the foldable nodes with a plan of their own and replaces them by
+ * weights that @keep owns. */
+static gboolean
+fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPlanOptions *opts,
+              GPtrArray *keep, GError **error)
+{
+  g_autoptr (GPtrArray) fold = g_ptr_array_new ();
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < n_roots; i++)
+    find_foldable (roots[i], TRUE, seen, fold);
+  if (fold->len == 0)
+    return TRUE;
+  MorokPlan *sub = build (graph, (MorokNode **) fold->pdata, fold->len, NULL, 0, opts, FALSE, keep,
+                          error);
+  if (!sub)
+    {
+      g_prefix_error (error, "folding weights: ");
+      return FALSE;
+    }
+  gboolean ok = morok_plan_execute (sub, NULL, 0, error);
+  g_autoptr (GHashTable) map = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; ok && i < fold->len; i++)
+    {
+      MorokNode *n = g_ptr_array_index (fold, i);
+      const MorokBuffer *b = morok_plan_output (sub, i);
+      gpointer data = g_memdup2 (b->data, b->bytes);
+      g_ptr_array_add (keep, data);
+      MorokNode w = { .op = MOROK_OP_WEIGHT, .dtype = n->dtype, .rank = n->rank, .data = data };
+      memcpy (w.shape, n->shape, sizeof w.shape);
+      g_hash_table_insert (map, n, morok_graph_new_leaf (graph, &w, "folded"));
+    }
+  sub->graph = NULL; /* the graph is ours */
+  morok_plan_free (sub);
+  for (guint i = 0; ok && i < n_roots; i++)
+    roots[i] = substitute (roots[i], map);
+  return ok;
+}
+
+/* ---- the plan ---- */
+
+static gboolean
+link_plan (MorokPlan *plan, const MorokSchedule *sched, const MorokPlanOptions *opts,
+           guint n_inputs, GError **error)
+{
+  g_autofree char *src = morok_render_schedule (sched, opts->isa, error);
+  if (!src)
+    return FALSE;
+  plan->object = morok_compile (src, &opts->compile, error);
+  if (!plan->object)
+    return FALSE;
+  guint threads = opts->threads ? MIN (opts->threads, morok_thread_pool_size ())
+                                : morok_thread_pool_size ();
+  for (guint k = 0; k < sched->kernels->len; k++)
+    {
+      const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
+      char fn_name[32];
+      g_snprintf (fn_name, sizeof fn_name, "morok_k%u", k);
+      MorokStep step = { .flops = ker->flops, .bytes = ker->bytes };
+      step.fn = (MorokKernelFn) morok_object_lookup (plan->object, fn_name, error);
+      if (!step.fn)
+        return FALSE;
+      step.nthreads = ker->flops >= PARALLEL_MIN_FLOPS ? threads : 1;
+      g_autofree char *what = morok_node_describe (ker->root);
+      step.name = g_strdup_printf ("k%u %s%s", k, ker->kind == MOROK_KERNEL_MATMUL ? "matmul " : "",
+                                   what);
+      g_array_append_val (plan->steps, step);
+    }
+  return TRUE;
+}
+
+static gboolean
+allocate (MorokPlan *plan, const MorokSchedule *sched, guint n_inputs, GError **error)
+{
+  plan->n_bufs = sched->buffers->len;
+  plan->bufs = g_new0 (void *, MAX (plan->n_bufs, 1));
+  plan->arena_bytes = sched->arena_bytes;
+  plan->arena = sched->arena_bytes ? morok_plan_alloc (plan, sched->arena_bytes) : NULL;
+  for (guint i = 0; i < sched->buffers->len; i++)
+    {
+      const MorokScheduleBuffer *b = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
+      switch (b->kind)
+        {
+        case MOROK_BUFFER_WEIGHT:
+          plan->bufs[i] = (void *) b->node->data;
+          break;
+        case MOROK_BUFFER_TEMP:
+          plan->bufs[i] = (guint8 *) plan->arena + b->offset;
+          break;
+        default:
+          plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
+        }
+      if (!plan->bufs[i] && b->bytes)
+        {
+          g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_VARIABLE,
+                       "out of memory for a buffer of %" G_GSIZE_FORMAT " bytes", b->bytes);
+          return FALSE;
+        }
+    }
+  plan->n_inputs = n_inputs;
+  plan->inputs = g_new0 (MorokBuffer, MAX (n_inputs, 1));
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      const MorokScheduleBuffer *b = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
+      MorokBuffer *in = &plan->inputs[i];
+      *in = (MorokBuffer){ .data = plan->bufs[i], .bytes = b->bytes, .dtype = b->node->dtype,
+                           .rank = b->node->rank };
+      for (guint d = 0; d < in->rank; d++)
+        in->shape[d] = morok_sym_hi (b->node->shape[d]);
+    }
+  plan->n_outputs = sched->n_outputs;
+  plan->outputs = g_new0 (MorokBuffer, sched->n_outputs);
+  plan->out_info = g_new0 (MorokPlanOutput, sched->n_outputs);
+  for (guint o = 0; o < sched->n_outputs; o++)
+    {
+      const MorokScheduleBuffer *b
+          = &g_array_index (sched->buffers, MorokScheduleBuffer, sched->outputs[o]);
+      plan->outputs[o] = (MorokBuffer){ .data = plan->bufs[sched->outputs[o]], .bytes = b->bytes,
+                                        .dtype = b->node->dtype, .rank = b->node->rank };
+      plan->out_info[o].buffer = sched->outputs[o];
+      const MorokNode *asked = sched->output_nodes[o];
+      plan->outputs[o].rank = plan->out_info[o].rank = asked->rank;
+      plan->outputs[o].dtype = asked->dtype;
+      memcpy (plan->out_info[o].shape, asked->shape, sizeof asked->shape);
+    }
+  return TRUE;
+}
+
+static MorokPlan *
+build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *inputs,
+       guint n_inputs, const MorokPlanOptions *opts, gboolean fold, GPtrArray *keep,
+       GError **error)
+{
+  g_atomic_pointer_add (&build_count, 1);
+  if (!morok_graph_rewrite (roots, n_roots, rule_sets, G_N_ELEMENTS (rule_sets), error))
+    return NULL;
+  if (fold && !fold_weights (graph, roots, n_roots, opts, keep, error))
+    return NULL;
+  g_autoptr (MorokSchedule) sched = morok_schedule_new (roots, n_roots, inputs, n_inputs, error);
+  if (!sched)
+    return NULL;
+  MorokPlan *plan = morok_plan_new_empty (graph);
+  MorokSymPool *pool = morok_graph_sym_pool (graph);
+  plan->n_vars = morok_sym_pool_n_variables (pool);
+  plan->vars = g_new0 (gint64, MAX (plan->n_vars, 1));
+  for (guint s = 0; s < plan->n_vars; s++)
+    plan->vars[s] = morok_sym_pool_variable (pool, s)->max;
+  if (!allocate (plan, sched, n_inputs, error) || !link_plan (plan, sched, opts, n_inputs, error))
+    {
+      plan->graph = NULL;
+      morok_plan_free (plan);
+      return NULL;
+    }
+  g_info ("plan: %u steps, %u buffers, arena %" G_GSIZE_FORMAT " bytes", plan->steps->len,
+          plan->n_bufs, plan->arena_bytes);
+  return plan;
+}
+
+MorokPlan *
+morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint n_outputs,
+                  MorokNode *const *inputs, guint n_inputs, const MorokPlanOptions *opts,
+                  GError **error)
+{
+  g_return_val_if_fail (graph != NULL && outputs != NULL && n_outputs > 0, NULL);
+  for (guint i = 0; i < n_outputs; i++)
+    g_return_val_if_fail (outputs[i] && outputs[i]->graph == graph, NULL);
+  for (guint i = 0; i < n_inputs; i++)
+    g_return_val_if_fail (inputs[i] && inputs[i]->op == MOROK_OP_INPUT, NULL);
+  MorokPlanOptions defaults;
+  if (!opts)
+    {
+      morok_plan_options_init (&defaults);
+      opts = &defaults;
+    }
+  g_autofree MorokNode **roots = g_memdup2 (outputs, n_outputs * sizeof *outputs);
+  GPtrArray *keep = g_ptr_array_new_with_free_func (g_free);
+  MorokPlan *plan = build (graph, roots, n_outputs, inputs, n_inputs, opts, TRUE, keep, error);
+  if (!plan)
+    {
+      g_ptr_array_unref (keep);
+      morok_graph_free (graph);
+      return NULL;
+    }
+  plan->folded = keep; /* folded weights live as long as the plan */
+  return plan;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Lowering: a graph to a prepared plan.
+ *
+ * rewrite (rules) -> fold weight-only subgraphs (computed once, here) ->
+ * schedule -> render one C translation unit -> compile and load -> buffers.
+ * Everything a plan needs is done here, once; morok_plan_execute replays it.
+ *
+ *   MorokPlanOptions opts;
+ *   morok_plan_options_init (&opts);
+ *   g_autoptr (MorokPlan) plan = morok_plan_build (g_steal_pointer (&graph), &y, 1, &x, 1, &opts, &error);
+ */
+#pragma once
+
+#include "graph/morok-graph.h"
+#include "kernels/morok-renderer.h"
+#include "runtime/morok-runtime.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint threads;               /* most threads a step may use; 0: the pool's size */
+  MorokIsa isa;                /* contraction micro-kernels to use */
+  MorokCompileOptions compile; /* compiler, cache, dump folder */
+} MorokPlanOptions;
+
+/* Defaults: all threads, the CPU's best ISA, morok_compile_options_init. */
+void morok_plan_options_init (MorokPlanOptions *opts);
+
+/* Builds the plan computing @outputs from @inputs, which become the plan's
+ * inputs in this order. Takes ownership of @graph, even on failure. */
+MorokPlan *morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint n_outputs,
+                             MorokNode *const *inputs, guint n_inputs,
+                             const MorokPlanOptions *opts, GError **error);
+
+/* Plans built by this process (folding sub-plans included): a test reads it
+ * before and after execute to prove nothing was rebuilt. */
+guint64 morok_plan_build_count (void);
+
+G_END_DECLS

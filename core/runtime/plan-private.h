@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* The plan's insides, for the code that builds it (graph/lower.c). */
+#pragma once
+
+#include "runtime/morok-runtime.h"
+
+typedef struct
+{
+  MorokKernelFn fn;
+  guint nthreads;
+  char *name;
+  double flops, bytes;
+} MorokStep;
+
+typedef struct
+{
+  guint buffer;                          /* index into bufs */
+  guint rank;
+  const MorokSym *shape[MOROK_MAX_RANK]; /* evaluated after each execute */
+} MorokPlanOutput;
+
+struct _MorokPlan
+{
+  MorokGraph *graph;   /* owns the syms the shapes refer to */
+  MorokObject *object; /* owns the kernels' code */
+  GArray *steps;       /* MorokStep */
+  void **bufs;
+  guint n_bufs;
+  gpointer arena;
+  GPtrArray *owned;    /* aligned allocations freed with the plan */
+  GPtrArray *folded;   /* weights computed at prepare (g_free) */
+  MorokBuffer *inputs;
+  guint n_inputs;
+  MorokBuffer *outputs;
+  MorokPlanOutput *out_info;
+  guint n_outputs;
+  gint64 *vars;        /* by slot */
+  guint n_vars;
+  gsize arena_bytes;
+};
+
+/* 64-byte aligned, zeroed, freed with the plan. */
+gpointer morok_plan_alloc (MorokPlan *plan, gsize bytes);
+MorokPlan *morok_plan_new_empty (MorokGraph *graph);

@@ -1,0 +1,701 @@
+/* SPDX-License-Identifier: MIT */
+/* The C renderer. A kernel's value is rendered by walking its root's inline
+ * region: each node is computed at a multi-index given as C expressions, view
+ * ops only rewrite the index, realized nodes are loads, reductions become
+ * loops. Values are memoised per (node, index) within a loop scope, so a
+ * shared subexpression is computed once. */
+#define G_LOG_DOMAIN "morok-kernels"
+#include "kernels/morok-renderer.h"
+#include "graph/morok-pattern.h"
+#include <math.h>
+#include <string.h>
+
+extern const char morok_kernel_prelude[];
+
+typedef struct
+{
+  const MorokSchedule *sched;
+  const MorokScheduleKernel *ker;
+  GString *out;
+  GPtrArray *scopes; /* GHashTable* "node@idx" -> temp name; innermost last */
+  guint n_tmp;
+  guint indent;
+  GError **error;
+} Ctx;
+
+/* ---- small helpers ---- */
+
+static const char *
+storage_type (MorokDType t)
+{
+  switch (t)
+    {
+    case MOROK_DTYPE_F32: return "float";
+    case MOROK_DTYPE_F16:
+    case MOROK_DTYPE_BF16: return "uint16_t";
+    case MOROK_DTYPE_I32: return "int32_t";
+    case MOROK_DTYPE_I64: return "int64_t";
+    default: return "uint8_t";
+    }
+}
+
+static const char *
+compute_type (MorokDType t)
+{
+  return morok_dtype_is_float (t) ? "float" : storage_type (t);
+}
+
+static char *
+sym_c (const MorokSym *s)
+{
+  GString *g = g_string_new (NULL);
+  morok_sym_render (s, g, "v[%u]");
+  return g_string_free (g, FALSE);
+}
+
+static void
+line (Ctx *c, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+line (Ctx *c, const char *fmt, ...)
+{
+  va_list ap;
+  for (guint i = 0; i < c->indent; i++)
+    g_string_append (c->out, "  ");
+  va_start (ap, fmt);
+  g_string_append_vprintf (c->out, fmt, ap);
+  va_end (ap);
+  g_string_append_c (c->out, '\n');
+}
+
+static char *
+tmp (Ctx *c, const char *prefix)
+{
+  return g_strdup_printf ("%s%u", prefix, c->n_tmp++);
+}
+
+static void
+scope_push (Ctx *c)
+{
+  g_ptr_array_add (c->scopes, g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free));
+}
+
+static void
+scope_pop (Ctx *c)
+{
+  g_ptr_array_remove_index (c->scopes, c->scopes->len - 1);
+}
+
+static char *
+memo_key (const MorokNode *n, char **idx)
+{
+  GString *k = g_string_new (NULL);
+  g_string_printf (k, "%p", (const void *) n);
+  for (guint i = 0; i < n->rank; i++)
+    g_string_append_printf (k, "@%s", idx[i]);
+  return g_string_free (k, FALSE);
+}
+
+static const char *
+memo_get (Ctx *c, const char *key)
+{
+  for (guint s = c->scopes->len; s-- > 0;)
+    {
+      const char *v = g_hash_table_lookup (g_ptr_array_index (c->scopes, s), key);
+      if (v)
+        return v;
+    }
+  return NULL;
+}
+
+/* Flat index of @idx in the contiguous layout of @n's shape. */
+static char *
+flat_index (const MorokNode *n, char **idx)
+{
+  if (n->rank == 0)
+    return g_strdup ("0");
+  GString *g = g_string_new (idx[0]);
+  for (guint i = 1; i < n->rank; i++)
+    {
+      g_autofree char *d = sym_c (n->shape[i]);
+      GString *w = g_string_new (NULL);
+      g_string_printf (w, "(%s) * %s + %s", g->str, d, idx[i]);
+      g_string_free (g, TRUE);
+      g = w;
+    }
+  return g_string_free (g, FALSE);
+}
+
+static char *
+literal (MorokDType t, double v)
+{
+  if (!morok_dtype_is_float (t))
+    return g_strdup_printf ("(%s) %.0f", storage_type (t), v);
+  if (isnan (v))
+    return g_strdup ("__builtin_nanf (\"\")");
+  if (isinf (v))
+    return g_strdup (v > 0 ? "__builtin_inff ()" : "(-__builtin_inff ())");
+  return g_strdup_printf ("%af", v); /* hex: exact, and always a float literal */
+}
+
+/* ---- values ---- */
+
+static char *render (Ctx *c, MorokNode *n, char **idx);
+
+static char *
+load (Ctx *c, MorokNode *n, guint buf, char **idx)
+{
+  g_autofree char *flat = flat_index (n, idx);
+  char *t = tmp (c, "t");
+  if (n->dtype == MOROK_DTYPE_F16)
+    line (c, "const float %s = morok_f16_to_f32 (b%u[%s]);", t, buf, flat);
+  else if (n->dtype == MOROK_DTYPE_BF16)
+    line (c, "const float %s = morok_bf16_to_f32 (b%u[%s]);", t, buf, flat);
+  else
+    line (c, "const %s %s = b%u[%s];", compute_type (n->dtype), t, buf, flat);
+  return t;
+}
+
+static char *
+unary_expr (MorokNode *n, const char *a)
+{
+  gboolean f = morok_dtype_is_float (n->src[0]->dtype);
+  switch (n->op)
+    {
+    case MOROK_OP_NEG: return g_strdup_printf ("-%s", a);
+    case MOROK_OP_ABS: return f ? g_strdup_printf ("__builtin_fabsf (%s)", a) : g_strdup_printf ("(%s < 0 ? -%s : %s)", a, a, a);
+    case MOROK_OP_EXP: return g_strdup_printf ("morok_expf (%s)", a);
+    case MOROK_OP_LOG: return g_strdup_printf ("morok_logf (%s)", a);
+    case MOROK_OP_SQRT: return g_strdup_printf ("__builtin_sqrtf (%s)", a);
+    case MOROK_OP_RSQRT: return g_strdup_printf ("1.0f / __builtin_sqrtf (%s)", a);
+    case MOROK_OP_RECIP: return g_strdup_printf ("1.0f / %s", a);
+    case MOROK_OP_SIGMOID: return g_strdup_printf ("morok_sigmoidf (%s)", a);
+    case MOROK_OP_TANH: return g_strdup_printf ("morok_tanhf (%s)", a);
+    case MOROK_OP_RELU: return g_strdup_printf ("(%s > 0 ? %s : 0)", a, a);
+    case MOROK_OP_SILU: return g_strdup_printf ("%s * morok_sigmoidf (%s)", a, a);
+    case MOROK_OP_NOT: return g_strdup_printf ("(uint8_t) !%s", a);
+    case MOROK_OP_CAST:
+      if (n->dtype == MOROK_DTYPE_BOOL)
+        return g_strdup_printf ("(uint8_t) (%s != 0)", a);
+      return g_strdup_printf ("(%s) %s", compute_type (n->dtype), a);
+    default: return NULL;
+    }
+}
+
+static char *
+binary_expr (MorokNode *n, const char *a, const char *b)
+{
+  static const char *const infix[] = {
+    [MOROK_OP_ADD] = "+", [MOROK_OP_SUB] = "-", [MOROK_OP_MUL] = "*", [MOROK_OP_DIV] = "/",
+    [MOROK_OP_CMPLT] = "<", [MOROK_OP_CMPLE] = "<=", [MOROK_OP_CMPEQ] = "==", [MOROK_OP_CMPNE] = "!=",
+  };
+  switch (n->op)
+    {
+    case MOROK_OP_MAX: return g_strdup_printf ("(%s > %s ? %s : %s)", a, b, a, b);
+    case MOROK_OP_MIN: return g_strdup_printf ("(%s < %s ? %s : %s)", a, b, a, b);
+    case MOROK_OP_POW: return g_strdup_printf ("morok_powf (%s, %s)", a, b);
+    case MOROK_OP_CMPLT:
+    case MOROK_OP_CMPLE:
+    case MOROK_OP_CMPEQ:
+    case MOROK_OP_CMPNE: return g_strdup_printf ("(uint8_t) (%s %s %s)", a, infix[n->op], b);
+    default: return g_strdup_printf ("%s %s %s", a, infix[n->op], b);
+    }
+}
+
+/* A reduction as a loop over its reduced axes, inside the current scope. */
+static char *
+render_reduce (Ctx *c, MorokNode *n, char **idx)
+{
+  MorokNode *src = n->src[0];
+  char *acc = tmp (c, "acc");
+  g_autofree char *init = literal (n->dtype, n->op == MOROK_OP_SUM ? 0.0 : -INFINITY);
+  line (c, "%s %s = %s;", compute_type (n->dtype), acc,
+        n->op == MOROK_OP_RMAX && !morok_dtype_is_float (n->dtype) ? "(int64_t) 1 << 63" : init);
+  char *sidx[MOROK_MAX_RANK];
+  guint opened = 0;
+  for (guint i = 0; i < src->rank; i++)
+    {
+      if (n->axes_mask >> i & 1)
+        {
+          g_autofree char *d = sym_c (src->shape[i]);
+          sidx[i] = tmp (c, "r");
+          line (c, "for (int64_t %s = 0; %s < %s; %s++) {", sidx[i], sidx[i], d, sidx[i]);
+          c->indent++, opened++;
+        }
+      else
+        sidx[i] = g_strdup (idx[i]);
+    }
+  scope_push (c);
+  g_autofree char *v = render (c, src, sidx);
+  if (v)
+    {
+      if (n->op == MOROK_OP_SUM)
+        line (c, "%s += %s;", acc, v);
+      else
+        line (c, "%s = %s > %s ? %s : %s;", acc, v, acc, v, acc);
+    }
+  scope_pop (c);
+  while (opened--)
+    {
+      c->indent--;
+      line (c, "}");
+    }
+  for (guint i = 0; i < src->rank; i++)
+    g_free (sidx[i]);
+  if (!v)
+    {
+      g_free (acc);
+      return NULL;
+    }
+  return acc;
+}
+
+/* The source index of a view node at @idx, into @sidx (allocated strings);
+ * a pad or cat may also need a condition, written to @cond. */
+static void
+view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **cond)
+{
+  MorokNode *src = n->src[which];
+  *cond = NULL;
+  switch (n->op)
+    {
+    case MOROK_OP_PERMUTE:
+      for (guint i = 0; i < n->rank; i++)
+        sidx[n->perm[i]] = g_strdup (idx[i]);
+      return;
+    case MOROK_OP_EXPAND:
+      for (guint i = 0; i < n->rank; i++)
+        sidx[i] = g_strdup (src->shape[i] == n->shape[i] ? idx[i] : "0");
+      return;
+    case MOROK_OP_SHRINK:
+      for (guint i = 0; i < n->rank; i++)
+        {
+          g_autofree char *lo = sym_c (n->lo[i]);
+          sidx[i] = strcmp (lo, "0") ? g_strdup_printf ("(%s + %s)", idx[i], lo) : g_strdup (idx[i]);
+        }
+      return;
+    case MOROK_OP_WINDOW:
+      for (guint i = 0, j = 0; i < src->rank; i++, j++)
+        {
+          if (i == (guint) n->axis)
+            {
+              sidx[i] = g_strdup_printf ("(%s * %" G_GINT64_FORMAT " + %s * %" G_GINT64_FORMAT ")",
+                                         idx[j], n->stride, idx[j + 1], n->dilation);
+              j++;
+            }
+          else
+            sidx[i] = g_strdup (idx[j]);
+        }
+      return;
+    case MOROK_OP_PAD:
+      {
+        GString *cnd = g_string_new (NULL);
+        for (guint i = 0; i < n->rank; i++)
+          {
+            g_autofree char *lo = sym_c (n->lo[i]), *d = sym_c (src->shape[i]);
+            if (!strcmp (lo, "0") && n->hi[i]->hi == 0)
+              {
+                sidx[i] = g_strdup (idx[i]);
+                continue;
+              }
+            char *s = tmp (c, "p");
+            line (c, "int64_t %s = %s - %s;", s, idx[i], lo);
+            if (n->pad_mode == MOROK_PAD_REFLECT)
+              {
+                line (c, "%s = %s < 0 ? -%s : %s;", s, s, s, s);
+                line (c, "%s = %s >= %s ? 2 * (%s - 1) - %s : %s;", s, s, d, d, s, s);
+              }
+            else
+              {
+                g_string_append_printf (cnd, "%s(%s >= 0 && %s < %s)", cnd->len ? " && " : "", s,
+                                        s, d);
+                line (c, "const int64_t %sc = MOROK_CLAMP (%s, 0, %s - 1);", s, s, d);
+                char *clamped = g_strdup_printf ("%sc", s);
+                g_free (s);
+                s = clamped;
+              }
+            sidx[i] = s;
+          }
+        *cond = cnd->len ? g_string_free (cnd, FALSE) : (g_string_free (cnd, TRUE), NULL);
+        return;
+      }
+    case MOROK_OP_CAT:
+      {
+        g_autofree char *la = sym_c (n->src[0]->shape[n->axis]);
+        g_autofree char *lb = sym_c (n->src[1]->shape[n->axis]);
+        for (guint i = 0; i < n->rank; i++)
+          sidx[i] = i != (guint) n->axis ? g_strdup (idx[i])
+                    : which == 0 ? g_strdup_printf ("MOROK_IMIN (%s, %s - 1)", idx[i], la)
+                                 : g_strdup_printf ("MOROK_CLAMP (%s - %s, 0, %s - 1)", idx[i], la, lb);
+        *cond = g_strdup_printf ("%s < %s", idx[n->axis], la);
+        return;
+      }
+    case MOROK_OP_RESHAPE:
+      {
+        /* only size-1 dims differ: map the others in order */
+        guint i = 0, j = 0;
+        gboolean simple = TRUE;
+        gint64 one;
+        while (simple && (i < n->rank || j < src->rank))
+          {
+            if (i < n->rank && morok_sym_is_const (n->shape[i], &one) && one == 1)
+              i++;
+            else if (j < src->rank && morok_sym_is_const (src->shape[j], &one) && one == 1)
+              sidx[j++] = g_strdup ("0");
+            else if (i < n->rank && j < src->rank && n->shape[i] == src->shape[j])
+              sidx[j++] = g_strdup (idx[i++]);
+            else
+              simple = FALSE;
+          }
+        if (simple)
+          return;
+        for (guint k = 0; k < j; k++)
+          g_free (sidx[k]);
+        /* general: through the flat index */
+        g_autofree char *flat = flat_index (n, idx);
+        char *f = tmp (c, "f");
+        line (c, "const int64_t %s = %s;", f, flat);
+        g_autofree char *stride = g_strdup ("1");
+        for (guint k = src->rank; k-- > 0;)
+          {
+            g_autofree char *d = sym_c (src->shape[k]);
+            sidx[k] = k == 0 ? g_strdup_printf ("(%s / (%s))", f, stride)
+                             : g_strdup_printf ("((%s / (%s)) %% %s)", f, stride, d);
+            char *ns = g_strdup_printf ("%s * %s", stride, d);
+            g_free (stride);
+            stride = ns;
+          }
+        g_free (f);
+        return;
+      }
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static char *
+render_view (Ctx *c, MorokNode *n, char **idx)
+{
+  char *sidx[MOROK_MAX_RANK], *cond;
+  view_index (c, n, 0, idx, sidx, &cond);
+  char *v = render (c, n->src[0], sidx);
+  for (guint i = 0; i < n->src[0]->rank; i++)
+    g_free (sidx[i]);
+  if (!v || (!cond && n->op != MOROK_OP_CAT))
+    return v;
+  char *t = tmp (c, "t");
+  if (n->op == MOROK_OP_PAD)
+    {
+      g_autofree char *pv = literal (n->dtype, n->value);
+      line (c, "const %s %s = (%s) ? %s : %s;", compute_type (n->dtype), t, cond, v, pv);
+    }
+  else
+    {
+      char *sidx1[MOROK_MAX_RANK], *cond1;
+      view_index (c, n, 1, idx, sidx1, &cond1);
+      g_autofree char *v1 = render (c, n->src[1], sidx1);
+      for (guint i = 0; i < n->rank; i++)
+        g_free (sidx1[i]);
+      g_free (cond1);
+      if (v1)
+        line (c, "const %s %s = (%s) ? %s : %s;", compute_type (n->dtype), t, cond, v, v1);
+      else
+        g_clear_pointer (&t, g_free);
+    }
+  g_free (cond);
+  g_free (v);
+  return t;
+}
+
+static char *
+render_uncached (Ctx *c, MorokNode *n, char **idx)
+{
+  guint buf = morok_schedule_buffer_of (c->sched, n);
+  if (n == c->ker->matmul && n != c->ker->root)
+    return load (c, n, c->ker->out, idx); /* the epilogue reads the contraction in place */
+  if (buf && n != c->ker->root)
+    return load (c, n, buf - 1, idx);
+  if (n->op == MOROK_OP_CONST)
+    return literal (n->dtype, n->value);
+  if (morok_op_is_view (n->op))
+    return render_view (c, n, idx);
+  if (morok_op_is_reduce (n->op))
+    return render_reduce (c, n, idx);
+  if (!morok_op_is_elementwise (n->op))
+    {
+      g_autofree char *d = morok_node_describe (n);
+      g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE, "renderer: cannot inline %s", d);
+      return NULL;
+    }
+  char *v[3] = { NULL, NULL, NULL };
+  for (guint i = 0; i < n->n_src; i++)
+    if (!(v[i] = render (c, n->src[i], idx)))
+      {
+        for (guint k = 0; k < i; k++)
+          g_free (v[k]);
+        return NULL;
+      }
+  g_autofree char *e = n->op == MOROK_OP_WHERE ? g_strdup_printf ("%s ? %s : %s", v[0], v[1], v[2])
+                       : n->n_src == 1          ? unary_expr (n, v[0])
+                                                : binary_expr (n, v[0], v[1]);
+  for (guint i = 0; i < n->n_src; i++)
+    g_free (v[i]);
+  char *t = tmp (c, "t");
+  line (c, "const %s %s = %s;", compute_type (n->dtype), t, e);
+  return t;
+}
+
+static char *
+render (Ctx *c, MorokNode *n, char **idx)
+{
+  g_autofree char *key = memo_key (n, idx);
+  const char *hit = memo_get (c, key);
+  if (hit)
+    return g_strdup (hit);
+  char *v = render_uncached (c, n, idx);
+  if (v)
+    g_hash_table_insert (g_ptr_array_index (c->scopes, c->scopes->len - 1), g_steal_pointer (&key),
+                         g_strdup (v));
+  return v;
+}
+
+/* ---- kernels ---- */
+
+static void
+store (Ctx *c, const MorokNode *root, char **idx, const char *v)
+{
+  g_autofree char *flat = flat_index (root, idx);
+  if (root->dtype == MOROK_DTYPE_F16)
+    line (c, "out[%s] = morok_f32_to_f16 (%s);", flat, v);
+  else if (root->dtype == MOROK_DTYPE_BF16)
+    line (c, "out[%s] = morok_f32_to_bf16 (%s);", flat, v);
+  else
+    line (c, "out[%s] = %s;", flat, v);
+}
+
+static void
+declare_buffers (Ctx *c)
+{
+  const MorokScheduleKernel *k = c->ker;
+  const MorokScheduleBuffer *ob = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->out);
+  line (c, "%s *restrict out = (%s *) bufs[%u];", storage_type (ob->node->dtype),
+        storage_type (ob->node->dtype), k->out);
+  for (guint r = 0; r < k->reads->len; r++)
+    {
+      guint b = g_array_index (k->reads, guint, r);
+      const MorokScheduleBuffer *rb = &g_array_index (c->sched->buffers, MorokScheduleBuffer, b);
+      line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", storage_type (rb->node->dtype), b,
+            storage_type (rb->node->dtype), b);
+    }
+}
+
+/* Decomposes the flat row number @row into idx[0 .. n-1] over @n's dims. */
+static void
+split_rows (Ctx *c, const MorokNode *n, guint count, const char *row, char **idx)
+{
+  if (count == 0)
+    return;
+  line (c, "int64_t rest = %s;", row);
+  for (guint i = count; i-- > 0;)
+    {
+      g_autofree char *d = sym_c (n->shape[i]);
+      idx[i] = g_strdup_printf ("i%u", i);
+      if (i > 0)
+        line (c, "const int64_t i%u = rest %% %s; rest /= %s;", i, d, d);
+      else
+        line (c, "const int64_t i0 = rest;");
+    }
+}
+
+static gboolean
+render_loop_kernel (Ctx *c)
+{
+  MorokNode *root = c->ker->root;
+  guint r = root->rank;
+  char *idx[MOROK_MAX_RANK] = { NULL };
+  GString *rows = g_string_new ("1");
+  for (guint i = 0; i + 1 < r; i++)
+    {
+      g_autofree char *d = sym_c (root->shape[i]);
+      g_string_append_printf (rows, " * %s", d);
+    }
+  line (c, "const int64_t rows = %s;", rows->str);
+  g_string_free (rows, TRUE);
+  line (c, "const int64_t r0 = rows * tid / nthreads, r1 = rows * (tid + 1) / nthreads;");
+  line (c, "for (int64_t row = r0; row < r1; row++) {");
+  c->indent++;
+  if (r > 0)
+    split_rows (c, root, r - 1, "row", idx);
+  if (r > 0)
+    {
+      g_autofree char *d = sym_c (root->shape[r - 1]);
+      idx[r - 1] = g_strdup_printf ("i%u", r - 1);
+      line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", r - 1, r - 1, d, r - 1);
+      c->indent++;
+    }
+  scope_push (c);
+  g_autofree char *v = render (c, root, idx);
+  if (v)
+    store (c, root, idx, v);
+  scope_pop (c);
+  if (r > 0)
+    {
+      c->indent--;
+      line (c, "}");
+    }
+  c->indent--;
+  line (c, "}");
+  for (guint i = 0; i < r; i++)
+    g_free (idx[i]);
+  return v != NULL;
+}
+
+#define MM_ROWS 64  /* rows of C per task: the unit threads share */
+#define MM_COLS 512 /* columns of C per task, when N is wide */
+
+static gboolean
+render_matmul_kernel (Ctx *c)
+{
+  MorokNode *root = c->ker->root, *m = c->ker->matmul;
+  guint r = m->rank;
+  MorokStrided a, b;
+  if (!morok_schedule_strided (c->sched, m->src[0], &a)
+      || !morok_schedule_strided (c->sched, m->src[1], &b))
+    {
+      g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE, "renderer: matmul operand is not strided");
+      return FALSE;
+    }
+  guint ba = morok_schedule_buffer_of (c->sched, a.base) - 1;
+  guint bb = morok_schedule_buffer_of (c->sched, b.base) - 1;
+  g_autofree char *M = sym_c (m->shape[r - 2]), *N = sym_c (m->shape[r - 1]);
+  g_autofree char *K = sym_c (m->src[0]->shape[r - 1]);
+  g_autofree char *oa = sym_c (a.offset), *ob = sym_c (b.offset);
+  g_autofree char *sam = sym_c (a.stride[r - 2]), *sak = sym_c (a.stride[r - 1]);
+  g_autofree char *sbk = sym_c (b.stride[r - 2]), *sbn = sym_c (b.stride[r - 1]);
+  GString *batches = g_string_new ("1");
+  for (guint i = 0; i + 2 < r; i++)
+    {
+      g_autofree char *d = sym_c (m->shape[i]);
+      g_string_append_printf (batches, " * %s", d);
+    }
+  line (c, "const int64_t M = %s, N = %s, K = %s;", M, N, K);
+  line (c, "const int64_t mt = (M + %d - 1) / %d, nb = N > %d ? %d : N, nt = (N + nb - 1) / nb;",
+        MM_ROWS, MM_ROWS, MM_COLS, MM_COLS);
+  line (c, "const int64_t tasks = %s * mt * nt;", batches->str);
+  g_string_free (batches, TRUE);
+  line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
+  line (c, "for (int64_t task = t0; task < t1; task++) {");
+  c->indent++;
+  line (c, "const int64_t m0 = (task / nt %% mt) * %d, n0 = task %% nt * nb;", MM_ROWS);
+  line (c, "const int64_t ml = MOROK_IMIN (%d, M - m0), nl = MOROK_IMIN (nb, N - n0);", MM_ROWS);
+  char *idx[MOROK_MAX_RANK] = { NULL };
+  split_rows (c, m, r - 2, "task / (nt * mt)", idx);
+  GString *offa = g_string_new (oa), *offb = g_string_new (ob), *offc = g_string_new ("0");
+  for (guint i = 0; i + 2 < r; i++)
+    {
+      g_autofree char *sa = sym_c (a.stride[i]), *sb = sym_c (b.stride[i]);
+      g_string_append_printf (offa, " + %s * %s", idx[i], sa);
+      g_string_append_printf (offb, " + %s * %s", idx[i], sb);
+      g_autofree char *d = sym_c (m->shape[i]);
+      g_autofree char *prev = g_strdup (offc->str);
+      g_string_printf (offc, "(%s) * %s + %s", prev, d, idx[i]);
+    }
+  /* the batch's C block: flat index of (idx..., 0, 0) */
+  line (c, "float *restrict cb = out + (%s) * M * N;", offc->str);
+  line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"
+        " cb + m0 * N + n0, N, 0);", ba, offa->str, sam, sam, sak, bb, offb->str, sbn, sbk, sbn);
+  g_string_free (offa, TRUE), g_string_free (offb, TRUE), g_string_free (offc, TRUE);
+  gboolean ok = TRUE;
+  if (root != m)
+    {
+      idx[r - 2] = g_strdup_printf ("i%u", r - 2);
+      idx[r - 1] = g_strdup_printf ("i%u", r - 1);
+      line (c, "for (int64_t i%u = m0; i%u < m0 + ml; i%u++)", r - 2, r - 2, r - 2);
+      line (c, "for (int64_t i%u = n0; i%u < n0 + nl; i%u++) {", r - 1, r - 1, r - 1);
+      c->indent++;
+      scope_push (c);
+      g_autofree char *v = render (c, root, idx);
+      if (v)
+        store (c, root, idx, v);
+      ok = v != NULL;
+      scope_pop (c);
+      c->indent--;
+      line (c, "}");
+    }
+  c->indent--;
+  line (c, "}");
+  for (guint i = 0; i < r; i++)
+    g_free (idx[i]);
+  return ok;
+}
+
+/* ---- the translation unit ---- */
+
+char *
+morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
+{
+  g_return_val_if_fail (sched != NULL, NULL);
+  static const char *const isa_macro[] = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
+  GString *out = g_string_new (NULL);
+  g_string_append_printf (out, "#define %s 1\n%s\n", isa_macro[isa], morok_kernel_prelude);
+  g_string_append (out, "#define MOROK_IMIN(a, b) ((a) < (b) ? (a) : (b))\n"
+                        "#define MOROK_IMAX(a, b) ((a) > (b) ? (a) : (b))\n"
+                        "#define MOROK_IDIV(a, b) ((a) / (b))\n"
+                        "#define MOROK_IMOD(a, b) ((a) % (b))\n"
+                        "#define MOROK_CLAMP(x, lo, hi) MOROK_IMIN (MOROK_IMAX (x, lo), hi)\n");
+  for (guint k = 0; k < sched->kernels->len; k++)
+    {
+      Ctx c = { .sched = sched, .out = out, .error = error, .indent = 1,
+                .ker = &g_array_index (sched->kernels, MorokScheduleKernel, k),
+                .scopes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref) };
+      g_autofree char *what = morok_node_describe (c.ker->root);
+      g_string_append_printf (out, "\n/* kernel %u: %s%s */\n", k, what,
+                              c.ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "");
+      g_string_append_printf (out, "void morok_k%u (void *const *bufs, const int64_t *restrict v, "
+                                   "uint32_t tid, uint32_t nthreads)\n{\n", k);
+      g_string_append (out, "  (void) v;\n");
+      declare_buffers (&c);
+      gboolean ok = c.ker->kind == MOROK_KERNEL_MATMUL ? render_matmul_kernel (&c)
+                                                        : render_loop_kernel (&c);
+      g_string_append (out, "}\n");
+      g_ptr_array_unref (c.scopes);
+      if (!ok)
+        {
+          g_string_free (out, TRUE);
+          return NULL;
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* ---- ISA ---- */
+
+MorokIsa
+morok_isa_detect (void)
+{
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx512f"))
+    return MOROK_ISA_AVX512;
+  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    return MOROK_ISA_AVX2;
+  return MOROK_ISA_PORTABLE;
+}
+
+const char *
+morok_isa_name (MorokIsa isa)
+{
+  static const char *const names[] = { "portable", "avx2", "avx512" };
+  return (guint) isa < G_N_ELEMENTS (names) ? names[isa] : "?";
+}
+
+gboolean
+morok_isa_parse (const char *name, MorokIsa *out)
+{
+  for (guint i = 0; i <= MOROK_ISA_AVX512; i++)
+    if (name && g_ascii_strcasecmp (name, morok_isa_name (i)) == 0)
+      {
+        *out = i;
+        return TRUE;
+      }
+  return FALSE;
+}
