@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/* Prepared plans: fusion, replay without rebuilding, the disk cache across
+ * processes, and the errors a caller can cause. */
+#include "op-harness.h"
+#include <math.h>
+#include <string.h>
+
+static GRand *rng;
+
+static float *
+rand_floats (gsize n)
+{
+  float *v = g_new (float, n);
+  for (gsize i = 0; i < n; i++)
+    v[i] = (float) g_rand_double_range (rng, -1, 1);
+  return v;
+}
+
+static MorokPlan *
+build1 (MorokGraph *g, MorokTensor *out, MorokTensor **inputs, guint n_inputs)
+{
+  GError *error = NULL;
+  MorokPlan *plan = morok_plan_build (g, &out, 1, inputs, n_inputs, NULL, &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+/* An element-wise chain with broadcasts and a shared subexpression is one kernel. */
+static void
+test_fusion_elementwise (void)
+{
+  GError *e = NULL;
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sh[2];
+  morok_tensor_syms (g, (gint64[]){ 5, 7 }, 2, sh);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sh, 2);
+  MorokTensor *b = morok_tensor_input (g, "b", MOROK_DTYPE_F32, sh + 1, 1);
+  MorokTensor *h = morok_tensor_add (morok_tensor_mul_scalar (x, 2, &e), b, &e);
+  MorokTensor *y = morok_tensor_mul (morok_tensor_relu (h, &e), morok_tensor_neg (x, &e), &e);
+  g_assert_no_error (e);
+  MorokTensor *ins[] = { x, b };
+  g_autoptr (MorokPlan) plan = build1 (g, y, ins, 2);
+  g_assert_cmpuint (morok_plan_n_steps (plan), ==, 1);
+  float *xv = morok_plan_input (plan, 0)->data, *bv = morok_plan_input (plan, 1)->data;
+  for (int i = 0; i < 35; i++)
+    xv[i] = (float) (i - 17) / 7;
+  for (int i = 0; i < 7; i++)
+    bv[i] = (float) i / 3 - 1;
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (int i = 0; i < 35; i++)
+    {
+      float hv = xv[i] * 2 + bv[i % 7];
+      g_assert_cmpfloat_with_epsilon (yv[i], (hv > 0 ? hv : 0) * -xv[i], 1e-6);
+    }
+}
+
+/* relu (x @ w + bias) * 0.5 + x2: the bias, activation, scale and residual
+ * are the matmul's epilogue, so the plan is one kernel. */
+static void
+test_fusion_matmul_epilogue (void)
+{
+  GError *e = NULL;
+  const gint64 M = 9, K = 13, N = 11;
+  g_autofree float *w = rand_floats (K * N), *bias = rand_floats (N);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2], *sr[2];
+  morok_tensor_syms (g, (gint64[]){ M, K }, 2, sx);
+  morok_tensor_syms (g, (gint64[]){ M, N }, 2, sr);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *res = morok_tensor_input (g, "res", MOROK_DTYPE_F32, sr, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ K, N }, 2);
+  MorokTensor *bt = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, bias, (gint64[]){ N }, 1);
+  MorokTensor *y = morok_tensor_relu (morok_tensor_add (morok_tensor_matmul (x, wt, &e), bt, &e), &e);
+  y = morok_tensor_add (morok_tensor_mul_scalar (y, 0.5, &e), res, &e);
+  g_assert_no_error (e);
+  MorokTensor *ins[] = { x, res };
+  g_autoptr (MorokPlan) plan = build1 (g, y, ins, 2);
+  g_assert_cmpuint (morok_plan_n_steps (plan), ==, 1);
+  float *xv = morok_plan_input (plan, 0)->data, *rv = morok_plan_input (plan, 1)->data;
+  for (gint64 i = 0; i < M * K; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  for (gint64 i = 0; i < M * N; i++)
+    rv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 m = 0; m < M; m++)
+    for (gint64 n = 0; n < N; n++)
+      {
+        double acc = bias[n];
+        for (gint64 k = 0; k < K; k++)
+          acc += (double) xv[m * K + k] * w[k * N + n];
+        double want = (acc > 0 ? acc : 0) * 0.5 + rv[m * N + n];
+        g_assert_cmpfloat_with_epsilon (yv[m * N + n], want, 1e-5 * fmax (1, fabs (want)));
+      }
+}
+
+/* A linear layer on [t, 16] with t in [1, 50]: prepared once, executed 1000
+ * times with new data and new values of t; every output is checked, and no
+ * plan is built nor kernel compiled after prepare. */
+static void
+test_replay_never_rebuilds (void)
+{
+  GError *e = NULL;
+  const gint64 K = 16, N = 24, TMAX = 50;
+  g_autofree float *w = rand_floats (N * K), *bias = rand_floats (N);
+  MorokGraph *g = morok_graph_new ();
+  MorokSymPool *pool = morok_graph_sym_pool (g);
+  MorokVariable *t = morok_variable_new (pool, "t", 1, TMAX);
+  const MorokSym *sx[] = { morok_sym_var (t), morok_sym_const (pool, K) };
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ N, K }, 2);
+  MorokTensor *bt = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, bias, (gint64[]){ N }, 1);
+  MorokTensor *y = morok_tensor_tanh (morok_tensor_linear (x, wt, bt, &e), &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  guint64 builds = morok_plan_build_count (), compiles = morok_compile_count_invocations ();
+  guint64 hits = morok_compile_count_cache_hits ();
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (int call = 0; call < 1000; call++)
+    {
+      gint64 tv = 1 + (call * 7) % TMAX;
+      for (gint64 i = 0; i < tv * K; i++)
+        xv[i] = (float) g_rand_double_range (rng, -1, 1);
+      MorokVarValue vars[] = { { "t", tv } };
+      g_assert_true (morok_plan_execute (plan, vars, 1, &e));
+      const MorokBuffer *out = morok_plan_output (plan, 0);
+      g_assert_cmpint (out->shape[0], ==, tv);
+      g_assert_cmpint (out->shape[1], ==, N);
+      const float *yv = out->data;
+      for (gint64 r = 0; r < tv; r++)
+        for (gint64 n = 0; n < N; n++)
+          {
+            double acc = bias[n];
+            for (gint64 k = 0; k < K; k++)
+              acc += (double) xv[r * K + k] * w[n * K + k];
+            g_assert_cmpfloat_with_epsilon (yv[r * N + n], tanh (acc), 2e-6);
+          }
+    }
+  g_assert_cmpuint (morok_plan_build_count (), ==, builds);
+  g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
+  g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits);
+}
+
+/* ---- the disk cache across processes ---- */
+
+static MorokPlan *
+cache_plan (void)
+{
+  GError *e = NULL;
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sh[1];
+  morok_tensor_syms (g, (gint64[]){ 33 }, 1, sh);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sh, 1);
+  MorokTensor *y = morok_tensor_mul_scalar (morok_tensor_add_scalar (x, 0.25, &e), 3, &e);
+  return build1 (g, y, &x, 1);
+}
+
+static void
+cache_child (void)
+{
+  guint64 runs = morok_compile_count_invocations (), hits = morok_compile_count_cache_hits ();
+  g_autoptr (MorokPlan) plan = cache_plan ();
+  g_print ("compiles=%" G_GUINT64_FORMAT " hits=%" G_GUINT64_FORMAT "\n",
+           morok_compile_count_invocations () - runs, morok_compile_count_cache_hits () - hits);
+}
+
+/* The first process compiles; a second process's prepare of the same graph
+ * is served from the disk cache without running the compiler. */
+static void
+test_cache_second_process (void)
+{
+  if (g_test_subprocess ())
+    {
+      cache_child ();
+      return;
+    }
+  g_autofree char *dir = g_dir_make_tmp ("morok-cache-XXXXXX", NULL);
+  g_setenv ("MOROK_CACHE_DIR", dir, TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*compiles=1 hits=0*");
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stdout ("*compiles=0 hits=1*");
+  g_unsetenv ("MOROK_CACHE_DIR");
+}
+
+/* ---- errors ---- */
+
+/* A variable outside its bounds is an error, and the call changes nothing. */
+static void
+test_error_variable_out_of_bounds (void)
+{
+  GError *e = NULL;
+  MorokGraph *g = morok_graph_new ();
+  MorokSymPool *pool = morok_graph_sym_pool (g);
+  MorokVariable *t = morok_variable_new (pool, "t", 2, 8);
+  const MorokSym *sh[] = { morok_sym_var (t) };
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sh, 1);
+  g_autoptr (MorokPlan) plan = build1 (g, morok_tensor_neg (x, &e), &x, 1);
+  MorokVarValue ok[] = { { "t", 3 } }, low[] = { { "t", 1 } }, high[] = { { "t", 9 } };
+  MorokVarValue unknown[] = { { "u", 3 } };
+  g_assert_true (morok_plan_execute (plan, ok, 1, &e));
+  g_assert_false (morok_plan_execute (plan, low, 1, &e));
+  g_assert_error (e, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_VARIABLE);
+  g_assert_nonnull (strstr (e->message, "[2, 8]"));
+  g_clear_error (&e);
+  g_assert_false (morok_plan_execute (plan, high, 1, &e));
+  g_assert_error (e, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_VARIABLE);
+  g_clear_error (&e);
+  g_assert_false (morok_plan_execute (plan, unknown, 1, &e));
+  g_assert_error (e, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_VARIABLE);
+  g_clear_error (&e);
+  g_assert_cmpint (morok_plan_output (plan, 0)->shape[0], ==, 3);
+}
+
+/* Shapes that do not fit give a tensor error whose message shows them, and
+ * later operations keep that first error. */
+static void
+test_error_mismatched_shapes (void)
+{
+  GError *e = NULL;
+  g_autoptr (MorokGraph) g = morok_graph_new ();
+  const MorokSym *sa[2], *sb[2];
+  morok_tensor_syms (g, (gint64[]){ 3, 4 }, 2, sa);
+  morok_tensor_syms (g, (gint64[]){ 5, 4 }, 2, sb);
+  MorokTensor *a = morok_tensor_input (g, "a", MOROK_DTYPE_F32, sa, 2);
+  MorokTensor *b = morok_tensor_input (g, "b", MOROK_DTYPE_F32, sb, 2);
+  MorokTensor *y = morok_tensor_relu (morok_tensor_add (a, b, &e), &e);
+  g_assert_null (y);
+  g_assert_error (e, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE);
+  g_assert_nonnull (strstr (e->message, "[3, 4]"));
+  g_assert_nonnull (strstr (e->message, "[5, 4]"));
+  g_clear_error (&e);
+  g_assert_null (morok_tensor_matmul (a, b, &e));
+  g_assert_error (e, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE);
+  g_clear_error (&e);
+  g_assert_null (morok_tensor_add (a, morok_tensor_cast (b, MOROK_DTYPE_I32, &e), &e));
+  g_assert_error (e, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_DTYPE);
+  g_clear_error (&e);
+}
+
+/* Without a compiler, prepare fails with an error naming what is missing. */
+static void
+test_error_missing_compiler (void)
+{
+  GError *e = NULL;
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sh[1];
+  morok_tensor_syms (g, (gint64[]){ 4 }, 1, sh);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sh, 1);
+  MorokTensor *y = morok_tensor_exp (morok_tensor_mul_scalar (x, 1.5, &e), &e);
+  g_setenv ("MOROK_CC", "/nonexistent", TRUE);
+  MorokPlanOptions opts;
+  morok_plan_options_init (&opts);
+  opts.compile.use_cache = FALSE;
+  MorokPlan *plan = morok_plan_build (g, &y, 1, &x, 1, &opts, &e);
+  g_unsetenv ("MOROK_CC");
+  g_assert_null (plan);
+  g_assert_error (e, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER);
+  g_assert_nonnull (strstr (e->message, "/nonexistent"));
+  g_clear_error (&e);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  rng = g_rand_new_with_seed (42);
+  g_test_add_func ("/plan/fusion/elementwise-chain-is-one-kernel", test_fusion_elementwise);
+  g_test_add_func ("/plan/fusion/matmul-epilogue-is-one-kernel", test_fusion_matmul_epilogue);
+  g_test_add_func ("/plan/execute/never-rebuilds", test_replay_never_rebuilds);
+  g_test_add_func ("/plan/cache/second-process-hits", test_cache_second_process);
+  g_test_add_func ("/plan/errors/variable-out-of-bounds", test_error_variable_out_of_bounds);
+  g_test_add_func ("/plan/errors/mismatched-shapes", test_error_mismatched_shapes);
+  g_test_add_func ("/plan/errors/missing-compiler", test_error_missing_compiler);
+  int r = g_test_run ();
+  g_rand_free (rng);
+  return r;
+}
