@@ -75,3 +75,67 @@ window_jit_new_prepared (gint64 max_b, gint64 max_t)
     xv[i] = (float) i;
   return jit;
 }
+
+/* ---- ToyJit ---- */
+
+void
+toy_free (Toy *model)
+{
+  g_free (model);
+}
+
+static MorokTensor *
+toy_build (Toy *model, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError **error)
+{
+  MorokTensor *h2 = morok_tensor_add_scalar (morok_tensor_mul_scalar (h, 0.5, error), 1, error);
+  MorokTensor *parts[] = { morok_tensor_mul_scalar (x, 2, error), h2,
+                           morok_tensor_add (c, h2, error) };
+  return morok_tensor_cat (parts, 3, 1, error);
+}
+
+MOROK_JIT_DEFINE (ToyJit, toy_jit, Toy, TOY_JIT_INPUTS, TOY_JIT_VARS, toy_build, toy_free)
+
+static gboolean
+toy_pack_state (gpointer jit, const MorokLstmState *s, GError **error)
+{
+  MorokBuffer *h = toy_jit_h_mut (jit, error);
+  MorokBuffer *c = h ? toy_jit_c_mut (jit, error) : NULL;
+  return c && morok_lstm_state_pack (s, h, c, error);
+}
+
+static gboolean
+toy_execute (gpointer jit, GError **error)
+{
+  return toy_jit_execute (jit, error);
+}
+
+static const MorokBuffer *
+toy_output (gpointer jit, GError **error)
+{
+  return toy_jit_output (jit, error);
+}
+
+const MorokRecurrentJit toy_recurrent = { toy_pack_state, toy_execute, toy_output };
+
+ToyJit *
+toy_jit_new_prepared (void)
+{
+  GError *e = NULL;
+  ToyJit *jit = toy_jit_new (g_new0 (Toy, 1));
+  g_autoptr (MorokInputSpec) sx = morok_input_spec_f32 (MOROK_SHAPE (1, 2));
+  g_autoptr (MorokInputSpec) sh = morok_input_spec_f32 (MOROK_SHAPE (1, 3));
+  g_assert_true (toy_jit_prepare (jit, sx, sh, sh, &e));
+  g_assert_no_error (e);
+  return jit;
+}
+
+gboolean
+toy_pack_x (gpointer jit, gpointer user_data, GError **error)
+{
+  MorokBuffer *x = toy_jit_x_mut (jit, error);
+  if (!x)
+    return FALSE;
+  ((float *) x->data)[0] = (float) GPOINTER_TO_INT (user_data);
+  ((float *) x->data)[1] = (float) -GPOINTER_TO_INT (user_data);
+  return TRUE;
+}

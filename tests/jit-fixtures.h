@@ -3,7 +3,7 @@
  * ops and views only, so they need no vector math or GEMM headers. */
 #pragma once
 
-#include "jit/morok-jit.h"
+#include "jit/morok-jit-recurrent.h"
 
 /* ---- GainJit: x [max_t, width] -> relu (x[:t] * gain + 1), [t, width] ---- */
 typedef struct
@@ -38,3 +38,24 @@ MOROK_JIT_DECLARE (WindowJit, window_jit, Window, WINDOW_JIT_INPUTS, WINDOW_JIT_
 
 /* A WindowJit prepared for x [max_b, max_t], x[i] = i; asserts success. */
 WindowJit *window_jit_new_prepared (gint64 max_b, gint64 max_t);
+
+/* ---- ToyJit, a recurrent toy cell: x [1, 2], h, c [1, 3] ->
+ *      [2x | h / 2 + 1 | c + h / 2 + 1], f32 [1, 8] ---- */
+typedef struct
+{
+  int unused;
+} Toy;
+
+void toy_free (Toy *model);
+
+#define TOY_JIT_INPUTS(X) X (x) X (h) X (c)
+#define TOY_JIT_VARS(X)
+MOROK_JIT_DECLARE (ToyJit, toy_jit, Toy, TOY_JIT_INPUTS, TOY_JIT_VARS)
+
+/* What ToyJit provides to MorokJitRecurrent. */
+extern const MorokRecurrentJit toy_recurrent;
+
+/* A ToyJit prepared; asserts success. */
+ToyJit *toy_jit_new_prepared (void);
+/* A MorokJitPackInputs: x = (step, -step), step = GPOINTER_TO_INT (user_data). */
+gboolean toy_pack_x (gpointer jit, gpointer user_data, GError **error);

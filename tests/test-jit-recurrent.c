@@ -3,7 +3,7 @@
  * output is [head | h | c]. An LSTM cell with a sigmoid head runs 200 steps
  * against a naive C reference; a toy element-wise cell (no vector math)
  * checks the mechanics: layout contract, state updates, reset, failures. */
-#include "jit/morok-jit-recurrent.h"
+#include "jit-fixtures.h"
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
@@ -172,70 +172,7 @@ test_lstm_matches_reference (void)
     }
 }
 
-/* ---- a toy cell: x [1, 2], h, c [1, 3] -> [2x | h / 2 + 1 | c + h / 2 + 1] ---- */
-
-#define TOY_JIT_INPUTS(X) X (x) X (h) X (c)
-#define TOY_JIT_VARS(X)
-MOROK_JIT_DECLARE (ToyJit, toy_jit, int, TOY_JIT_INPUTS, TOY_JIT_VARS)
-
-static MorokTensor *
-toy_build (int *model, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError **error)
-{
-  MorokTensor *h2 = morok_tensor_add_scalar (morok_tensor_mul_scalar (h, 0.5, error), 1, error);
-  MorokTensor *parts[] = { morok_tensor_mul_scalar (x, 2, error), h2,
-                           morok_tensor_add (c, h2, error) };
-  return morok_tensor_cat (parts, 3, 1, error);
-}
-
-MOROK_JIT_DEFINE (ToyJit, toy_jit, int, TOY_JIT_INPUTS, TOY_JIT_VARS, toy_build, NULL)
-
-static gboolean
-toy_pack_state (gpointer jit, const MorokLstmState *s, GError **error)
-{
-  MorokBuffer *h = toy_jit_h_mut (jit, error);
-  MorokBuffer *c = h ? toy_jit_c_mut (jit, error) : NULL;
-  return c && morok_lstm_state_pack (s, h, c, error);
-}
-
-static gboolean
-toy_execute (gpointer jit, GError **error)
-{
-  return toy_jit_execute (jit, error);
-}
-
-static const MorokBuffer *
-toy_output (gpointer jit, GError **error)
-{
-  return toy_jit_output (jit, error);
-}
-
-static const MorokRecurrentJit toy_recurrent = { toy_pack_state, toy_execute, toy_output };
-
-static int toy_model;
-
-static ToyJit *
-toy_prepared (void)
-{
-  GError *e = NULL;
-  ToyJit *jit = toy_jit_new (&toy_model);
-  g_autoptr (MorokInputSpec) sx = morok_input_spec_f32 (MOROK_SHAPE (1, 2));
-  g_autoptr (MorokInputSpec) sh = morok_input_spec_f32 (MOROK_SHAPE (1, 3));
-  g_assert_true (toy_jit_prepare (jit, sx, sh, sh, &e));
-  g_assert_no_error (e);
-  return jit;
-}
-
-/* x = (step, -step) */
-static gboolean
-toy_pack_x (gpointer jit, gpointer user_data, GError **error)
-{
-  MorokBuffer *x = toy_jit_x_mut (jit, error);
-  if (!x)
-    return FALSE;
-  ((float *) x->data)[0] = (float) GPOINTER_TO_INT (user_data);
-  ((float *) x->data)[1] = (float) -GPOINTER_TO_INT (user_data);
-  return TRUE;
-}
+/* ---- the toy cell (jit-fixtures.h) ---- */
 
 static gboolean
 fail_pack (gpointer jit, gpointer user_data, GError **error)
@@ -250,7 +187,7 @@ static void
 test_step_updates_state (void)
 {
   GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_prepared ();
+  g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
       = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
   const MorokLstmState *s = morok_jit_recurrent_state (rec);
@@ -274,7 +211,7 @@ static void
 test_new_checks_layout (void)
 {
   GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_prepared ();
+  g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_assert_null (morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 3, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH);
   g_assert_nonnull (strstr (e->message, "holds 8 f32 values"));
@@ -289,7 +226,7 @@ static void
 test_state_pack_checks_buffers (void)
 {
   GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_prepared ();
+  g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokLstmState) s = morok_lstm_state_zeros (4);
   g_assert_false (morok_lstm_state_pack (s, toy_jit_h_mut (jit, &e), toy_jit_c_mut (jit, &e), &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH);
@@ -301,7 +238,7 @@ static void
 test_new_before_prepare (void)
 {
   GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_jit_new (&toy_model);
+  g_autoptr (ToyJit) jit = toy_jit_new (g_new0 (Toy, 1));
   g_assert_null (morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED);
   g_clear_error (&e);
@@ -312,7 +249,7 @@ static void
 test_reset (void)
 {
   GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_prepared ();
+  g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
       = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
   morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
@@ -333,7 +270,7 @@ static void
 test_pack_failure_keeps_state (void)
 {
   GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_prepared ();
+  g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
       = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
   morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
@@ -348,7 +285,7 @@ static void
 test_timing (void)
 {
   GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_prepared ();
+  g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
       = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
   MorokJitStepTiming t = morok_jit_recurrent_last_timing (rec);
