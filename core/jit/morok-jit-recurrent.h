@@ -15,8 +15,16 @@
  *     MorokBuffer *c = h ? cell_jit_c_mut (jit, error) : NULL;
  *     return c && morok_lstm_state_pack (s, h, c, error);
  *   }
- *   static gboolean cell_execute (gpointer jit, GError **error) { return cell_jit_execute (jit, error); }
- *   static const MorokBuffer *cell_output (gpointer jit, GError **error) { return cell_jit_output (jit, error); }
+ *   static gboolean
+ *   cell_execute (gpointer jit, GError **error)
+ *   {
+ *     return cell_jit_execute (jit, error);
+ *   }
+ *   static const MorokBuffer *
+ *   cell_output (gpointer jit, GError **error)
+ *   {
+ *     return cell_jit_output (jit, error);
+ *   }
  *   static const MorokRecurrentJit cell_recurrent = { cell_pack_state, cell_execute, cell_output };
  *
  *   g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, &cell_recurrent,
