@@ -494,7 +494,8 @@ main (int argc, char **argv)
   g_test_add_func ("/jit/execute/with-vars-resets-unlisted-to-upper-bound",
                    test_with_vars_resets_unlisted);
   g_test_add_func ("/jit/execute/plain-execute-runs-at-upper-bounds", test_execute_resets_all);
-  g_test_add_func ("/jit/execute/out-of-bounds-changes-nothing", test_out_of_bounds_changes_nothing);
+  g_test_add_func ("/jit/execute/out-of-bounds-changes-nothing",
+                   test_out_of_bounds_changes_nothing);
   g_test_add_func ("/jit/execute/unknown-variable-fails", test_unknown_variable);
   g_test_add_func ("/jit/execute/profiled-times-each-kernel", test_profiled);
   g_test_add_func ("/jit/accessors/describe-the-plan", test_accessors);

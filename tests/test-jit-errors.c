@@ -87,8 +87,7 @@ assert_prepare_fails (Fault fault, gint64 max_t, MorokJitError code, const char 
 {
   g_autoptr (GError) e = prepare_faulty (fault, max_t);
   g_assert_error (e, MOROK_JIT_ERROR, (gint) code);
-  if (!strstr (e->message, message))
-    g_test_message ("message '%s' lacks '%s'", e->message, message);
+  g_test_message ("%s", e->message);
   g_assert_nonnull (strstr (e->message, message));
 }
 
@@ -228,6 +227,7 @@ test_device_missing_compiler (void)
   g_unsetenv ("MOROK_CACHE");
   g_assert_false (ok);
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_DEVICE);
+  g_test_message ("%s", e->message);
   g_assert_nonnull (strstr (e->message, "/nonexistent"));
   g_clear_error (&e);
   g_assert_true (faulty_jit_prepare (jit, spec, spec, &e));

@@ -30,7 +30,8 @@ pool_build (Pool *model, MorokTensor *x, MorokVariable *b, MorokVariable *t, GEr
   MorokTensor *bias = morok_tensor_weight (x->graph, "bias", MOROK_DTYPE_F32, model->bias,
                                            (gint64[]){ D }, 1);
   MorokTensor *xs = morok_jit_try_shrink (morok_jit_try_shrink (x, 0, b, error), 1, t, error);
-  MorokTensor *h = morok_tensor_add (morok_tensor_mul_scalar (xs, model->scale, error), bias, error);
+  MorokTensor *h
+      = morok_tensor_add (morok_tensor_mul_scalar (xs, model->scale, error), bias, error);
   return morok_tensor_sum (morok_tensor_relu (h, error), (gint[]){ 1 }, 1, FALSE, error);
 }
 
