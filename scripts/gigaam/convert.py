@@ -23,11 +23,14 @@ docs/gigaam-model.md), vocabulary included.
 """
 
 import argparse
+import contextlib
+import importlib.abc
+import importlib.util
 import json
 import os
-import pickle
 import re
 import sys
+import types
 
 import torch
 
@@ -44,6 +47,12 @@ class ConvertError(Exception):
 
 
 # ---- reading an OmegaConf pickle without omegaconf ----------------------------
+#
+# torch.load unpickles with the standard pickle module (this torch ignores a
+# pickle_module argument), so when omegaconf is not installed an import hook
+# serves stand-in `omegaconf.*` modules whose every class is a _Stub keeping
+# the pickled state; _plain () then turns DictConfig/ListConfig/nodes into
+# dicts, lists and values.
 
 class _Stub:
     """Stands in for any omegaconf class; keeps the pickled state."""
@@ -57,8 +66,46 @@ class _Stub:
         self.__dict__.update(state if isinstance(state, dict) else {"_val": state})
 
 
+class _StubModule(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        cls = type(name, (_Stub,), {"__module__": self.__name__})
+        setattr(self, name, cls)
+        return cls
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path, target=None):
+        if fullname.split(".")[0] != "omegaconf":
+            return None
+        return importlib.util.spec_from_loader(fullname, self, is_package=True)
+
+    def create_module(self, spec):
+        return _StubModule(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+@contextlib.contextmanager
+def _omegaconf_stubs():
+    """Stand-in omegaconf modules while unpickling, unless the real one exists."""
+    if importlib.util.find_spec("omegaconf") is not None:
+        yield
+        return
+    finder = _StubFinder()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [m for m in sys.modules if m.split(".")[0] == "omegaconf"]:
+            del sys.modules[name]
+
+
 def _plain(obj):
-    """DictConfig/ListConfig/ValueNode stubs (and containers) -> plain Python."""
+    """DictConfig/ListConfig/ValueNode (real or stubs), containers -> plain Python."""
     if isinstance(obj, _Stub):
         d = obj.__dict__
         if "_content" in d:
@@ -66,6 +113,9 @@ def _plain(obj):
         if "_val" in d:
             return _plain(d["_val"])
         return None
+    if type(obj).__module__.split(".")[0] == "omegaconf":
+        from omegaconf import OmegaConf
+        return OmegaConf.to_container(obj, resolve=True)
     if isinstance(obj, dict):
         return {str(k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -73,27 +123,10 @@ def _plain(obj):
     return obj
 
 
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        if module.split(".")[0] == "omegaconf":
-            return type(name, (_Stub,), {})
-        return super().find_class(module, name)
-
-
-class _PickleModule:
-    """What torch.load wants of a pickle module, with the tolerant Unpickler."""
-
-    Unpickler = _Unpickler
-    __name__ = "morok_tolerant_pickle"
-
-    @staticmethod
-    def load(f, **kwargs):
-        return _Unpickler(f, **kwargs).load()
-
-
 def _torch_load(path):
     try:
-        return torch.load(path, map_location="cpu", pickle_module=_PickleModule)
+        with _omegaconf_stubs():
+            return torch.load(path, map_location="cpu")
     except Exception as e:  # torch raises many types here
         raise ConvertError("%s: cannot load: %s" % (path, e)) from e
 
@@ -273,8 +306,12 @@ def morok_config(cfg, state, tokenizer=None):
         raise ConvertError("missing encoder.pre_encode.conv.0.weight or "
                            "encoder.layers.0.conv.depthwise_conv.weight")
     subsampling = "conv1d" if pre_w.dim() == 3 else "conv2d"
-    if enc.get("subsampling") not in (None, "conv1d", "conv2d", "striding"):
+    named = {None: subsampling, "conv1d": "conv1d", "conv2d": "conv2d", "striding": "conv2d"}
+    if enc.get("subsampling") not in named:
         raise ConvertError("unsupported subsampling %r" % enc.get("subsampling"))
+    if named[enc.get("subsampling")] != subsampling:
+        raise ConvertError("config says %s subsampling, encoder.pre_encode.conv.0.weight "
+                           "is %d-D" % (enc.get("subsampling"), pre_w.dim()))
     if enc.get("self_attention_model", "rotary") != "rotary":
         raise ConvertError("unsupported self_attention_model %r (only rotary)"
                            % enc.get("self_attention_model"))
