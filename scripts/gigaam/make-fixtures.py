@@ -203,7 +203,8 @@ def report(model, waves, tensors, label):
     for i, n in enumerate(tensors["batch.encoded_lengths"].tolist()):
         worst_enc = max(worst_enc, (out["encoded"][i, :, :n].double()
                                     - tensors["batch.encoded"][i, :, :n]).abs().max().item())
-        worst_lp = max(worst_lp, (out["log_probs"][i, :n].double() - lp64[i, :n]).abs().max().item())
+        worst_lp = max(worst_lp, (out["log_probs"][i, :n].double()
+                                  - lp64[i, :n]).abs().max().item())
         top2 = lp64[i, :n].topk(2, dim=-1).values
         margin = min(margin, (top2[:, 0] - top2[:, 1]).min().item())
     print("%s: float32 vs float64: encoded %.2e, log_probs %.2e; smallest argmax margin %.3f"
@@ -284,8 +285,10 @@ def main(argv):
             "batch": "audio.0..2 zero-padded to the longest, one batch",
         }
         ref_path = os.path.join(outdir, name + "-ref.safetensors")
-        safetensors_lite.write(ref_path, tensors, {"morok.reference": json.dumps(info, ensure_ascii=False)})
-        expected[os.path.basename(model_path)] = expected_entry(model_path, MODEL_CHECKS + MODEL_EXTRA_CHECKS[version])
+        safetensors_lite.write(ref_path, tensors,
+                               {"morok.reference": json.dumps(info, ensure_ascii=False)})
+        expected[os.path.basename(model_path)] = expected_entry(
+            model_path, MODEL_CHECKS + MODEL_EXTRA_CHECKS[version])
         expected[os.path.basename(ref_path)] = expected_entry(ref_path, REF_CHECKS)
         print("%s: %s" % (name, texts))
 
