@@ -7,7 +7,8 @@
  * morok_safetensors_open () maps the file read-only and checks the whole
  * header before it returns: every dtype known, every shape's byte size equal
  * to its offsets' span, every span inside the file, no two spans overlapping
- * (gaps are allowed). Tensor data is then read in place, without copies.
+ * (gaps are allowed; a name given twice keeps its last entry, as json-glib
+ * parses objects). Tensor data is then read in place, without copies.
  *
  *   g_autoptr (GError) error = NULL;
  *   g_autoptr (MorokSafetensors) st = morok_safetensors_open (path, &error);
