@@ -200,6 +200,9 @@ def report(model, waves, tensors, label):
     lp64 = tensors["batch.log_probs"].double()
     worst_enc = worst_lp = 0.0
     margin = math.inf
+    worst_feat = max((out["features"][i, :, :n].double()
+                      - tensors["batch.features"][i, :, :n]).abs().max().item()
+                     for i, n in enumerate(tensors["batch.feature_lengths"].tolist()))
     for i, n in enumerate(tensors["batch.encoded_lengths"].tolist()):
         worst_enc = max(worst_enc, (out["encoded"][i, :, :n].double()
                                     - tensors["batch.encoded"][i, :, :n]).abs().max().item())
@@ -207,8 +210,8 @@ def report(model, waves, tensors, label):
                                   - lp64[i, :n]).abs().max().item())
         top2 = lp64[i, :n].topk(2, dim=-1).values
         margin = min(margin, (top2[:, 0] - top2[:, 1]).min().item())
-    print("%s: float32 vs float64: encoded %.2e, log_probs %.2e; smallest argmax margin %.3f"
-          % (label, worst_enc, worst_lp, margin))
+    print("%s: float32 vs float64: features %.2e, encoded %.2e, log_probs %.2e; "
+          "smallest argmax margin %.3f" % (label, worst_feat, worst_enc, worst_lp, margin))
 
 
 # ---- expected values for the C test ---------------------------------------------------
