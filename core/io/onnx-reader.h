@@ -174,8 +174,9 @@ struct _MorokOnnxGraph
 /* --- Loading ------------------------------------------------------------ */
 
 /* Maps and parses an ONNX file. Returns (transfer full) the model, or NULL
- * with MOROK_IO_ERROR_OPEN (cannot read), _TRUNCATED, _MALFORMED or
- * _UNSUPPORTED set. Messages name the file by its base name. */
+ * with MOROK_IO_ERROR_OPEN (cannot read; the message starts with `path` as
+ * given), _TRUNCATED, _MALFORMED or _UNSUPPORTED (the message starts with the
+ * file's base name) set. */
 MorokOnnxModel *morok_onnx_model_load (const char *path, GError **error);
 
 /* Parses ONNX bytes, copied first, so `data` may be freed afterwards. `name`
