@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#define G_LOG_DOMAIN "morok-io"
-
-#include "morok-io.h"
+/* morok-io.c: the error domain of the weight readers. */
+#include "io/morok-io.h"
 
 /* clang-format off */
 G_DEFINE_QUARK (morok-io-error-quark, morok_io_error)

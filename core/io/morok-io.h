@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* Morok io: readers of model weights (safetensors, ONNX initializers, .npy).
+/* morok-io.h: reading model weights from files (ONNX initializers and
+ * Constant nodes, safetensors).
  *
- * Every reader reports what a bad file can cause as a GError in the
- * MOROK_IO_ERROR domain; the message names the file and, where there is one,
- * the tensor or field at fault:
+ * Every reader in core/io reports what a user can cause (a missing,
+ * truncated or corrupt file, a tensor that is absent or of the wrong shape)
+ * as a GError in the MOROK_IO_ERROR domain, whose message names the file and
+ * what is wrong:
  *
  *   g_autoptr (GError) error = NULL;
- *   g_autoptr (MorokSafetensors) st = morok_safetensors_open ("model.safetensors", &error);
- *   if (!st && g_error_matches (error, MOROK_IO_ERROR, MOROK_IO_ERROR_TRUNCATED))
- *     g_printerr ("%s\n", error->message);  // "model.safetensors: ... past end of file"
+ *   g_autoptr (MorokOnnxModel) model = morok_onnx_model_load ("vad.onnx", &error);
+ *   if (model == NULL)
+ *     {
+ *       g_printerr ("%s\n", error->message);  // "vad.onnx: truncated varint at offset 12 ..."
+ *       if (g_error_matches (error, MOROK_IO_ERROR, MOROK_IO_ERROR_OPEN))
+ *         g_printerr ("fetch the models first\n");
+ *     }
  */
 #pragma once
 
@@ -21,11 +27,21 @@ GQuark morok_io_error_quark (void);
 
 typedef enum
 {
-  MOROK_IO_ERROR_OPEN,        /* the file cannot be opened or mapped (errno's message) */
-  MOROK_IO_ERROR_TRUNCATED,   /* the file ends before a length or offset it states */
-  MOROK_IO_ERROR_MALFORMED,   /* the content contradicts the format (bad JSON, overlap, size) */
-  MOROK_IO_ERROR_UNSUPPORTED, /* well-formed, but a feature Morok does not read (a dtype) */
-  MOROK_IO_ERROR_NOT_FOUND,   /* a tensor or key the caller asked for is not in the file */
+  /* Used when the file cannot be opened, mapped or read (missing,
+   * unreadable, a directory). */
+  MOROK_IO_ERROR_OPEN,
+  /* Used when the data ends inside a field: a cut-off download, an empty
+   * file. */
+  MOROK_IO_ERROR_TRUNCATED,
+  /* Used when the bytes are there but are not a valid encoding, or
+   * contradict themselves (a length past its enclosing message, dims that do
+   * not match the data size, a tensor of the wrong shape). */
+  MOROK_IO_ERROR_MALFORMED,
+  /* Used when the file is valid but uses a feature Morok does not read
+   * (external tensor data, a string tensor asked for as numbers). */
+  MOROK_IO_ERROR_UNSUPPORTED,
+  /* Used when a named tensor, graph or attribute is absent. */
+  MOROK_IO_ERROR_NOT_FOUND,
 } MorokIoError;
 
 G_END_DECLS
