@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* morok-io.h: reading model weights from files (ONNX initializers and
+ * Constant nodes, safetensors).
+ *
+ * Every reader in core/io reports what a user can cause (a missing,
+ * truncated or corrupt file, a tensor that is absent or of the wrong shape)
+ * as a GError in the MOROK_IO_ERROR domain, whose message names the file and
+ * what is wrong:
+ *
+ *   g_autoptr (GError) error = NULL;
+ *   g_autoptr (MorokOnnxModel) model = morok_onnx_model_load ("vad.onnx", &error);
+ *   if (model == NULL)
+ *     {
+ *       g_printerr ("%s\n", error->message);  // "vad.onnx: truncated varint at offset 12 ..."
+ *       if (g_error_matches (error, MOROK_IO_ERROR, MOROK_IO_ERROR_OPEN))
+ *         g_printerr ("fetch the models first\n");
+ *     }
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define MOROK_IO_ERROR (morok_io_error_quark ())
+GQuark morok_io_error_quark (void);
+
+typedef enum
+{
+  /* Used when the file cannot be opened, mapped or read (missing,
+   * unreadable, a directory). */
+  MOROK_IO_ERROR_OPEN,
+  /* Used when the data ends inside a field: a cut-off download, an empty
+   * file. */
+  MOROK_IO_ERROR_TRUNCATED,
+  /* Used when the bytes are there but are not a valid encoding, or
+   * contradict themselves (a length past its enclosing message, dims that do
+   * not match the data size, a tensor of the wrong shape). */
+  MOROK_IO_ERROR_MALFORMED,
+  /* Used when the file is valid but uses a feature Morok does not read
+   * (external tensor data, a string tensor asked for as numbers). */
+  MOROK_IO_ERROR_UNSUPPORTED,
+  /* Used when a named tensor, graph or attribute is absent. */
+  MOROK_IO_ERROR_NOT_FOUND,
+} MorokIoError;
+
+G_END_DECLS

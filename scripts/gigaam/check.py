@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Checks of the GigaAM scripts against the committed fixtures (run by meson
+as the `gigaam-reference` test when PyTorch is installed; a few seconds).
+
+usage: check.py [FIXTURES_DIR]
+
+* convert.py turns the same weights into the same file from every upstream
+  layout: .ckpt with a plain-dict cfg, .ckpt with an OmegaConf cfg (made by
+  omegaconf if installed, else by look-alike classes), a Hugging Face folder with
+  pytorch_model.bin or model.safetensors under a `model.` prefix, and a
+  checkpoint without the front-end buffers (computed from the config);
+* reference.py, run on the committed model and audio, reproduces the
+  committed reference outputs.
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import convert  # noqa: E402
+import reference  # noqa: E402
+import safetensors_lite  # noqa: E402
+
+FAILURES = []
+
+
+def check(ok, what):
+    print("%s - %s" % ("ok" if ok else "not ok", what))
+    if not ok:
+        FAILURES.append(what)
+
+
+def upstream_cfg(m):
+    """An upstream-style config equivalent to the morok config `m`."""
+    p, e = m["preprocessor"], m["encoder"]
+    return {
+        "preprocessor": {"sample_rate": p["sample_rate"], "features": p["n_mels"],
+                         "n_fft": p["n_fft"], "win_length": p["win_length"],
+                         "hop_length": p["hop_length"], "center": p["center"]},
+        "encoder": {"feat_in": e["feat_in"], "n_layers": e["n_layers"], "d_model": e["d_model"],
+                    "n_heads": e["n_heads"], "subsampling": e["subsampling"],
+                    "subs_kernel_size": e["subs_kernel_size"], "subsampling_factor": 4,
+                    "ff_expansion_factor": e["ff_expansion_factor"],
+                    "self_attention_model": "rotary", "pos_emb_max_len": int(e["rope_base"]),
+                    "conv_kernel_size": e["conv_kernel_size"],
+                    "conv_norm_type": e["conv_norm_type"]},
+        "head": {"feat_in": m["head"]["feat_in"], "num_classes": m["head"]["num_classes"]},
+        "decoding": {"vocabulary": m["vocabulary"]["tokens"]},
+    }
+
+
+def fake_omegaconf(cfg):
+    """cfg as objects pickled like OmegaConf's (classes in omegaconf.* modules,
+    containers keeping `_content`, leaves `_val`), when omegaconf is absent."""
+    import types
+
+    def cls(module, name):
+        for m in ("omegaconf", module):
+            sys.modules.setdefault(m, types.ModuleType(m))
+        c = type(name, (), {"__module__": module})
+        setattr(sys.modules[module], name, c)
+        return c
+
+    meta = cls("omegaconf.base", "ContainerMetadata")
+    dict_config = cls("omegaconf.dictconfig", "DictConfig")
+    list_config = cls("omegaconf.listconfig", "ListConfig")
+    any_node = cls("omegaconf.nodes", "AnyNode")
+
+    def wrap(v, parent=None):
+        node = (dict_config if isinstance(v, dict) else
+                list_config if isinstance(v, list) else any_node)()
+        node.__dict__.update(_metadata=meta(), _parent=parent)
+        if isinstance(v, dict):
+            node._content = {k: wrap(x, node) for k, x in v.items()}
+        elif isinstance(v, list):
+            node._content = [wrap(x, node) for x in v]
+        else:
+            node._val = v
+        return node
+
+    return wrap(cfg)
+
+
+def same_file(a, b):
+    ta, ma = safetensors_lite.read(a)
+    tb, mb = safetensors_lite.read(b)
+    if list(ta) != list(tb) or ma["morok.config"] != mb["morok.config"]:
+        return False
+    return all(ta[k].dtype == tb[k].dtype and torch.equal(ta[k], tb[k]) for k in ta)
+
+
+def check_converter(fixture, tmp):
+    state, meta = safetensors_lite.read(fixture)
+    mcfg = json.loads(meta["morok.config"])
+    dtype = meta["morok.dtype"]
+    cfg = upstream_cfg(mcfg)
+    state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}
+    name = os.path.basename(fixture)
+    out = os.path.join(tmp, "out.safetensors")
+
+    ckpt = os.path.join(tmp, "plain.ckpt")
+    torch.save({"cfg": cfg, "state_dict": state}, ckpt)
+    convert.convert(ckpt, out, dtype)
+    check(same_file(out, fixture), "%s: .ckpt with a plain cfg converts to the fixture" % name)
+
+    try:
+        from omegaconf import OmegaConf
+        torch.save({"cfg": OmegaConf.create(cfg), "state_dict": state}, ckpt)
+        how = "OmegaConf"
+    except ImportError:
+        torch.save({"cfg": fake_omegaconf(cfg), "state_dict": state}, ckpt)
+        for m in [m for m in sys.modules if m.split(".")[0] == "omegaconf"]:
+            del sys.modules[m]  # the converter must do without them
+        how = "OmegaConf-like (omegaconf not installed)"
+    convert.convert(ckpt, out, dtype)
+    check(same_file(out, fixture), "%s: .ckpt with an %s cfg converts" % (name, how))
+
+    for weights in ("pytorch_model.bin", "model.safetensors"):
+        folder = os.path.join(tmp, "hf-" + weights)
+        os.makedirs(folder)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump({"model_type": "gigaam", "cfg": cfg}, f)
+        prefixed = {"model." + k: v for k, v in state.items()}
+        if weights.endswith(".bin"):
+            torch.save(prefixed, os.path.join(folder, weights))
+        else:
+            safetensors_lite.write(os.path.join(folder, weights), prefixed)
+        convert.convert(folder, out, dtype)
+        check(same_file(out, fixture), "%s: HF folder with %s converts" % (name, weights))
+
+    bare = {k: v for k, v in state.items() if not k.startswith("preprocessor.")}
+    torch.save({"cfg": cfg, "state_dict": bare}, ckpt)
+    convert.convert(ckpt, out, dtype)
+    check(same_file(out, fixture), "%s: missing front-end buffers are recomputed" % name)
+
+    wrong = dict(cfg, encoder=dict(cfg["encoder"], d_model=128))
+    torch.save({"cfg": wrong, "state_dict": state}, ckpt)
+    try:
+        convert.convert(ckpt, out, dtype)
+        check(False, "%s: a config contradicting the weights is refused" % name)
+    except convert.ConvertError as e:
+        check("d_model" in str(e), "%s: a config contradicting the weights is refused" % name)
+
+
+def check_sentencepiece(tmp):
+    """A hand-encoded ModelProto: pieces (field 1) around a trainer_spec (2)."""
+    def ld(field, payload):  # length-delimited field
+        return bytes([field << 3 | 2, len(payload)]) + payload
+
+    def piece(text, score):
+        return ld(1, ld(1, text.encode()) + b"\x15" + score + b"\x18\x01")
+
+    proto = piece("<unk>", b"\0\0\0\0") + ld(2, ld(1, b"x.txt")) + \
+        piece("\u2581при", b"\0\0\x80\xbf") + piece("вет", b"\0\0\0\xc0")
+    path = os.path.join(tmp, "sp.model")
+    with open(path, "wb") as f:
+        f.write(proto)
+    pieces = convert.sentencepiece_pieces(path)
+    check(pieces == ["<unk>", "\u2581при", "вет"],
+          "SentencePiece pieces are read without sentencepiece")
+    text = reference.detokenize([1, 2], {"type": "sentencepiece", "tokens": pieces})
+    check(text == "привет", "SentencePiece pieces detokenize")
+
+
+def check_reference(model_path, ref_path, audio_path):
+    model, cfg = reference.load_model(model_path, torch.float64)
+    audio, _ = safetensors_lite.read(audio_path)
+    ref, _ = safetensors_lite.read(ref_path)
+    waves = [audio["audio.%d" % i].double() for i in range(3)]
+    lengths = torch.tensor([w.numel() for w in waves])
+    batch = torch.zeros(3, int(lengths.max()), dtype=torch.float64)
+    for i, w in enumerate(waves):
+        batch[i, :w.numel()] = w
+    with torch.no_grad():
+        out = model(batch, lengths)
+    name = os.path.basename(ref_path)
+    for key in ("features", "encoded", "log_probs"):
+        diff = (out[key].float() - ref["batch." + key]).abs().max().item()
+        check(diff < 1e-5, "%s: batch.%s reproduced (max diff %.1e)" % (name, key, diff))
+    check(torch.equal(out["encoded_lengths"], ref["batch.encoded_lengths"]),
+          "%s: batch.encoded_lengths reproduced" % name)
+    ids = reference.greedy_decode(out["log_probs"], out["encoded_lengths"], cfg["head"]["blank_id"])
+    check(all(ids[i] == ref["batch.tokens.%d" % i].tolist() for i in range(3)),
+          "%s: greedy tokens reproduced" % name)
+
+
+def main(argv):
+    fixtures = argv[1] if len(argv) > 1 else os.path.join(HERE, "..", "..", "tests", "fixtures")
+    torch.set_num_threads(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_sentencepiece(tmp)
+    for version in ("v3", "v2"):
+        model = os.path.join(fixtures, "gigaam-%s-tiny.safetensors" % version)
+        with tempfile.TemporaryDirectory() as tmp:
+            check_converter(model, tmp)
+        check_reference(model, os.path.join(fixtures, "gigaam-%s-tiny-ref.safetensors" % version),
+                        os.path.join(fixtures, "gigaam-audio.safetensors"))
+    print("all checks passed" if not FAILURES else "%d checks failed" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* onnx-test-util.h: what the ONNX reader tests share. */
+#pragma once
+
+#include <glib.h>
+
+/* Returns the path of a Silero model, or NULL (and skips the test) when the
+ * models have not been fetched. */
+static inline char *
+silero_path (const char *version)
+{
+  const char *dir = g_getenv ("MOROK_MODEL_DIR");
+  g_autofree char *name = g_strdup_printf ("silero_vad_%s.onnx", version);
+  char *path = g_build_filename (dir ? dir : "models", name, NULL);
+
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_autofree char *msg
+          = g_strdup_printf ("%s missing: run scripts/fetch-silero-models.sh", path);
+      g_test_skip (msg);
+      g_free (path);
+      return NULL;
+    }
+  return path;
+}

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/* Composite layers (matmul, linear, convolutions, softmax, norms, GLU, LSTM
+ * cell, attention) and dtypes against naive references (tests/ref.c). */
+#include "op-harness.h"
+#include <math.h>
+
+#define TOL 1e-5
+
+static GRand *rng;
+
+#define SHAPE(...) G_N_ELEMENTS (((gint64[]){ __VA_ARGS__ })), ((gint64[]){ __VA_ARGS__ })
+
+static Ref *
+rnd (guint rank, const gint64 *shape)
+{
+  return ref_rand (rng, rank, shape, -1.0, 1.0);
+}
+
+/* Batched matmul with broadcast batch dims, odd sizes, both operands inputs,
+ * and with a transposed weight; on every contraction path. */
+static void
+test_matmul (void)
+{
+  const struct { guint ra; gint64 a[4]; guint rb; gint64 b[4]; } cases[] = {
+    { 2, { 1, 1 }, 2, { 1, 1 } },       { 2, { 7, 13 }, 2, { 13, 5 } },
+    { 2, { 70, 33 }, 2, { 33, 600 } },  { 3, { 3, 5, 9 }, 2, { 9, 17 } },
+    { 4, { 2, 1, 4, 6 }, 3, { 3, 6, 5 } }, { 2, { 1, 129 }, 2, { 129, 31 } },
+  };
+  for (MorokIsa isa = MOROK_ISA_PORTABLE; isa <= morok_isa_detect (); isa++)
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+      {
+        g_autoptr (Ref) a = rnd (cases[k].ra, cases[k].a);
+        g_autoptr (Ref) b = rnd (cases[k].rb, cases[k].b);
+        g_autoptr (Ref) want = ref_matmul (a, b);
+        Case c;
+        case_init (&c);
+        c.isa = isa, c.isa_set = TRUE;
+        GError *e = NULL;
+        MorokTensor *y = morok_tensor_matmul (case_input (&c, a), case_input (&c, b), &e);
+        g_assert_no_error (e);
+        case_check (&c, y, want, TOL, morok_isa_name (isa));
+        /* the same with b as a weight, transposed in the graph */
+        const guint perm[] = { 1, 0 };
+        if (cases[k].rb != 2)
+          continue;
+        g_autoptr (Ref) bt = ref_permute (b, perm);
+        case_init (&c);
+        c.isa = isa, c.isa_set = TRUE;
+        y = morok_tensor_matmul (case_input (&c, a),
+                                 morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e), &e);
+        g_assert_no_error (e);
+        case_check (&c, y, want, TOL, "matmul transposed weight");
+      }
+}
+
+static double d_add (double a, double b) { return a + b; }
+
+/* linear: x [2, 3, 10] · w[6, 10]ᵀ + b. */
+static void
+test_linear (void)
+{
+  g_autoptr (Ref) x = rnd (SHAPE (2, 3, 10));
+  g_autoptr (Ref) w = rnd (SHAPE (6, 10));
+  g_autoptr (Ref) b = rnd (SHAPE (6));
+  const guint perm[] = { 1, 0 };
+  g_autoptr (Ref) wt = ref_permute (w, perm);
+  g_autoptr (Ref) xw = ref_matmul (x, wt);
+  g_autoptr (Ref) want = ref_zip (xw, b, d_add);
+  Case c;
+  case_init (&c);
+  GError *e = NULL;
+  MorokTensor *y = morok_tensor_linear (case_input (&c, x), case_weight (&c, w), case_weight (&c, b), &e);
+  g_assert_no_error (e);
+  case_check (&c, y, want, TOL, "linear");
+}
+
+/* conv1d over stride, padding, dilation and groups (1, 2, depthwise), and
+ * conv2d with groups 1 and 2. */
+static void
+test_conv (void)
+{
+  const struct { gint64 cin, cout, k, stride, pad, dil, groups, len; } c1[] = {
+    { 3, 5, 3, 1, 1, 1, 1, 17 }, { 4, 6, 5, 2, 2, 1, 1, 20 }, { 4, 4, 3, 1, 2, 2, 2, 11 },
+    { 6, 6, 5, 1, 2, 1, 6, 13 }, { 1, 8, 4, 3, 0, 1, 1, 30 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (c1); k++)
+    {
+      g_autoptr (Ref) x = rnd (SHAPE (2, c1[k].cin, c1[k].len));
+      g_autoptr (Ref) w = rnd (SHAPE (c1[k].cout, c1[k].cin / c1[k].groups, c1[k].k));
+      g_autoptr (Ref) b = rnd (SHAPE (c1[k].cout));
+      g_autoptr (Ref) want = ref_conv (x, w, b, 1, &c1[k].stride, &c1[k].pad, &c1[k].dil, c1[k].groups);
+      Case c;
+      case_init (&c);
+      GError *e = NULL;
+      MorokTensor *y = morok_tensor_conv1d (case_input (&c, x), case_weight (&c, w), case_weight (&c, b),
+                                            c1[k].stride, c1[k].pad, c1[k].dil, c1[k].groups, &e);
+      g_assert_no_error (e);
+      case_check (&c, y, want, TOL, "conv1d");
+    }
+  for (gint64 groups = 1; groups <= 2; groups++)
+    {
+      const gint64 stride[] = { 2, 1 }, pad[] = { 1, 1 }, dil[] = { 1, 2 };
+      g_autoptr (Ref) x = rnd (SHAPE (2, 4, 9, 8));
+      g_autoptr (Ref) w = rnd (SHAPE (6, 4 / groups, 3, 3));
+      g_autoptr (Ref) b = rnd (SHAPE (6));
+      g_autoptr (Ref) want = ref_conv (x, w, b, 2, stride, pad, dil, groups);
+      Case c;
+      case_init (&c);
+      GError *e = NULL;
+      MorokTensor *y = morok_tensor_conv2d (case_input (&c, x), case_weight (&c, w),
+                                            case_weight (&c, b), stride, pad, dil, groups, &e);
+      g_assert_no_error (e);
+      case_check (&c, y, want, TOL, "conv2d");
+    }
+}
+
+/* softmax and log_softmax along the last and a middle axis. */
+static void
+test_softmax (void)
+{
+  for (int use_log = 0; use_log < 2; use_log++)
+    for (gint axis = 1; axis <= 2; axis++)
+      {
+        g_autoptr (Ref) x = ref_rand (rng, SHAPE (2, 5, 7), -4, 4);
+        g_autoptr (Ref) want = ref_new (x->rank, x->shape);
+        gint64 idx[3];
+        for (gint64 i = 0; i < x->n; i++)
+          {
+            ref_unravel (x, i, idx);
+            double m = -INFINITY, s = 0;
+            gint64 j[3] = { idx[0], idx[1], idx[2] };
+            for (j[axis] = 0; j[axis] < x->shape[axis]; j[axis]++)
+              m = fmax (m, x->v[ref_ravel (x, j)]);
+            for (j[axis] = 0; j[axis] < x->shape[axis]; j[axis]++)
+              s += exp (x->v[ref_ravel (x, j)] - m);
+            want->v[i] = use_log ? x->v[i] - m - log (s) : exp (x->v[i] - m) / s;
+          }
+        Case c;
+        case_init (&c);
+        GError *e = NULL;
+        MorokTensor *t = case_input (&c, x);
+        MorokTensor *y = use_log ? morok_tensor_log_softmax (t, axis, &e) : morok_tensor_softmax (t, axis, &e);
+        g_assert_no_error (e);
+        case_check (&c, y, want, TOL, use_log ? "log_softmax" : "softmax");
+      }
+}
+
+/* layer_norm over the last axis with weight and bias. */
+static void
+test_layer_norm (void)
+{
+  g_autoptr (Ref) x = ref_rand (rng, SHAPE (3, 4, 33), -3, 5);
+  g_autoptr (Ref) w = rnd (SHAPE (33));
+  g_autoptr (Ref) b = rnd (SHAPE (33));
+  g_autoptr (Ref) want = ref_new (x->rank, x->shape);
+  for (gint64 r = 0; r < 12; r++)
+    {
+      double mu = 0, var = 0;
+      for (int i = 0; i < 33; i++)
+        mu += x->v[r * 33 + i] / 33;
+      for (int i = 0; i < 33; i++)
+        var += pow (x->v[r * 33 + i] - mu, 2) / 33;
+      for (int i = 0; i < 33; i++)
+        want->v[r * 33 + i] = (x->v[r * 33 + i] - mu) / sqrt (var + 1e-5) * w->v[i] + b->v[i];
+    }
+  Case c;
+  case_init (&c);
+  GError *e = NULL;
+  MorokTensor *y = morok_tensor_layer_norm (case_input (&c, x), case_weight (&c, w),
+                                            case_weight (&c, b), 1e-5, &e);
+  g_assert_no_error (e);
+  case_check (&c, y, want, TOL, "layer_norm");
+}
+
+/* batch_norm alone, and after a conv1d, where bn-fold scales the weights. */
+static void
+test_batch_norm (void)
+{
+  for (int after_conv = 0; after_conv < 2; after_conv++)
+    {
+      g_autoptr (Ref) x = rnd (SHAPE (2, 4, 9));
+      g_autoptr (Ref) cw = rnd (SHAPE (4, 4, 3));
+      g_autoptr (Ref) cb = rnd (SHAPE (4));
+      g_autoptr (Ref) mean = rnd (SHAPE (4));
+      g_autoptr (Ref) var = ref_rand (rng, SHAPE (4), 0.5, 2);
+      g_autoptr (Ref) w = rnd (SHAPE (4));
+      g_autoptr (Ref) b = rnd (SHAPE (4));
+      const gint64 one = 1;
+      g_autoptr (Ref) in = after_conv ? ref_conv (x, cw, cb, 1, &one, &one, &one, 1)
+                                      : ref_reshape (x, x->rank, x->shape);
+      g_autoptr (Ref) want = ref_new (in->rank, in->shape);
+      for (gint64 i = 0; i < in->n; i++)
+        {
+          gint64 ch = i / 9 % 4;
+          want->v[i] = (in->v[i] - mean->v[ch]) / sqrt (var->v[ch] + 1e-5) * w->v[ch] + b->v[ch];
+        }
+      Case c;
+      case_init (&c);
+      GError *e = NULL;
+      MorokTensor *t = case_input (&c, x);
+      if (after_conv)
+        t = morok_tensor_conv1d (t, case_weight (&c, cw), case_weight (&c, cb), 1, 1, 1, 1, &e);
+      MorokTensor *y = morok_tensor_batch_norm (t, case_weight (&c, mean), case_weight (&c, var),
+                                                case_weight (&c, w), case_weight (&c, b), 1e-5, &e);
+      g_assert_no_error (e);
+      case_check (&c, y, want, TOL, after_conv ? "conv1d + batch_norm" : "batch_norm");
+    }
+}
+
+/* glu along the channel axis. */
+static void
+test_glu (void)
+{
+  g_autoptr (Ref) x = rnd (SHAPE (2, 6, 5));
+  g_autoptr (Ref) want = ref_new (3, (gint64[]){ 2, 3, 5 });
+  gint64 idx[3];
+  for (gint64 i = 0; i < want->n; i++)
+    {
+      ref_unravel (want, i, idx);
+      double a = x->v[(idx[0] * 6 + idx[1]) * 5 + idx[2]];
+      double g = x->v[(idx[0] * 6 + idx[1] + 3) * 5 + idx[2]];
+      want->v[i] = a / (1 + exp (-g));
+    }
+  Case c;
+  case_init (&c);
+  GError *e = NULL;
+  MorokTensor *y = morok_tensor_glu (case_input (&c, x), 1, &e);
+  g_assert_no_error (e);
+  case_check (&c, y, want, TOL, "glu");
+}
+
+static double
+sig (double v)
+{
+  return 1 / (1 + exp (-v));
+}
+
+/* One LSTM step in PyTorch's layout (gates i, f, g, o); output = [h' | c']. */
+static void
+test_lstm_cell (void)
+{
+  enum { B = 2, IN = 5, H = 4 };
+  g_autoptr (Ref) x = rnd (SHAPE (B, IN));
+  g_autoptr (Ref) h = rnd (SHAPE (B, H));
+  g_autoptr (Ref) cs = rnd (SHAPE (B, H));
+  g_autoptr (Ref) wih = rnd (SHAPE (4 * H, IN));
+  g_autoptr (Ref) whh = rnd (SHAPE (4 * H, H));
+  g_autoptr (Ref) bih = rnd (SHAPE (4 * H));
+  g_autoptr (Ref) bhh = rnd (SHAPE (4 * H));
+  g_autoptr (Ref) want = ref_new (2, (gint64[]){ B, 2 * H });
+  for (int n = 0; n < B; n++)
+    {
+      double gate[4 * H];
+      for (int r = 0; r < 4 * H; r++)
+        {
+          gate[r] = bih->v[r] + bhh->v[r];
+          for (int i = 0; i < IN; i++)
+            gate[r] += wih->v[r * IN + i] * x->v[n * IN + i];
+          for (int i = 0; i < H; i++)
+            gate[r] += whh->v[r * H + i] * h->v[n * H + i];
+        }
+      for (int j = 0; j < H; j++)
+        {
+          double c2 = sig (gate[H + j]) * cs->v[n * H + j] + sig (gate[j]) * tanh (gate[2 * H + j]);
+          want->v[n * 2 * H + j] = sig (gate[3 * H + j]) * tanh (c2);
+          want->v[n * 2 * H + H + j] = c2;
+        }
+    }
+  Case c;
+  case_init (&c);
+  GError *e = NULL;
+  MorokTensor *h2, *c2;
+  g_assert_true (morok_tensor_lstm_cell (case_input (&c, x), case_input (&c, h), case_input (&c, cs),
+                                         case_weight (&c, wih), case_weight (&c, whh),
+                                         case_weight (&c, bih), case_weight (&c, bhh), &h2, &c2, &e));
+  MorokTensor *both[] = { h2, c2 };
+  case_check (&c, morok_tensor_cat (both, 2, 1, &e), want, TOL, "lstm_cell");
+  g_assert_no_error (e);
+}
+
+/* Scaled dot-product attention over [B, H, T, D] with a key padding mask. */
+static void
+test_attention (void)
+{
+  enum { B = 2, NH = 3, T = 6, D = 8 };
+  g_autoptr (Ref) q = rnd (SHAPE (B, NH, T, D));
+  g_autoptr (Ref) k = rnd (SHAPE (B, NH, T, D));
+  g_autoptr (Ref) v = rnd (SHAPE (B, NH, T, D));
+  g_autoptr (Ref) mask = ref_new (4, (gint64[]){ B, 1, 1, T }); /* batch 1 ignores its last 2 keys */
+  for (int i = 0; i < T; i++)
+    mask->v[i] = 1, mask->v[T + i] = i < T - 2;
+  g_autoptr (Ref) want = ref_new (4, (gint64[]){ B, NH, T, D });
+  for (int b = 0; b < B; b++)
+    for (int hh = 0; hh < NH; hh++)
+      for (int i = 0; i < T; i++)
+        {
+          double s[T], m = -INFINITY, sum = 0;
+          const double *qi = &q->v[((b * NH + hh) * T + i) * D];
+          for (int j = 0; j < T; j++)
+            {
+              s[j] = 0;
+              for (int d = 0; d < D; d++)
+                s[j] += qi[d] * k->v[((b * NH + hh) * T + j) * D + d] / sqrt (D);
+              if (mask->v[b * T + j] == 0)
+                s[j] = -INFINITY;
+              m = fmax (m, s[j]);
+            }
+          for (int j = 0; j < T; j++)
+            sum += s[j] = exp (s[j] - m);
+          for (int d = 0; d < D; d++)
+            {
+              double acc = 0;
+              for (int j = 0; j < T; j++)
+                acc += s[j] / sum * v->v[((b * NH + hh) * T + j) * D + d];
+              want->v[((b * NH + hh) * T + i) * D + d] = acc;
+            }
+        }
+  Case c;
+  case_init (&c);
+  GError *e = NULL;
+  MorokTensor *m = case_input (&c, mask);
+  MorokTensor *mt = morok_tensor_gt (m, morok_tensor_scalar_like (m, 0.5), &e);
+  MorokTensor *y = morok_tensor_attention (case_input (&c, q), case_input (&c, k), case_input (&c, v), mt, 0, &e);
+  g_assert_no_error (e);
+  case_check (&c, y, want, TOL, "attention");
+}
+
+/* f16 and bf16 round trips keep their precision; i32 arithmetic, compare
+ * and where are exact. */
+static void
+test_dtypes (void)
+{
+  g_autoptr (Ref) x = ref_rand (rng, SHAPE (37), -100, 100);
+  const struct { MorokDType t; double tol; } half[] = { { MOROK_DTYPE_F16, 1.0 / 1024 }, { MOROK_DTYPE_BF16, 1.0 / 128 } };
+  for (guint k = 0; k < G_N_ELEMENTS (half); k++)
+    {
+      Case c;
+      case_init (&c);
+      GError *e = NULL;
+      /* relative to max (1, |x|): the half's 10 (7) mantissa bits */
+      MorokTensor *h = morok_tensor_cast (case_input (&c, x), half[k].t, &e);
+      MorokTensor *y = morok_tensor_cast (morok_tensor_mul_scalar (h, 2, &e), MOROK_DTYPE_F32, &e);
+      g_autoptr (Ref) want = ref_new (x->rank, x->shape);
+      for (gint64 i = 0; i < x->n; i++)
+        want->v[i] = 2 * x->v[i];
+      g_assert_no_error (e);
+      case_check (&c, y, want, half[k].tol, morok_dtype_name (half[k].t));
+    }
+  {
+    g_autoptr (Ref) a = ref_rand (rng, SHAPE (4, 9), -50, 50);
+    for (gint64 i = 0; i < a->n; i++)
+      a->v[i] = trunc (a->v[i]);
+    Case c;
+    case_init (&c);
+    GError *e = NULL;
+    MorokTensor *ai = morok_tensor_cast (case_input (&c, a), MOROK_DTYPE_I32, &e);
+    MorokTensor *sq = morok_tensor_mul (ai, ai, &e);
+    MorokTensor *pos = morok_tensor_gt (ai, morok_tensor_scalar_like (ai, 0), &e);
+    MorokTensor *y = morok_tensor_where (pos, sq, morok_tensor_neg (ai, &e), &e);
+    y = morok_tensor_cast (morok_tensor_sum (y, (gint[]){ 1 }, 1, FALSE, &e), MOROK_DTYPE_F32, &e);
+    g_autoptr (Ref) want = ref_new (1, (gint64[]){ 4 });
+    for (gint64 i = 0; i < a->n; i++)
+      want->v[i / 9] += a->v[i] > 0 ? a->v[i] * a->v[i] : -a->v[i];
+    g_assert_no_error (e);
+    case_check (&c, y, want, 0, "i32");
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  rng = g_rand_new_with_seed (99);
+  g_test_add_func ("/nn/matmul/every-isa", test_matmul);
+  g_test_add_func ("/nn/linear", test_linear);
+  g_test_add_func ("/nn/conv/1d-and-2d", test_conv);
+  g_test_add_func ("/nn/softmax", test_softmax);
+  g_test_add_func ("/nn/layer-norm", test_layer_norm);
+  g_test_add_func ("/nn/batch-norm/alone-and-folded", test_batch_norm);
+  g_test_add_func ("/nn/glu", test_glu);
+  g_test_add_func ("/nn/lstm-cell", test_lstm_cell);
+  g_test_add_func ("/nn/attention/masked", test_attention);
+  g_test_add_func ("/nn/dtypes/half-and-int", test_dtypes);
+  int r = g_test_run ();
+  g_rand_free (rng);
+  return r;
+}
