@@ -5,9 +5,9 @@
 1. Every code block preceded by `<!-- quote: FILE#NAME -->` must equal the
    region of FILE between the lines `/* snippet: NAME */` and
    `/* end snippet */` (dedented). `--update` rewrites the blocks instead.
-2. Every MOROK_* environment variable read by the sources (g_getenv,
-   getenv or prepare-config.c's env ()) must have a row in the guide's
-   environment table.
+2. Every MOROK_* environment variable read anywhere in the project (C:
+   g_getenv, getenv, prepare-config.c's env (); Python: os.environ; shell:
+   $MOROK_*) must have a row in the guide's environment table.
 
 usage: check-docs.py SOURCE_ROOT [--update]
 """
@@ -18,7 +18,9 @@ import textwrap
 
 QUOTE = re.compile(r"<!-- quote: (?P<file>[^#]+)#(?P<name>[\w-]+) -->\n```c\n(?P<body>.*?)```",
                    re.S)
-ENV_READ = re.compile(r'\b(?:g_getenv|getenv|env) \("(MOROK_[A-Z0-9_]+)"\)')
+ENV_READ = re.compile(r'\b(?:g_getenv|getenv|env) \("(MOROK_[A-Z0-9_]+)"\)'  # C
+                      r'|environ(?:\.get)?[\[(]\s*"(MOROK_[A-Z0-9_]+)"'     # Python
+                      r'|\$\{?(MOROK_[A-Z0-9_]+)')                           # shell
 ENV_ROW = re.compile(r"^\| `(MOROK_[A-Z0-9_]+)", re.M)
 
 
@@ -55,9 +57,12 @@ def main():
         return 0
 
     read = {}
-    for sub in ("core", "kernels", "plugin", "examples", "bench", "docs/examples"):
-        for src in sorted((root / sub).rglob("*.[ch]")) if (root / sub).is_dir() else []:
-            for var in ENV_READ.findall(src.read_text()):
+    for sub in ("core", "kernels", "plugin", "examples", "bench", "docs", "tests", "scripts"):
+        for src in sorted((root / sub).rglob("*")) if (root / sub).is_dir() else []:
+            if src.suffix not in (".c", ".h", ".py", ".sh"):
+                continue
+            for groups in ENV_READ.findall(src.read_text()):
+                var = next(g for g in groups if g)
                 read.setdefault(var, src.relative_to(root))
     documented = set(ENV_ROW.findall(text))
     for var, src in sorted(read.items()):
