@@ -144,6 +144,22 @@ test_fixed_variable_runs_only_its_value (void)
 
 /* ---- prepare and execute ---- */
 
+/* A wrapper is prepared once: a second prepare is a critical and the plan stays. */
+static void
+test_second_prepare_is_rejected (void)
+{
+  GError *e = NULL;
+  g_autoptr (GainJit) jit = gain_jit_new_prepared (2, 10, 3);
+  MorokPlan *plan = morok_jit_plan (gain_jit_jit (jit));
+  g_autoptr (MorokInputSpec) x = morok_input_spec_f32 (MOROK_SHAPE (10, 3));
+  EXPECT_CRITICAL ("morok_jit_prepare");
+  g_assert_false (gain_jit_prepare (jit, x, &e));
+  g_test_assert_expected_messages ();
+  g_assert_no_error (e);
+  g_assert_true (morok_jit_plan (gain_jit_jit (jit)) == plan);
+  g_assert_true (gain_jit_execute (jit, &e));
+}
+
 /* After prepare the variables sit at their upper bounds: the output has the
  * maximal shape before any execute, and after a plain execute. */
 static void
@@ -491,6 +507,7 @@ main (int argc, char **argv)
                    test_fixed_variable_runs_only_its_value);
   g_test_add_func ("/jit/prepare/binds-variables-at-upper-bounds", test_prepare_binds_upper_bounds);
   g_test_add_func ("/jit/prepare/with-config-dumps-source", test_prepare_with_config_dumps_source);
+  g_test_add_func ("/jit/prepare/second-prepare-is-rejected", test_second_prepare_is_rejected);
   g_test_add_func ("/jit/execute/with-vars-resets-unlisted-to-upper-bound",
                    test_with_vars_resets_unlisted);
   g_test_add_func ("/jit/execute/plain-execute-runs-at-upper-bounds", test_execute_resets_all);

@@ -99,7 +99,7 @@ test_per_step_calls_fail_before_prepare (void)
 {
   Faulty model = { FAULT_NONE, 8 };
   g_autoptr (FaultyJit) jit = faulty_jit_new (&model);
-  GError *e[10] = { NULL };
+  GError *e[11] = { NULL };
   guint n = 99;
   g_assert_null (faulty_jit_x_mut (jit, &e[0]));
   g_assert_null (faulty_jit_y_mut (jit, &e[1]));
@@ -112,6 +112,7 @@ test_per_step_calls_fail_before_prepare (void)
   g_assert_null (faulty_jit_output_buffers (jit, NULL, &e[7]));
   g_assert_null (faulty_jit_input_buffer_ids (jit, NULL, &e[8]));
   g_assert_cmpuint (faulty_jit_prepared_kernels (jit, &e[9]), ==, 0);
+  g_assert_null (faulty_jit_execute_with_vars_profiled (jit, NULL, 0, &e[10]));
   for (guint i = 0; i < G_N_ELEMENTS (e); i++)
     {
       g_assert_error (e[i], MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED);
