@@ -45,9 +45,17 @@ morok_jit_new (const char *type_name, gpointer model, GDestroyNotify model_free,
   g_return_val_if_fail (n_inputs == 0 || input_names != NULL, NULL);
   g_return_val_if_fail (n_vars == 0 || vars != NULL, NULL);
   for (guint i = 0; i < n_inputs; i++)
-    g_return_val_if_fail (input_names[i] != NULL, NULL);
+    {
+      g_return_val_if_fail (input_names[i] != NULL, NULL);
+      for (guint j = 0; j < i; j++)
+        g_return_val_if_fail (!g_str_equal (input_names[i], input_names[j]) /* twice */, NULL);
+    }
   for (guint i = 0; i < n_vars; i++)
-    g_return_val_if_fail (vars[i].name != NULL, NULL);
+    {
+      g_return_val_if_fail (vars[i].name != NULL, NULL);
+      for (guint j = 0; j < i; j++)
+        g_return_val_if_fail (!g_str_equal (vars[i].name, vars[j].name) /* twice */, NULL);
+    }
 
   MorokJit *jit = g_new0 (MorokJit, 1);
   jit->type_name = g_strdup (type_name);

@@ -96,8 +96,8 @@ typedef struct _MorokJitRecurrent MorokJitRecurrent;
 MorokJitRecurrent *morok_jit_recurrent_new (gpointer jit, const MorokRecurrentJit *iface,
                                             MorokLstmState *state, gsize head_len,
                                             GError **error);
-/* One step: pack_inputs (jit, user_data), pack_state, execute, then h and c
- * from the output replace the state. Returns the head (head_len floats;
+/* One step: pack_inputs (jit, user_data) (may be NULL: no step inputs),
+ * pack_state, execute, then h and c from the output replace the state. Returns the head (head_len floats;
  * (transfer none), valid until the next step or free), or NULL with the
  * callback's error, the state unchanged. */
 const float *morok_jit_recurrent_step (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs,

@@ -161,7 +161,7 @@ typedef MorokTensor *(*MorokJitBuildFn) (gpointer model, MorokTensor *const *inp
 #define MOROK_JIT_MAX_VARS 16
 
 /* A wrapper around @model, which it owns (@model_free may be NULL). Names
- * and @vars are copied. (transfer full) */
+ * and @vars are copied; a name given twice is a critical. (transfer full) */
 MorokJit *morok_jit_new (const char *type_name, gpointer model, GDestroyNotify model_free,
                          const char *const *input_names, guint n_inputs,
                          const MorokJitVarDecl *vars, guint n_vars, MorokJitBuildFn build);
