@@ -60,6 +60,27 @@ test_new_evaluates_bounds (void)
   g_assert_false (morok_jit_var_bounds (gain_jit_jit (jit), "u", NULL, NULL));
 }
 
+static MorokTensor *
+never_called (gpointer model, MorokTensor *const *inputs, MorokVariable *const *vars,
+              GError **error)
+{
+  g_assert_not_reached ();
+}
+
+/* The generic constructor rejects a name given twice (the DSL cannot: it
+ * would not compile). */
+static void
+test_new_rejects_duplicate_names (void)
+{
+  const char *inputs[] = { "x", "x" };
+  MorokJitVarDecl vars[] = { { "t", 1, 4 }, { "t", 1, 8 } };
+  EXPECT_CRITICAL ("morok_jit_new");
+  g_assert_null (morok_jit_new ("Twice", NULL, NULL, inputs, 2, vars, 1, never_called));
+  EXPECT_CRITICAL ("morok_jit_new");
+  g_assert_null (morok_jit_new ("Twice", NULL, NULL, inputs, 1, vars, 2, never_called));
+  g_test_assert_expected_messages ();
+}
+
 /* The three setters set max, min, and both, and return the wrapper so they chain. */
 static void
 test_setters_chain (void)
@@ -498,6 +519,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/jit/new/evaluates-bounds-from-model", test_new_evaluates_bounds);
   g_test_add_func ("/jit/new/free-frees-the-model-once", test_model_free);
+  g_test_add_func ("/jit/new/duplicate-name-is-rejected", test_new_rejects_duplicate_names);
   g_test_add_func ("/jit/bounds/setters-set-and-chain", test_setters_chain);
   g_test_add_func ("/jit/bounds/max-below-min-is-rejected", test_setter_max_below_min);
   g_test_add_func ("/jit/bounds/min-above-max-is-rejected", test_setter_min_above_max);
