@@ -71,14 +71,17 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
  * (n down to -150) and 2^128 * p < 1 round once, correctly. Clamping x to
  * [-104, 89] saturates to 0 and inf and keeps NaN (a compare-select, not a
  * min/max, which would drop it). n is turned into integer exponent bits by
- * adding 1.5 * 2^23 (no float -> int conversion, which is undefined on NaN). */
+ * adding 1.5 * 2^23, which also rounds it to nearest even (no float -> int
+ * conversion, undefined on NaN, and no roundeven, a libm call without SSE4.1;
+ * the add-subtract survives because reassociation is off). */
 #define MOROK_VMATH_DEFINE_EXP(NAME, F, I)                                                         \
   MOROK_VMATH_FN F NAME (F x)                                                                      \
   {                                                                                                \
     _Pragma ("clang fp reassociate (off)");                                                        \
     F xc = x > 89.0f ? (F)89.0f : x;                                                               \
     xc = xc < -104.0f ? (F)-104.0f : xc;                                                           \
-    F n = __builtin_elementwise_roundeven (xc * 1.44269504f);                                      \
+    F t = xc * 1.44269504f + 0x1.8p23f;                                                            \
+    F n = t - 0x1.8p23f;                                                                           \
     F r = xc - n * 0.693145752f;                                                                   \
     r = r - n * 1.42860682e-6f;                                                                    \
     F q = 0.00139261759f;                                                                          \
@@ -87,7 +90,7 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
     q = q * r + 0.166665778f;                                                                      \
     q = q * r + 0.5f;                                                                              \
     F p = (r * r) * q + r + 1.0f;                                                                  \
-    I ni = __builtin_bit_cast(I, n + 0x1.8p23f) - 0x4b400000;                                      \
+    I ni = __builtin_bit_cast(I, t) - 0x4b400000;                                                  \
     I k1 = ni >> 1;                                                                                \
     I k2 = ni - k1;                                                                                \
     F s1 = __builtin_bit_cast(F, (k1 + 127) << 23);                                                \
@@ -237,7 +240,8 @@ MOROK_VMATH_FN double
 morok_exp2_f64 (double t) /* t in [-160, 130] or NaN */
 {
 #pragma clang fp reassociate(off)
-  double n = __builtin_elementwise_roundeven (t);
+  double tm = t + 0x1.8p52; /* rounds t to an integer, as in exp */
+  double n = tm - 0x1.8p52;
   double r = t - n;
   double p = 7.0549116208011234e-09;
   p = p * r + 1.01780860092397e-07;
@@ -250,13 +254,14 @@ morok_exp2_f64 (double t) /* t in [-160, 130] or NaN */
   p = p * r + 0.24022650695910072;
   p = p * r + 0.69314718055994529;
   p = p * r + 1.0;
-  int64_t bits = __builtin_bit_cast(int64_t, n + (0x1.8p52 + 1023.0)) << 52;
+  int64_t bits = (__builtin_bit_cast(int64_t, tm) + 1023) << 52;
   return p * __builtin_bit_cast(double, bits);
 }
 
 MOROK_VMATH_FN float
 morok_powf (float x, float y)
 {
+#pragma clang fp reassociate(off)
   float ax = MOROK_VMATH_ABS (float, int32_t, x);
   double l = morok_log2_f64 ((double)ax);
   l = ax == 0.0f ? -__builtin_inf () : ax == __builtin_inff () ? __builtin_inf () : l;
@@ -265,10 +270,12 @@ morok_powf (float x, float y)
   t = t < -160.0 ? -160.0 : t;
   float r = (float)morok_exp2_f64 (t);
 
-  /* C's sign rules: |y| >= 2^24 and +-inf count as even integers. */
-  float hy = y * 0.5f;
-  int y_int = __builtin_elementwise_roundeven (y) == y;
-  int y_odd = y_int && __builtin_elementwise_roundeven (hy) != hy;
+  /* C's sign rules: |y| >= 2^24 and +-inf count as even integers. Adding
+   * and subtracting 2^23 rounds a float in [0, 2^23) to an integer; at and
+   * above 2^23 every float is one. */
+  float ay = MOROK_VMATH_ABS (float, int32_t, y), hy = ay * 0.5f;
+  int y_int = ay >= 0x1p23f || (ay + 0x1p23f) - 0x1p23f == ay;
+  int y_odd = y_int && hy < 0x1p23f && (hy + 0x1p23f) - 0x1p23f != hy;
   r = (__builtin_bit_cast(int32_t, x) < 0 && y_odd) ? -r : r;
   r = (x < 0.0f && ax != __builtin_inff () && !y_int) ? __builtin_nanf ("") : r;
   r = x != x ? x : r;
