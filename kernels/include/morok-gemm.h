@@ -158,13 +158,17 @@ morok_gemm_pack_a (int64_t mr, int64_t kc, const float *a, int64_t sam, int64_t 
 #if MOROK_GEMM_VL > 1
 /* In-register transpose of VL x VL floats: stage `bit` swaps that bit of the
  * row index with that bit of the column index, pairing rows R and R|bit. */
+// clang-format off
 #define MOROK_GEMM_T_STAGE(r, bit, ...)                                                            \
-  _Pragma ("clang loop unroll(full)") for (int R = 0; R < MOROK_GEMM_VL; R++) if (!(R & (bit)))    \
-  {                                                                                                \
-    morok_gemm_vec x_ = r[R], y_ = r[R | (bit)];                                                   \
-    r[R] = __builtin_shufflevector (x_, y_, __VA_ARGS__);                                          \
-    r[R | (bit)] = __builtin_shufflevector (x_, y_, MOROK_GEMM_T_HI_##bit);                        \
-  }
+  _Pragma ("clang loop unroll(full)")                                                              \
+  for (int R = 0; R < MOROK_GEMM_VL; R++)                                                          \
+    if (!(R & (bit)))                                                                              \
+      {                                                                                            \
+        morok_gemm_vec x_ = r[R], y_ = r[R | (bit)];                                               \
+        r[R] = __builtin_shufflevector (x_, y_, __VA_ARGS__);                                      \
+        r[R | (bit)] = __builtin_shufflevector (x_, y_, MOROK_GEMM_T_HI_##bit);                    \
+      }
+// clang-format on
 #if MOROK_GEMM_VL == 16
 #define MOROK_GEMM_T_HI_1 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
 #define MOROK_GEMM_T_HI_2 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
@@ -252,26 +256,31 @@ static MOROK_VEC512 __attribute__ ((noinline, unused)) void
 morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float *W, int64_t swk,
                 int64_t swj, float *y, int64_t incy, int accumulate)
 {
-  /* W rows contiguous in j: 4 vectors of y stay in registers, W streams. */
+  /* W rows contiguous in j: 64 floats of y (a cache line's worth per vector
+   * on AVX-512) stay in registers while W streams by rows. */
   enum
   {
-    JB = 4 * MOROK_GEMM_VL
+    JB = 64,
+    GV = JB / MOROK_GEMM_VL
   };
   int64_t j = 0;
   if (swj == 1)
     for (; j + JB <= n; j += JB)
       {
-        morok_gemm_vec acc[4];
-        for (int v = 0; v < 4; v++)
+        morok_gemm_vec acc[GV];
+#pragma clang loop unroll(full)
+        for (int v = 0; v < GV; v++)
           acc[v] = (morok_gemm_vec)0.0f;
         for (int64_t k = 0; k < K; k++)
           {
             morok_gemm_vec xk = (morok_gemm_vec)x[k * incx];
-            for (int v = 0; v < 4; v++)
+#pragma clang loop unroll(full)
+            for (int v = 0; v < GV; v++)
               acc[v] += xk * *(const morok_gemm_vecu *)(W + k * swk + j + v * MOROK_GEMM_VL);
           }
         float out[JB];
-        for (int v = 0; v < 4; v++)
+#pragma clang loop unroll(full)
+        for (int v = 0; v < GV; v++)
           *(morok_gemm_vecu *)(out + v * MOROK_GEMM_VL) = acc[v];
         for (int64_t t = 0; t < JB; t++)
           y[(j + t) * incy] = (accumulate ? y[(j + t) * incy] : 0.0f) + out[t];
