@@ -146,13 +146,15 @@ static char *
 load (Ctx *c, MorokNode *n, guint buf, char **idx)
 {
   g_autofree char *flat = flat_index (n, idx);
+  /* the kernel's own buffer is declared as `out` (a matmul epilogue reads it) */
+  g_autofree char *name = buf == c->ker->out ? g_strdup ("out") : g_strdup_printf ("b%u", buf);
   char *t = tmp (c, "t");
   if (n->dtype == MOROK_DTYPE_F16)
-    line (c, "const float %s = morok_f16_to_f32 (b%u[%s]);", t, buf, flat);
+    line (c, "const float %s = morok_f16_to_f32 (%s[%s]);", t, name, flat);
   else if (n->dtype == MOROK_DTYPE_BF16)
-    line (c, "const float %s = morok_bf16_to_f32 (b%u[%s]);", t, buf, flat);
+    line (c, "const float %s = morok_bf16_to_f32 (%s[%s]);", t, name, flat);
   else
-    line (c, "const %s %s = b%u[%s];", compute_type (n->dtype), t, buf, flat);
+    line (c, "const %s %s = %s[%s];", compute_type (n->dtype), t, name, flat);
   return t;
 }
 

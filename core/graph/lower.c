@@ -207,6 +207,9 @@ allocate (MorokPlan *plan, const MorokSchedule *sched, guint n_inputs, GError **
       plan->outputs[o].rank = plan->out_info[o].rank = asked->rank;
       plan->outputs[o].dtype = asked->dtype;
       memcpy (plan->out_info[o].shape, asked->shape, sizeof asked->shape);
+      /* variables start at their upper bounds: so does the shape until the first execute */
+      for (guint d = 0; d < asked->rank; d++)
+        plan->outputs[o].shape[d] = morok_sym_hi (asked->shape[d]);
     }
   return TRUE;
 }

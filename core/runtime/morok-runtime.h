@@ -34,7 +34,8 @@ typedef struct
   gsize bytes;    /* capacity, at the variables' upper bounds */
   MorokDType dtype;
   guint rank;
-  gint64 shape[MOROK_MAX_RANK]; /* outputs: the shape of the last execute */
+  gint64 shape[MOROK_MAX_RANK]; /* outputs: the shape of the last execute (before
+                                   the first: at the variables' upper bounds) */
 } MorokBuffer;
 
 /* One step's timing from a profiled execute. */

@@ -164,19 +164,78 @@ order (const MorokSym **a, const MorokSym **b)
     }
 }
 
+/* A sum as c + Σ coef·atom, where atoms are neither sums nor constant
+ * multiples: building every sum from this form makes sums canonical, so
+ * (t + 1) - t is 1 and a + (b + c) is (a + b) + c. */
+#define LINEAR_MAX_TERMS 8
+typedef struct
+{
+  const MorokSym *atom[LINEAR_MAX_TERMS];
+  gint64 coef[LINEAR_MAX_TERMS];
+  guint n;
+  gint64 c;
+} Linear;
+
+static gboolean
+linear_add (Linear *l, const MorokSym *s, gint64 k)
+{
+  if (s->op == MOROK_SYM_CONST)
+    {
+      l->c += k * s->value;
+      return TRUE;
+    }
+  if (s->op == MOROK_SYM_ADD)
+    return linear_add (l, s->a, k) && linear_add (l, s->b, k);
+  if (s->op == MOROK_SYM_MUL && s->b->op == MOROK_SYM_CONST)
+    return linear_add (l, s->a, k * s->b->value);
+  for (guint i = 0; i < l->n; i++)
+    if (l->atom[i] == s)
+      {
+        l->coef[i] += k;
+        return TRUE;
+      }
+  if (l->n == LINEAR_MAX_TERMS)
+    return FALSE;
+  l->atom[l->n] = s;
+  l->coef[l->n++] = k;
+  return TRUE;
+}
+
+static const MorokSym *
+linear_build (MorokSymPool *pool, Linear *l)
+{
+  /* terms by creation order, constant last */
+  for (guint i = 1; i < l->n; i++)
+    for (guint j = i; j > 0 && l->atom[j - 1]->id > l->atom[j]->id; j--)
+      {
+        const MorokSym *ta = l->atom[j];
+        gint64 tc = l->coef[j];
+        l->atom[j] = l->atom[j - 1], l->coef[j] = l->coef[j - 1];
+        l->atom[j - 1] = ta, l->coef[j - 1] = tc;
+      }
+  const MorokSym *acc = NULL;
+  for (guint i = 0; i < l->n; i++)
+    {
+      if (l->coef[i] == 0)
+        continue;
+      const MorokSym *t = l->coef[i] == 1 ? l->atom[i] : morok_sym_mul_c (l->atom[i], l->coef[i]);
+      acc = acc ? make (MOROK_SYM_ADD, acc, t, acc->lo + t->lo, acc->hi + t->hi) : t;
+    }
+  if (!acc)
+    return morok_sym_const (pool, l->c);
+  if (l->c == 0)
+    return acc;
+  return make (MOROK_SYM_ADD, acc, morok_sym_const (pool, l->c), acc->lo + l->c, acc->hi + l->c);
+}
+
 const MorokSym *
 morok_sym_add (const MorokSym *a, const MorokSym *b)
 {
   g_return_val_if_fail (a && b && a->pool == b->pool, NULL);
+  Linear l = { .n = 0 };
+  if (linear_add (&l, a, 1) && linear_add (&l, b, 1))
+    return linear_build (a->pool, &l);
   order (&a, &b);
-  if (a->op == MOROK_SYM_CONST)                       /* c1 + c2 -> c */
-    return morok_sym_const (a->pool, a->value + b->value);
-  if (is_c (b, 0))                                    /* x + 0 -> x */
-    return a;
-  if (b->op == MOROK_SYM_CONST && a->op == MOROK_SYM_ADD && a->b->op == MOROK_SYM_CONST)
-    return morok_sym_add_c (a->a, a->b->value + b->value); /* (x + c1) + c2 -> x + (c1 + c2) */
-  if (a == b)                                         /* x + x -> 2 * x */
-    return morok_sym_mul_c (a, 2);
   return make (MOROK_SYM_ADD, a, b, a->lo + b->lo, a->hi + b->hi);
 }
 
@@ -184,10 +243,6 @@ const MorokSym *
 morok_sym_sub (const MorokSym *a, const MorokSym *b)
 {
   g_return_val_if_fail (a && b, NULL);
-  if (a == b)                                         /* x - x -> 0 */
-    return morok_sym_const (a->pool, 0);
-  if (a->op == MOROK_SYM_ADD && a->a == b && a->b->op == MOROK_SYM_CONST)
-    return a->b;                                      /* (x + c) - x -> c */
   return morok_sym_add (a, morok_sym_mul_c (b, -1));
 }
 

@@ -277,9 +277,8 @@ morok_tensor_slice (MorokTensor *a, gint axis, const MorokSym *start, const Moro
   if (!check_axis (a, axis, 0, &ax, error))
     return NULL;
   const MorokSym *end = morok_sym_add (start, length);
-  /* in range for every value of the variables: end is the axis itself, or
-   * its upper bound never passes the axis' lower bound */
-  if (start->lo < 0 || length->lo < 0 || (end != a->shape[ax] && end->hi > a->shape[ax]->lo))
+  /* in range for every value of the variables: axis - end >= 0 over its bounds */
+  if (start->lo < 0 || length->lo < 0 || morok_sym_sub (a->shape[ax], end)->lo < 0)
     {
       g_autofree char *s = morok_node_shape_string (a);
       g_autofree char *st = morok_sym_to_string (start);

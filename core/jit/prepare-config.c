@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* MorokPrepareConfig: how prepare compiles, from code or the environment,
+ * and its mapping onto MorokPlanOptions. */
+#define G_LOG_DOMAIN "morok-jit"
+#include "jit/morok-jit.h"
+
+/* Settings that an environment value can spoil; prepare reports the spoilt
+ * one unless a setter replaced it. */
+enum
+{
+  BAD_THREADS,
+  BAD_OPT,
+  BAD_ISA,
+  N_BAD
+};
+
+struct _MorokPrepareConfig
+{
+  guint threads;     /* 0: the pool's size */
+  gint opt_level;    /* clang -O level */
+  gboolean use_cache;
+  char *cache_dir;   /* NULL: kernels/ decides ($MOROK_CACHE_DIR, XDG cache) */
+  char *dump_dir;    /* NULL: no dump */
+  char *cc;          /* NULL: kernels/ decides ($MOROK_CC, clang on PATH) */
+  MorokIsa isa;
+  char *bad[N_BAD];  /* why an environment value was not used */
+};
+
+MorokPrepareConfig *
+morok_prepare_config_new (void)
+{
+  MorokPrepareConfig *config = g_new0 (MorokPrepareConfig, 1);
+  config->opt_level = 2;
+  config->use_cache = TRUE;
+  config->isa = morok_isa_detect ();
+  return config;
+}
+
+/* $name if set and not empty. */
+static const char *
+env (const char *name)
+{
+  const char *v = g_getenv (name);
+  return v && *v ? v : NULL;
+}
+
+MorokPrepareConfig *
+morok_prepare_config_from_env (void)
+{
+  MorokPrepareConfig *config = morok_prepare_config_new ();
+  const char *v;
+  guint64 n;
+  if ((v = env ("MOROK_THREADS")))
+    {
+      if (g_ascii_string_to_unsigned (v, 10, 1, G_MAXUINT, &n, NULL))
+        config->threads = (guint) n;
+      else
+        config->bad[BAD_THREADS]
+            = g_strdup_printf ("MOROK_THREADS='%s' is not a thread count (1 or more)", v);
+    }
+  if ((v = env ("MOROK_OPT")))
+    {
+      if (g_ascii_string_to_unsigned (v, 10, 0, 3, &n, NULL))
+        config->opt_level = (gint) n;
+      else
+        config->bad[BAD_OPT]
+            = g_strdup_printf ("MOROK_OPT='%s' is not an optimisation level (0 to 3)", v);
+    }
+  if ((v = env ("MOROK_ISA")) && !morok_isa_parse (v, &config->isa))
+    config->bad[BAD_ISA]
+        = g_strdup_printf ("MOROK_ISA='%s' is not one of avx512, avx2, portable", v);
+  config->use_cache = g_strcmp0 (env ("MOROK_CACHE"), "0") != 0;
+  config->cache_dir = g_strdup (env ("MOROK_CACHE_DIR"));
+  config->dump_dir = g_strdup (env ("MOROK_DUMP_DIR"));
+  config->cc = g_strdup (env ("MOROK_CC"));
+  return config;
+}
+
+void
+morok_prepare_config_free (MorokPrepareConfig *config)
+{
+  if (!config)
+    return;
+  for (guint i = 0; i < N_BAD; i++)
+    g_free (config->bad[i]);
+  g_free (config->cache_dir);
+  g_free (config->dump_dir);
+  g_free (config->cc);
+  g_free (config);
+}
+
+/* ---- setters ---- */
+
+void
+morok_prepare_config_set_threads (MorokPrepareConfig *config, guint threads)
+{
+  g_return_if_fail (config != NULL);
+  config->threads = threads;
+  g_clear_pointer (&config->bad[BAD_THREADS], g_free);
+}
+
+void
+morok_prepare_config_set_opt_level (MorokPrepareConfig *config, gint level)
+{
+  g_return_if_fail (config != NULL);
+  g_return_if_fail (level >= 0 && level <= 3);
+  config->opt_level = level;
+  g_clear_pointer (&config->bad[BAD_OPT], g_free);
+}
+
+void
+morok_prepare_config_set_use_cache (MorokPrepareConfig *config, gboolean use_cache)
+{
+  g_return_if_fail (config != NULL);
+  config->use_cache = use_cache;
+}
+
+static void
+replace (char **field, const char *value)
+{
+  g_free (*field);
+  *field = g_strdup (value);
+}
+
+void
+morok_prepare_config_set_cache_dir (MorokPrepareConfig *config, const char *dir)
+{
+  g_return_if_fail (config != NULL);
+  replace (&config->cache_dir, dir);
+}
+
+void
+morok_prepare_config_set_dump_dir (MorokPrepareConfig *config, const char *dir)
+{
+  g_return_if_fail (config != NULL);
+  replace (&config->dump_dir, dir);
+}
+
+void
+morok_prepare_config_set_cc (MorokPrepareConfig *config, const char *cc)
+{
+  g_return_if_fail (config != NULL);
+  replace (&config->cc, cc);
+}
+
+void
+morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa)
+{
+  g_return_if_fail (config != NULL);
+  g_return_if_fail (isa >= MOROK_ISA_PORTABLE && isa <= MOROK_ISA_AVX512);
+  config->isa = isa;
+  g_clear_pointer (&config->bad[BAD_ISA], g_free);
+}
+
+/* ---- onto the plan ---- */
+
+gboolean
+morok_prepare_config_to_plan_options (const MorokPrepareConfig *config,
+                                      MorokPlanOptions *out_opts, GError **error)
+{
+  g_return_val_if_fail (config != NULL && out_opts != NULL, FALSE);
+  for (guint i = 0; i < N_BAD; i++)
+    if (config->bad[i])
+      {
+        g_set_error_literal (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_DEVICE, config->bad[i]);
+        return FALSE;
+      }
+  MorokIsa best = morok_isa_detect ();
+  if (config->isa > best)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_DEVICE,
+                   "ISA '%s' was asked for, but this CPU runs at most '%s'",
+                   morok_isa_name (config->isa), morok_isa_name (best));
+      return FALSE;
+    }
+  morok_plan_options_init (out_opts);
+  out_opts->threads = config->threads;
+  out_opts->isa = config->isa;
+  out_opts->compile.cc = config->cc;
+  out_opts->compile.opt_level = config->opt_level;
+  out_opts->compile.use_cache = config->use_cache;
+  out_opts->compile.cache_dir = config->cache_dir;
+  out_opts->compile.dump_dir = config->dump_dir;
+  return TRUE;
+}
