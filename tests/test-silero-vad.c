@@ -10,6 +10,7 @@
  * tests that need them are skipped when they are absent.
  */
 #include "graph/morok-lower.h"
+#include "models/silero-vad-jit.h"
 #include "models/silero-vad.h"
 #include "onnx-test-util.h"
 
@@ -189,6 +190,99 @@ test_matches_onnxruntime (gconstpointer data)
                   "at chunk %u",
                   c->version, c->rate, got->len, morok_plan_n_steps (plan), worst, at);
   g_assert_cmpfloat (worst, <=, PROB_TOL);
+}
+
+/* ---- the JIT wrapper, driven by MorokJitRecurrent ---- */
+
+/* The stream a recurrent step reads its chunk from. */
+typedef struct
+{
+  const float *samples;
+  gsize n, at;
+  guint C, N;
+  float *window; /* [C + N]: context, then the chunk */
+} Feed;
+
+static gboolean
+pack_audio (gpointer jit, gpointer user_data, GError **error)
+{
+  Feed *f = user_data;
+  MorokBuffer *audio = silero_vad_jit_audio_mut (jit, error);
+  if (audio == NULL)
+    return FALSE;
+  gsize len = MIN (f->N, f->n - f->at);
+  memmove (f->window, f->window + f->N, f->C * sizeof (float));
+  memcpy (f->window + f->C, f->samples + f->at, len * sizeof (float));
+  memset (f->window + f->C + len, 0, (f->N - len) * sizeof (float));
+  memcpy (audio->data, f->window, (f->C + f->N) * sizeof (float));
+  f->at += f->N;
+  return TRUE;
+}
+
+/* SileroVadJit, prepared for the rate its audio spec implies and stepped by
+ * MorokJitRecurrent (head 1, state [h | c] carried on the host), gives the
+ * same probabilities within 1e-4, without a rebuild after prepare. */
+static void
+test_jit_recurrent (gconstpointer data)
+{
+  const Case *c = data;
+  MorokSileroVad *vad = load_vad (c->version);
+  if (vad == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  guint C = morok_silero_vad_context_len (vad, c->rate),
+        N = morok_silero_vad_chunk_len (vad, c->rate);
+  gsize S = morok_silero_vad_state_len (vad);
+  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (vad); /* owns vad */
+  g_autoptr (MorokInputSpec) as = morok_input_spec_f32 (MOROK_SHAPE (1, C + N));
+  g_autoptr (MorokInputSpec) ss = morok_input_spec_f32 (MOROK_SHAPE ((gint64)S));
+  g_assert_true (silero_vad_jit_prepare (jit, as, ss, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (silero_vad_jit_sample_rate (jit), ==, c->rate);
+  g_autoptr (MorokJitRecurrent) rec = silero_vad_jit_recurrent_new (jit, &error);
+  g_assert_no_error (error);
+
+  g_autofree char *wav = g_strdup_printf ("speech-%uk.wav", c->rate / 1000);
+  g_autofree char *ref = g_strdup_printf ("vad-probs-%s-%uk.txt", c->version, c->rate / 1000);
+  guint rate;
+  gsize n;
+  g_autofree float *samples = read_wav (wav, &rate, &n);
+  g_autoptr (GArray) want = read_probs (ref);
+  g_autofree float *window = g_new0 (float, C + N);
+  Feed feed = { samples, n, 0, C, N, window };
+  guint64 builds = morok_plan_build_count ();
+  double worst = 0;
+  guint steps = 0;
+  for (; feed.at < n; steps++)
+    {
+      const float *p = morok_jit_recurrent_step (rec, pack_audio, &feed, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (steps, <, want->len);
+      worst = MAX (worst, fabs (p[0] - g_array_index (want, double, steps)));
+    }
+  g_assert_cmpuint (steps, ==, want->len);
+  g_assert_cmpuint (morok_plan_build_count (), ==, builds);
+  g_test_message ("SileroVadJit %s %u Hz: %u recurrent steps, max |morok - onnxruntime| = %.2e",
+                  c->version, c->rate, steps, worst);
+  g_assert_cmpfloat (worst, <=, PROB_TOL);
+}
+
+/* An audio spec of no rate's length is a build error naming the lengths. */
+static void
+test_jit_rejects_unknown_length (void)
+{
+  MorokSileroVad *vad = load_vad ("v5");
+  if (vad == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (vad);
+  g_autoptr (MorokInputSpec) as = morok_input_spec_f32 (MOROK_SHAPE (1, 512));
+  g_autoptr (MorokInputSpec) ss = morok_input_spec_f32 (MOROK_SHAPE (256));
+  g_assert_false (silero_vad_jit_prepare (jit, as, ss, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "[1, 576] at 16 kHz, [1, 288] at 8 kHz"));
+  g_assert_cmpuint (silero_vad_jit_sample_rate (jit), ==, 0);
 }
 
 /* ---- loading ---- */
@@ -445,6 +539,11 @@ main (int argc, char **argv)
       g_autofree char *name = g_strdup_printf ("/silero-vad/%s/%uk/matches-onnxruntime",
                                                cases[i].version, cases[i].rate / 1000);
       g_test_add_data_func (name, &cases[i], test_matches_onnxruntime);
+      g_autofree char *jit_name
+          = g_strdup_printf ("/silero-vad/jit/%s/%uk/recurrent-matches-onnxruntime",
+                             cases[i].version, cases[i].rate / 1000);
+      g_test_add_data_func (jit_name, &cases[i], test_jit_recurrent);
     }
+  g_test_add_func ("/silero-vad/jit/rejects-unknown-length", test_jit_rejects_unknown_length);
   return g_test_run ();
 }
