@@ -52,6 +52,13 @@ param_find (const MorokOnnxGraph *graph, const char *name, guint rank, const gin
 
 /* ---- structure ---- */
 
+static const MorokOnnxGraph *
+branch (const MorokOnnxNode *node, const char *attr)
+{
+  const MorokOnnxAttribute *a = morok_onnx_node_find_attribute (node, attr);
+  return a && a->type == MOROK_ONNX_ATTR_GRAPH ? a->g : NULL;
+}
+
 /* The main graph's If on Equal (sr, 16000): its then_branch is the 16 kHz
  * network and its else_branch the 8 kHz one, in every version. */
 static const MorokOnnxNode *
@@ -77,8 +84,7 @@ find_rate_switch (const MorokOnnxModel *onnx, GError **error)
               if (t == NULL || t->n_elements != 1)
                 continue;
               g_autofree gint64 *v = morok_onnx_tensor_to_i64 (t, NULL, NULL);
-              if (v && v[0] == 16000 && morok_onnx_node_find_attribute (n, "then_branch")
-                  && morok_onnx_node_find_attribute (n, "else_branch"))
+              if (v && v[0] == 16000 && branch (n, "then_branch") && branch (n, "else_branch"))
                 return n;
             }
         }
@@ -86,13 +92,6 @@ find_rate_switch (const MorokOnnxModel *onnx, GError **error)
   g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_NOT_FOUND,
                "%s: not a Silero VAD model: no If on sr == 16000 in the main graph", file);
   return NULL;
-}
-
-static const MorokOnnxGraph *
-branch (const MorokOnnxNode *node, const char *attr)
-{
-  const MorokOnnxAttribute *a = morok_onnx_node_find_attribute (node, attr);
-  return a && a->type == MOROK_ONNX_ATTR_GRAPH ? a->g : NULL;
 }
 
 /* The first Conv node of @graph whose weight input is @weight, or NULL. */
