@@ -3,12 +3,14 @@
  * the fixture WAV chunk by chunk with the state carried, as a streaming VAD
  * does, and prints the execute time per chunk, the kernel count, and a
  * per-kernel profile summed over the whole file. Not a test. One thread
- * unless MOROK_THREADS says otherwise.
+ * unless MOROK_THREADS says otherwise; the other MOROK_* settings of
+ * docs/jit-wrapper.md (MOROK_ISA, MOROK_OPT, MOROK_DUMP_DIR...) apply.
  *
  *   build/bench/bench-silero [v5|v6|v4] [16000|8000] [MODEL_DIR]
  *   (MODEL_DIR defaults to $MOROK_MODEL_DIR, then models/ of the source tree)
  */
 #include "graph/morok-lower.h"
+#include "jit/morok-jit.h"
 #include "models/silero-vad.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,8 +118,15 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-silero: %s\n", error->message);
       return 1;
     }
+  /* MOROK_ISA, MOROK_OPT, MOROK_DUMP_DIR... as a JIT wrapper would read them */
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
   MorokPlanOptions opts;
-  morok_plan_options_init (&opts);
+  if (!morok_prepare_config_to_plan_options (config, &opts, &error))
+    {
+      morok_graph_free (g);
+      fprintf (stderr, "bench-silero: %s\n", error->message);
+      return 1;
+    }
   double t0 = now_us ();
   g_autoptr (MorokPlan) plan = morok_plan_build (g, &out, 1, in, 2, &opts, &error);
   if (!plan)
