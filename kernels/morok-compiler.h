@@ -17,8 +17,8 @@
  *   MOROK_CACHE_DIR  cache folder when opts->cache_dir is NULL; default
  *                    g_get_user_cache_dir ()/morok
  *
- * Generated sources start with the kernel prelude (`extern const char
- * morok_kernel_prelude[]`, built from the headers in kernels/include), which
+ * Generated sources start with the kernel prelude (morok_render_prelude (),
+ * built from the headers in kernels/include), which
  * defines the memset and memcpy clang may call: the loader resolves no
  * outside symbol.
  *

@@ -25,6 +25,10 @@ MorokIsa morok_isa_detect (void);
 const char *morok_isa_name (MorokIsa isa);
 gboolean morok_isa_parse (const char *name, MorokIsa *out);
 
+/* The headers every translation unit starts with (the kernels/include headers, in
+ * order); a static string. */
+const char *morok_render_prelude (void);
+
 /* The whole translation unit, prelude included. (transfer full) */
 char *morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error);
 

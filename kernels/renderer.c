@@ -633,6 +633,12 @@ render_matmul_kernel (Ctx *c)
 
 /* ---- the translation unit ---- */
 
+const char *
+morok_render_prelude (void)
+{
+  return morok_kernel_prelude;
+}
+
 char *
 morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
 {
