@@ -17,19 +17,22 @@
  */
 #pragma once
 
-MOROK_INLINE uint32_t
+/* A kernel uses a few of the prelude's functions: the rest must not warn. */
+#define MOROK_HALF_FN MOROK_INLINE __attribute__ ((unused))
+
+MOROK_HALF_FN uint32_t
 morok_f32_bits (float x)
 {
   return __builtin_bit_cast(uint32_t, x);
 }
 
-MOROK_INLINE float
+MOROK_HALF_FN float
 morok_f32_from_bits (uint32_t u)
 {
   return __builtin_bit_cast(float, u);
 }
 
-MOROK_INLINE float
+MOROK_HALF_FN float
 morok_f16_to_f32 (uint16_t h)
 {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -46,7 +49,7 @@ morok_f16_to_f32 (uint16_t h)
   return morok_f32_from_bits (sign | mag);
 }
 
-MOROK_INLINE uint16_t
+MOROK_HALF_FN uint16_t
 morok_f32_to_f16 (float x)
 {
   uint32_t u = morok_f32_bits (x);
@@ -79,13 +82,13 @@ morok_f32_to_f16 (float x)
   return (uint16_t)(sign | mag);
 }
 
-MOROK_INLINE float
+MOROK_HALF_FN float
 morok_bf16_to_f32 (uint16_t h)
 {
   return morok_f32_from_bits ((uint32_t)h << 16);
 }
 
-MOROK_INLINE uint16_t
+MOROK_HALF_FN uint16_t
 morok_f32_to_bf16 (float x)
 {
   uint32_t u = morok_f32_bits (x);

@@ -51,7 +51,8 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
 #define MOROK_VEC512 __attribute__ ((min_vector_width (512)))
 #endif
 
-#define MOROK_VMATH_FN MOROK_INLINE MOROK_VEC512
+/* A kernel uses a few of the prelude's functions: the rest must not warn. */
+#define MOROK_VMATH_FN MOROK_INLINE MOROK_VEC512 __attribute__ ((unused))
 
 /* The vector versions exist under every MOROK_ISA_* so that code using them
  * always compiles; without AVX clang warns that 256/512-bit arguments change
@@ -172,7 +173,7 @@ MOROK_VMATH_DEFINE_SIGMOID (morok_sigmoid_f32x16, morok_exp_f32x16, morok_f32x16
 #pragma clang diagnostic pop
 
 /* sqrt: -fno-math-errno makes this one instruction, no libm call. */
-MOROK_INLINE float
+MOROK_VMATH_FN float
 morok_sqrtf (float x)
 {
   return __builtin_sqrtf (x);

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* Single-threaded f32 matrix multiply for generated kernels:
+ *
+ *   C[m*ldc + n] (= or +=) sum_k A[m*sam + k*sak] * B[k*sbk + n*sbn]
+ *
+ * for any strides (transposed operands, stride 0 for broadcast). The caller
+ * splits M (or N) across threads and calls this on its share.
+ *
+ * GotoBLAS/BLIS structure, in C with clang vector extensions: B is packed by
+ * blocks of KC x NC into panels NR columns wide (kept in L2; one panel, KC x NR
+ * floats, in L1 while the micro-kernel walks down M), and an MR x NR register
+ * tile of C accumulates over KC. A needs no packing when its rows are
+ * contiguous in k (sak == 1, the layout of activations): the micro-kernel
+ * broadcasts straight from MR rows, which measured 8 % faster than packing;
+ * other strides, and a last partial panel of rows, are packed MR-interleaved.
+ * B packing from k-contiguous storage (sbk == 1, PyTorch's [out, in] weights)
+ * transposes 16x16 (8x8) blocks in registers. Buffers are on the stack, no
+ * malloc. M == 1 and N == 1 take a matrix-vector path that streams the matrix
+ * once.
+ *
+ *   ISA               tile              vectors
+ *   MOROK_ISA_AVX512  6 x 64 (24 zmm)   16 x f32
+ *   MOROK_ISA_AVX2    6 x 16 (12 ymm)    8 x f32
+ *   portable          4 x 4             scalar
+ *
+ * One thread, GFLOP/s (kernels/bench-gemm.c; OpenBLAS 0.3.21 SkylakeX):
+ * see the table in that file's header comment.
+ *
+ *   // C[250 x 768] = X[250 x 3072] . W^T, W stored [768 x 3072]
+ *   morok_gemm_f32 (250, 768, 3072, x, 3072, 1, w, 1, 3072, c, 768, 0);
+ */
+#pragma once
+
+#ifndef MOROK_VEC512
+#define MOROK_VEC512 __attribute__ ((min_vector_width (512)))
+#endif
+
+/* Tiles and blocks, picked by measurement on this machine (SPR, 48 KB L1d,
+ * 2 MB L2; kernels/bench-gemm.c): on AVX-512, 6 x 64 (24 zmm accumulators, 4
+ * loads and 6 broadcasts per 24 FMAs) beat 12 x 32, 14 x 32, 8 x 48 and
+ * 8 x 32 by 5-10 % on average over the encoder shapes, with KC = 128 so that
+ * the B panel (KC x 64 floats, 32 KB) stays in L1d. MC x KC of A and the
+ * KC x NC packed block of B stay in L2. AVX2 keeps the usual 6 x 16 (12 of its
+ * 16 ymm registers). Stack use is about MOROK_GEMM_STACK_BYTES: 165 KB on
+ * AVX-512, 329 KB on AVX2, 305 KB portable. */
+#if defined(MOROK_ISA_AVX512)
+typedef morok_f32x16 morok_gemm_vec;
+typedef float morok_gemm_vecu __attribute__ ((ext_vector_type (16), aligned (4)));
+#define MOROK_GEMM_VL 16
+#define MOROK_GEMM_MR 6
+#define MOROK_GEMM_NR 64
+#define MOROK_GEMM_KC 128
+#elif defined(MOROK_ISA_AVX2)
+typedef morok_f32x8 morok_gemm_vec;
+typedef float morok_gemm_vecu __attribute__ ((ext_vector_type (8), aligned (4)));
+#define MOROK_GEMM_VL 8
+#define MOROK_GEMM_MR 6
+#define MOROK_GEMM_NR 16
+#define MOROK_GEMM_KC 256
+#else
+typedef float morok_gemm_vec;
+typedef float morok_gemm_vecu;
+#define MOROK_GEMM_VL 1
+#define MOROK_GEMM_MR 4
+#define MOROK_GEMM_NR 4
+#define MOROK_GEMM_KC 256
+#endif
+#define MOROK_GEMM_NV (MOROK_GEMM_NR / MOROK_GEMM_VL)
+#define MOROK_GEMM_NC 256
+#define MOROK_GEMM_MC (12 * MOROK_GEMM_MR)
+#define MOROK_GEMM_STACK_BYTES                                                                     \
+  (4 * (MOROK_GEMM_KC * MOROK_GEMM_NC + MOROK_GEMM_MC * MOROK_GEMM_KC + MOROK_GEMM_KC))
+
+MOROK_INLINE int64_t
+morok_gemm_min (int64_t a, int64_t b)
+{
+  return a < b ? a : b;
+}
+
+/* The MR x NR tile at c += or = A-sliver . B-panel over kc, with A read at
+ * a[i*ars + k*aks] (packed: ars = 1, aks = MR; direct rows: ars = sam, aks = 1)
+ * and the packed B panel at b[k*NR + j]. Only the top-left mr x nr part of the
+ * tile is stored. One out-of-line copy serves both kinds of A: inlined at each
+ * call site it measured no faster and cost ~80 ms more compile time. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
+                 const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
+                 int load_c)
+{
+  /* The accumulators live in registers only if every loop over i and j is
+   * unrolled; clang's own heuristics stop short at 12 x 2. */
+  morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < MOROK_GEMM_MR; i++)
+#pragma clang loop unroll(full)
+    for (int j = 0; j < MOROK_GEMM_NV; j++)
+      acc[i][j] = (morok_gemm_vec)0.0f;
+
+  for (int64_t k = 0; k < kc; k++)
+    {
+      morok_gemm_vec bv[MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+      for (int j = 0; j < MOROK_GEMM_NV; j++)
+        bv[j] = *(const morok_gemm_vec *)(b + j * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+      for (int i = 0; i < MOROK_GEMM_MR; i++)
+        {
+          morok_gemm_vec av = (morok_gemm_vec)a[i * ars];
+#pragma clang loop unroll(full)
+          for (int j = 0; j < MOROK_GEMM_NV; j++)
+            acc[i][j] += av * bv[j];
+        }
+      a += aks;
+      b += MOROK_GEMM_NR;
+    }
+
+  if (mr == MOROK_GEMM_MR && nr == MOROK_GEMM_NR)
+    {
+#pragma clang loop unroll(full)
+      for (int i = 0; i < MOROK_GEMM_MR; i++)
+#pragma clang loop unroll(full)
+        for (int j = 0; j < MOROK_GEMM_NV; j++)
+          {
+            morok_gemm_vecu *p = (morok_gemm_vecu *)(c + i * ldc + j * MOROK_GEMM_VL);
+            *p = load_c ? *p + acc[i][j] : acc[i][j];
+          }
+      return;
+    }
+  float tile[MOROK_GEMM_MR * MOROK_GEMM_NR];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < MOROK_GEMM_MR; i++)
+#pragma clang loop unroll(full)
+    for (int j = 0; j < MOROK_GEMM_NV; j++)
+      *(morok_gemm_vecu *)(tile + i * MOROK_GEMM_NR + j * MOROK_GEMM_VL) = acc[i][j];
+  for (int64_t i = 0; i < mr; i++)
+    for (int64_t j = 0; j < nr; j++)
+      c[i * ldc + j] = (load_c ? c[i * ldc + j] : 0.0f) + tile[i * MOROK_GEMM_NR + j];
+}
+
+/* Packs rows [0, mr) of A (row stride sam, k stride sak) over kc into one
+ * MR-interleaved panel, dst[k*MR + i], rows mr..MR-1 zero. */
+MOROK_INLINE void
+morok_gemm_pack_a (int64_t mr, int64_t kc, const float *a, int64_t sam, int64_t sak, float *dst)
+{
+  if (mr == MOROK_GEMM_MR && sam == 1) /* column-major A: MR floats per k */
+    {
+      for (int64_t k = 0; k < kc; k++)
+#pragma clang loop unroll(full)
+        for (int i = 0; i < MOROK_GEMM_MR; i++)
+          dst[k * MOROK_GEMM_MR + i] = a[k * sak + i];
+      return;
+    }
+  for (int64_t k = 0; k < kc; k++)
+    for (int64_t i = 0; i < MOROK_GEMM_MR; i++)
+      dst[k * MOROK_GEMM_MR + i] = i < mr ? a[i * sam + k * sak] : 0.0f;
+}
+
+#if MOROK_GEMM_VL > 1
+/* In-register transpose of VL x VL floats: stage `bit` swaps that bit of the
+ * row index with that bit of the column index, pairing rows R and R|bit. */
+// clang-format off
+#define MOROK_GEMM_T_STAGE(r, bit, ...)                                                            \
+  _Pragma ("clang loop unroll(full)")                                                              \
+  for (int R = 0; R < MOROK_GEMM_VL; R++)                                                          \
+    if (!(R & (bit)))                                                                              \
+      {                                                                                            \
+        morok_gemm_vec x_ = r[R], y_ = r[R | (bit)];                                               \
+        r[R] = __builtin_shufflevector (x_, y_, __VA_ARGS__);                                      \
+        r[R | (bit)] = __builtin_shufflevector (x_, y_, MOROK_GEMM_T_HI_##bit);                    \
+      }
+// clang-format on
+#if MOROK_GEMM_VL == 16
+#define MOROK_GEMM_T_HI_1 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+#define MOROK_GEMM_T_HI_2 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
+#define MOROK_GEMM_T_HI_4 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
+#define MOROK_GEMM_T_HI_8 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define MOROK_GEMM_TRANSPOSE(r)                                                                    \
+  MOROK_GEMM_T_STAGE (r, 1, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30)             \
+  MOROK_GEMM_T_STAGE (r, 2, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29)              \
+  MOROK_GEMM_T_STAGE (r, 4, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27)              \
+  MOROK_GEMM_T_STAGE (r, 8, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+#else
+#define MOROK_GEMM_T_HI_1 1, 9, 3, 11, 5, 13, 7, 15
+#define MOROK_GEMM_T_HI_2 2, 3, 10, 11, 6, 7, 14, 15
+#define MOROK_GEMM_T_HI_4 4, 5, 6, 7, 12, 13, 14, 15
+#define MOROK_GEMM_TRANSPOSE(r)                                                                    \
+  MOROK_GEMM_T_STAGE (r, 1, 0, 8, 2, 10, 4, 12, 6, 14)                                             \
+  MOROK_GEMM_T_STAGE (r, 2, 0, 1, 8, 9, 4, 5, 12, 13)                                              \
+  MOROK_GEMM_T_STAGE (r, 4, 0, 1, 2, 3, 8, 9, 10, 11)
+#endif
+
+/* Packs full VL x VL blocks of a k-contiguous B (b[n*sbn + k]) into one
+ * panel: dst[k*NR + j] for k < kc - kc % VL, j < NR. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_pack_b_kmajor (int64_t kc, const float *b, int64_t sbn, float *dst)
+{
+  for (int jb = 0; jb < MOROK_GEMM_NR; jb += MOROK_GEMM_VL)
+    for (int64_t k0 = 0; k0 + MOROK_GEMM_VL <= kc; k0 += MOROK_GEMM_VL)
+      {
+        /* Fully unrolled, or r[] stays in memory. */
+        morok_gemm_vec r[MOROK_GEMM_VL];
+#pragma clang loop unroll(full)
+        for (int R = 0; R < MOROK_GEMM_VL; R++)
+          r[R] = *(const morok_gemm_vecu *)(b + (jb + R) * sbn + k0);
+        MOROK_GEMM_TRANSPOSE (r)
+#pragma clang loop unroll(full)
+        for (int R = 0; R < MOROK_GEMM_VL; R++)
+          *(morok_gemm_vec *)(dst + (k0 + R) * MOROK_GEMM_NR + jb) = r[R];
+      }
+}
+#endif
+
+/* Packs a kc x nc block of B into NR-wide panels, dst[p*kc*NR + k*NR + j] for
+ * column p*NR + j, zero beyond nc. Row-major B is read row by row across all
+ * full panels, so that the reads stream (panel by panel, every panel would
+ * touch kc rows, a page apart); k-contiguous B is transposed by blocks. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_pack_b (int64_t kc, int64_t nc, const float *b, int64_t sbk, int64_t sbn, float *dst)
+{
+  int64_t full = nc / MOROK_GEMM_NR, p = 0;
+  if (sbn == 1)
+    {
+      for (int64_t k = 0; k < kc; k++)
+        for (int64_t q = 0; q < full; q++)
+#pragma clang loop unroll(full)
+          for (int j = 0; j < MOROK_GEMM_NV; j++)
+            *(morok_gemm_vec *)(dst + q * kc * MOROK_GEMM_NR + k * MOROK_GEMM_NR
+                                + j * MOROK_GEMM_VL)
+                = *(const morok_gemm_vecu *)(b + k * sbk + q * MOROK_GEMM_NR + j * MOROK_GEMM_VL);
+      p = full;
+    }
+  for (; p * MOROK_GEMM_NR < nc; p++)
+    {
+      int64_t n0 = p * MOROK_GEMM_NR, nr = morok_gemm_min (MOROK_GEMM_NR, nc - n0);
+      const float *bp = b + n0 * sbn;
+      float *dp = dst + p * kc * MOROK_GEMM_NR;
+      int64_t k = 0;
+#if MOROK_GEMM_VL > 1
+      if (nr == MOROK_GEMM_NR && sbk == 1)
+        {
+          morok_gemm_pack_b_kmajor (kc, bp, sbn, dp);
+          k = kc - kc % MOROK_GEMM_VL;
+        }
+#endif
+      for (; k < kc; k++)
+        for (int64_t j = 0; j < MOROK_GEMM_NR; j++)
+          dp[k * MOROK_GEMM_NR + j] = j < nr ? bp[k * sbk + j * sbn] : 0.0f;
+    }
+}
+
+/* Matrix-vector: y[j*incy] (=|+=) sum_k x[k*incx] W[k*swk + j*swj], j < n.
+ * M == 1 is this with x = A's row, W = B; N == 1 with x = B's column and
+ * W = A seen transposed. Each element of W is read once, straight from its
+ * storage, which is the whole cost: packing would read it twice. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float *W, int64_t swk,
+                int64_t swj, float *y, int64_t incy, int accumulate)
+{
+  /* W rows contiguous in j: 64 floats of y (a cache line's worth per vector
+   * on AVX-512) stay in registers while W streams by rows. */
+  enum
+  {
+    JB = 64,
+    GV = JB / MOROK_GEMM_VL
+  };
+  int64_t j = 0;
+  if (swj == 1)
+    for (; j + JB <= n; j += JB)
+      {
+        morok_gemm_vec acc[GV];
+#pragma clang loop unroll(full)
+        for (int v = 0; v < GV; v++)
+          acc[v] = (morok_gemm_vec)0.0f;
+        for (int64_t k = 0; k < K; k++)
+          {
+            morok_gemm_vec xk = (morok_gemm_vec)x[k * incx];
+#pragma clang loop unroll(full)
+            for (int v = 0; v < GV; v++)
+              acc[v] += xk * *(const morok_gemm_vecu *)(W + k * swk + j + v * MOROK_GEMM_VL);
+          }
+        float out[JB];
+#pragma clang loop unroll(full)
+        for (int v = 0; v < GV; v++)
+          *(morok_gemm_vecu *)(out + v * MOROK_GEMM_VL) = acc[v];
+        for (int64_t t = 0; t < JB; t++)
+          y[(j + t) * incy] = (accumulate ? y[(j + t) * incy] : 0.0f) + out[t];
+      }
+
+  /* W columns contiguous in k: 4 dot products at a time, x copied by chunks
+   * into a contiguous buffer so that any incx works. */
+  if (swk == 1 && n - j >= 4)
+    {
+      float xb[MOROK_GEMM_KC] __attribute__ ((aligned (64)));
+      for (int64_t k0 = 0; k0 < K; k0 += MOROK_GEMM_KC)
+        {
+          int64_t kc = morok_gemm_min (MOROK_GEMM_KC, K - k0);
+          int64_t kv = kc - kc % MOROK_GEMM_VL;
+          for (int64_t k = 0; k < kc; k++)
+            xb[k] = x[(k0 + k) * incx];
+          int64_t jj = j;
+          for (; jj + 4 <= n; jj += 4)
+            {
+              const float *w = W + k0 + jj * swj;
+              morok_gemm_vec acc[4];
+              for (int v = 0; v < 4; v++)
+                acc[v] = (morok_gemm_vec)0.0f;
+              for (int64_t k = 0; k < kv; k += MOROK_GEMM_VL)
+                {
+                  morok_gemm_vec xv = *(const morok_gemm_vec *)(xb + k);
+                  for (int v = 0; v < 4; v++)
+                    acc[v] += xv * *(const morok_gemm_vecu *)(w + v * swj + k);
+                }
+              for (int v = 0; v < 4; v++)
+                {
+                  float s = 0.0f;
+                  float lanes[MOROK_GEMM_VL];
+                  *(morok_gemm_vecu *)lanes = acc[v];
+                  for (int l = 0; l < MOROK_GEMM_VL; l++)
+                    s += lanes[l];
+                  for (int64_t k = kv; k < kc; k++)
+                    s += xb[k] * w[v * swj + k];
+                  float *yp = y + (jj + v) * incy;
+                  *yp = (accumulate || k0 > 0 ? *yp : 0.0f) + s;
+                }
+            }
+        }
+      j = n - (n - j) % 4;
+    }
+
+  for (; j < n; j++)
+    {
+      float s = 0.0f;
+      for (int64_t k = 0; k < K; k++)
+        s += x[k * incx] * W[k * swk + j * swj];
+      y[j * incy] = (accumulate ? y[j * incy] : 0.0f) + s;
+    }
+}
+
+static MOROK_VEC512 __attribute__ ((unused)) void
+morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                const float *B, int64_t sbk, int64_t sbn, float *C, int64_t ldc, int accumulate)
+{
+  if (M <= 0 || N <= 0)
+    return;
+  if (K <= 0)
+    {
+      for (int64_t m = 0; m < M && !accumulate; m++)
+        for (int64_t n = 0; n < N; n++)
+          C[m * ldc + n] = 0.0f;
+      return;
+    }
+  if (M == 1)
+    {
+      morok_gemv_f32 (K, N, A, sak, B, sbk, sbn, C, 1, accumulate);
+      return;
+    }
+  if (N == 1)
+    {
+      morok_gemv_f32 (K, M, B, sbk, A, sak, sam, C, ldc, accumulate);
+      return;
+    }
+
+  float bpack[MOROK_GEMM_KC * MOROK_GEMM_NC] __attribute__ ((aligned (64)));
+  float apack[MOROK_GEMM_MC * MOROK_GEMM_KC] __attribute__ ((aligned (64)));
+  for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
+    {
+      int64_t nc = morok_gemm_min (MOROK_GEMM_NC, N - jc);
+      for (int64_t pc = 0; pc < K; pc += MOROK_GEMM_KC)
+        {
+          int64_t kc = morok_gemm_min (MOROK_GEMM_KC, K - pc);
+          int load_c = accumulate || pc > 0;
+          morok_gemm_pack_b (kc, nc, B + pc * sbk + jc * sbn, sbk, sbn, bpack);
+
+          for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
+            {
+              int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
+              const float *a = A + ic * sam + pc * sak;
+              /* Rows contiguous in k are read in place, except a last partial
+               * panel, which is packed (zero rows) so as never to read past
+               * A's last row. */
+              int direct = sak == 1;
+              int64_t full = direct ? mc - mc % MOROK_GEMM_MR : 0;
+              for (int64_t ir = full; ir < mc; ir += MOROK_GEMM_MR)
+                morok_gemm_pack_a (morok_gemm_min (MOROK_GEMM_MR, mc - ir), kc, a + ir * sam, sam,
+                                   sak, apack + ir * kc);
+              for (int64_t jr = 0; jr < nc; jr += MOROK_GEMM_NR)
+                {
+                  const float *bp = bpack + jr * kc;
+                  int64_t nr = morok_gemm_min (MOROK_GEMM_NR, nc - jr);
+                  float *c = C + ic * ldc + jc + jr;
+                  int64_t ir = 0;
+                  for (; ir < full; ir += MOROK_GEMM_MR)
+                    morok_gemm_tile (kc, a + ir * sam, sam, 1, bp, c + ir * ldc, ldc, MOROK_GEMM_MR,
+                                     nr, load_c);
+                  for (; ir < mc; ir += MOROK_GEMM_MR)
+                    morok_gemm_tile (kc, apack + ir * kc, 1, MOROK_GEMM_MR, bp, c + ir * ldc, ldc,
+                                     morok_gemm_min (MOROK_GEMM_MR, mc - ir), nr, load_c);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel headers (kernels/include), compiled by clang with the JIT's flags
+ * once per ISA (kernel-headers-export.c), seen from host code: tests and
+ * kernels/bench-gemm.c call them through this table. Host code is compiled by
+ * the project's compiler, which need not understand clang's vector types, so
+ * only plain arrays cross this boundary. Include <stdint.h> first.
+ *
+ *   const MorokKernelExports *k = &morok_kernel_exports_avx512;
+ *   if (morok_kernel_exports_runnable (k))
+ *     k->gemm_f32 (m, n, k, a, k, 1, b, n, 1, c, n, 0);
+ */
+#pragma once
+
+typedef enum
+{
+  MOROK_VMATH_EXP,
+  MOROK_VMATH_LOG,
+  MOROK_VMATH_TANH,
+  MOROK_VMATH_SIGMOID,
+  MOROK_VMATH_ERF,  /* scalar only */
+  MOROK_VMATH_SQRT, /* scalar only */
+  MOROK_VMATH_POW,  /* scalar only, y from the second input */
+} MorokVmathFn;
+
+typedef enum
+{
+  MOROK_EXPORT_ISA_PORTABLE,
+  MOROK_EXPORT_ISA_AVX2,
+  MOROK_EXPORT_ISA_AVX512,
+} MorokExportIsa;
+
+typedef struct
+{
+  const char *name; /* "avx512", "avx2" or "portable" */
+  MorokExportIsa isa;
+  void (*f16_to_f32) (const uint16_t *in, float *out, int64_t n);
+  void (*f32_to_f16) (const float *in, uint16_t *out, int64_t n);
+  void (*bf16_to_f32) (const uint16_t *in, float *out, int64_t n);
+  void (*f32_to_bf16) (const float *in, uint16_t *out, int64_t n);
+  /* out[i] = fn (x[i]) (pow: fn (x[i], y[i])), through a loop over the scalar
+   * function (width 1) or the 8- or 16-wide vector one (n a multiple). */
+  void (*vmath) (MorokVmathFn fn, int width, const float *x, const float *y, float *out, int64_t n);
+  void (*gemm_f32) (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                    const float *B, int64_t sbk, int64_t sbn, float *C, int64_t ldc,
+                    int accumulate);
+} MorokKernelExports;
+
+extern const MorokKernelExports morok_kernel_exports_avx512;
+extern const MorokKernelExports morok_kernel_exports_avx2;
+extern const MorokKernelExports morok_kernel_exports_portable;
+
+/* Whether this CPU runs the ISA's code (the objects are built with the ISA's
+ * -m flags on top of -march=native, so they exist even where it does not). */
+static inline int
+morok_kernel_exports_runnable (const MorokKernelExports *k)
+{
+  switch (k->isa)
+    {
+    case MOROK_EXPORT_ISA_AVX512:
+      return __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512vl")
+             && __builtin_cpu_supports ("avx512bw") && __builtin_cpu_supports ("avx512dq");
+    case MOROK_EXPORT_ISA_AVX2:
+      return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
+    default:
+      return 1;
+    }
+}

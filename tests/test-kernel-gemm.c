@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* kernels/include/morok-gemm.h, compiled for each ISA by clang with the JIT's
+ * flags (kernels/kernel-headers-export.c), against a triple loop in double.
+ *
+ * Shapes straddle the blocking boundaries of every ISA's path (MR = 4, 6;
+ * NR = 4, 16, 64; KC = 128, 256; MC = 12 MR; NC = 256) and include the
+ * matrix-vector cases (M or N = 1);
+ * each runs with A and B stored row-major, transposed, with padded or odd
+ * leading dimensions, with arbitrary element strides and broadcast (stride
+ * 0), and with accumulate off and on. C has padding between rows, which must
+ * stay untouched. An element is right when it is within 1e-5 of the sum of
+ * |a b| terms (plus |c| when accumulating): the bound of float summation. */
+#include <glib.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernel-headers-export.h"
+
+static const MorokKernelExports *const isas[] = {
+  &morok_kernel_exports_avx512,
+  &morok_kernel_exports_avx2,
+  &morok_kernel_exports_portable,
+};
+
+/* M, N, K */
+static const int64_t shapes[][3] = {
+  { 1, 1, 1 },     { 1, 1, 700 },     { 1, 7, 5 },     { 7, 1, 5 },     { 1, 100, 300 },
+  { 100, 1, 300 }, { 1, 333, 600 },   { 333, 1, 600 }, { 2, 2, 2 },     { 3, 5, 7 },
+  { 4, 4, 4 },     { 6, 16, 1 },      { 12, 32, 256 }, { 13, 33, 257 }, { 11, 31, 255 },
+  { 24, 64, 512 }, { 25, 65, 513 },   { 5, 17, 9 },    { 2, 1000, 3 },  { 1000, 2, 3 },
+  { 145, 70, 20 }, { 50, 260, 40 },   { 47, 129, 19 }, { 97, 47, 300 }, { 17, 300, 33 },
+  { 9, 9, 1 },     { 160, 520, 300 }, { 6, 64, 128 },  { 7, 65, 129 },  { 73, 63, 127 },
+  { 49, 16, 64 },
+};
+
+typedef struct
+{
+  const char *name;
+  gboolean broadcast; /* every row (A) / every k (B) holds the same values */
+} Layout;
+
+/* Strides of A for M x K: row m, column k at m*sam + k*sak. */
+static const Layout a_layouts[] = { { "row-padded", FALSE },
+                                    { "row", FALSE },
+                                    { "col", FALSE },
+                                    { "strided", FALSE },
+                                    { "broadcast", TRUE } };
+
+static void
+a_strides (int layout, int64_t M, int64_t K, int64_t *sam, int64_t *sak)
+{
+  int64_t s[][2] = { { K + 3, 1 }, { K, 1 }, { 1, M + 1 }, { 2 * K + 1, 2 }, { 0, 1 } };
+  *sam = s[layout][0], *sak = s[layout][1];
+}
+
+/* Strides of B for K x N: row k, column n at k*sbk + n*sbn. */
+static const Layout b_layouts[] = { { "row-padded", FALSE },
+                                    { "col-padded", FALSE },
+                                    { "col", FALSE },
+                                    { "strided", FALSE },
+                                    { "broadcast", TRUE } };
+
+static void
+b_strides (int layout, int64_t K, int64_t N, int64_t *sbk, int64_t *sbn)
+{
+  int64_t s[][2] = { { N + 2, 1 }, { 1, K + 1 }, { 1, K }, { 2 * N + 1, 2 }, { 0, 1 } };
+  *sbk = s[layout][0], *sbn = s[layout][1];
+}
+
+/* Logical matrices (row-major, dense) and the exact products in double. */
+typedef struct
+{
+  int64_t M, N, K;
+  float *a, *b, *c0; /* M x K, K x N, M x N (initial C) */
+  double *sum, *mag; /* sum_k a b and sum_k |a b|, M x N */
+} Problem;
+
+static Problem *
+problem_new (int64_t M, int64_t N, int64_t K, gboolean a_bcast, gboolean b_bcast, GRand *rand)
+{
+  Problem *p = g_new0 (Problem, 1);
+  p->M = M, p->N = N, p->K = K;
+  p->a = g_new (float, M *K + 1);
+  p->b = g_new (float, K *N + 1);
+  p->c0 = g_new (float, M *N + 1);
+  p->sum = g_new0 (double, M *N + 1);
+  p->mag = g_new0 (double, M *N + 1);
+  for (int64_t m = 0; m < M; m++)
+    for (int64_t k = 0; k < K; k++)
+      p->a[m * K + k] = a_bcast && m ? p->a[k] : (float)g_rand_double_range (rand, -1, 1);
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t n = 0; n < N; n++)
+      p->b[k * N + n] = b_bcast && k ? p->b[n] : (float)g_rand_double_range (rand, -1, 1);
+  for (int64_t i = 0; i < M * N; i++)
+    p->c0[i] = (float)g_rand_double_range (rand, -1, 1);
+  for (int64_t m = 0; m < M; m++)
+    for (int64_t k = 0; k < K; k++)
+      {
+        double a = p->a[m * K + k];
+        for (int64_t n = 0; n < N; n++)
+          {
+            double t = a * p->b[k * N + n];
+            p->sum[m * N + n] += t;
+            p->mag[m * N + n] += fabs (t);
+          }
+      }
+  return p;
+}
+
+static void
+problem_free (Problem *p)
+{
+  g_free (p->a), g_free (p->b), g_free (p->c0), g_free (p->sum), g_free (p->mag);
+  g_free (p);
+}
+
+#define SENTINEL 1234.5f
+
+/* Stores the problem in the given layouts, runs the ISA's GEMM and checks
+ * every element of C and that C's row padding kept its sentinel. */
+static void
+check_one (const MorokKernelExports *k, const Problem *p, int al, int bl, int accumulate)
+{
+  int64_t M = p->M, N = p->N, K = p->K, sam, sak, sbk, sbn, ldc = N + 5;
+  a_strides (al, M, K, &sam, &sak);
+  b_strides (bl, K, N, &sbk, &sbn);
+  float *a = g_new0 (float, (M - 1) * sam + (K - 1) * sak + 1);
+  float *b = g_new0 (float, (K - 1) * sbk + (N - 1) * sbn + 1);
+  float *c = g_new (float, M *ldc);
+  for (int64_t m = 0; m < M; m++)
+    for (int64_t i = 0; i < K; i++)
+      a[m * sam + i * sak] = p->a[m * K + i];
+  for (int64_t i = 0; i < K; i++)
+    for (int64_t n = 0; n < N; n++)
+      b[i * sbk + n * sbn] = p->b[i * N + n];
+  for (int64_t i = 0; i < M * ldc; i++)
+    c[i] = i % ldc < N ? p->c0[i / ldc * N + i % ldc] : SENTINEL;
+
+  k->gemm_f32 (M, N, K, a, sam, sak, b, sbk, sbn, c, ldc, accumulate);
+
+  for (int64_t m = 0; m < M; m++)
+    {
+      for (int64_t n = 0; n < N; n++)
+        {
+          double c0 = accumulate ? p->c0[m * N + n] : 0.0;
+          double want = c0 + p->sum[m * N + n];
+          double tol = 1e-5 * (fabs (c0) + p->mag[m * N + n]) + 1e-30;
+          double got = c[m * ldc + n];
+          if (!(fabs (got - want) <= tol))
+            g_error ("%s gemm %ldx%ldx%ld, A %s, B %s, accumulate %d: C[%ld, %ld] = %.9g, "
+                     "expected %.9g (tolerance %.3g)",
+                     k->name, (long)M, (long)N, (long)K, a_layouts[al].name, b_layouts[bl].name,
+                     accumulate, (long)m, (long)n, got, want, tol);
+        }
+      for (int64_t n = N; n < ldc && m * ldc + n < M * ldc; n++)
+        g_assert_cmpfloat (c[m * ldc + n], ==, SENTINEL);
+    }
+  g_free (a), g_free (b), g_free (c);
+}
+
+static gboolean
+skip_unless_runnable (const MorokKernelExports *k)
+{
+  if (morok_kernel_exports_runnable (k))
+    return FALSE;
+  g_test_skip_printf ("this CPU cannot run the %s path", k->name);
+  return TRUE;
+}
+
+/* Every shape, layout pair and accumulate mode matches the reference. */
+static void
+test_gemm_matches_reference (gconstpointer data)
+{
+  const MorokKernelExports *k = data;
+  if (skip_unless_runnable (k))
+    return;
+  GRand *rand = g_rand_new_with_seed (2024);
+  for (gsize s = 0; s < G_N_ELEMENTS (shapes); s++)
+    {
+      int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+      Problem *p[2][2]; /* [A broadcast][B broadcast] */
+      for (int i = 0; i < 4; i++)
+        p[i / 2][i % 2] = problem_new (M, N, K, i / 2, i % 2, rand);
+      for (gsize al = 0; al < G_N_ELEMENTS (a_layouts); al++)
+        for (gsize bl = 0; bl < G_N_ELEMENTS (b_layouts); bl++)
+          for (int acc = 0; acc < 2; acc++)
+            check_one (k, p[a_layouts[al].broadcast][b_layouts[bl].broadcast], al, bl, acc);
+      for (int i = 0; i < 4; i++)
+        problem_free (p[i / 2][i % 2]);
+    }
+  g_rand_free (rand);
+}
+
+/* K = 0 sets C to zero, or leaves it as it is when accumulating; M = 0 or
+ * N = 0 writes nothing. */
+static void
+test_gemm_empty (gconstpointer data)
+{
+  const MorokKernelExports *k = data;
+  if (skip_unless_runnable (k))
+    return;
+  float a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 }, c[6];
+  for (int acc = 0; acc < 2; acc++)
+    {
+      for (int i = 0; i < 6; i++)
+        c[i] = 9.0f;
+      k->gemm_f32 (2, 2, 0, a, 2, 1, b, 2, 1, c, 3, acc);
+      for (int i = 0; i < 6; i++)
+        g_assert_cmpfloat (c[i], ==, i % 3 == 2 || acc ? 9.0f : 0.0f);
+    }
+  for (int i = 0; i < 6; i++)
+    c[i] = 9.0f;
+  k->gemm_f32 (0, 2, 2, a, 2, 1, b, 2, 1, c, 3, 0);
+  k->gemm_f32 (2, 0, 2, a, 2, 1, b, 2, 1, c, 3, 0);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (c[i], ==, 9.0f);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (isas); i++)
+    {
+      g_autofree char *p1 = g_strdup_printf ("/kernel-gemm/%s/matches-reference", isas[i]->name);
+      g_autofree char *p2 = g_strdup_printf ("/kernel-gemm/%s/empty", isas[i]->name);
+      g_test_add_data_func (p1, isas[i], test_gemm_matches_reference);
+      g_test_add_data_func (p2, isas[i], test_gemm_empty);
+    }
+  return g_test_run ();
+}
