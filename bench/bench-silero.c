@@ -61,18 +61,27 @@ read_wav (const char *path, gsize *out_n)
   return NULL;
 }
 
+/* One kernel's times over the profiled passes. */
 typedef struct
 {
   const char *name;
-  gint64 ns;
   double flops, bytes;
+  GArray *us; /* double, one per chunk and profiled pass */
+  double median;
 } Row;
 
 static int
 cmp_row (const void *a, const void *b)
 {
   const Row *x = a, *y = b;
-  return x->ns > y->ns ? -1 : x->ns < y->ns;
+  return x->median > y->median ? -1 : x->median < y->median;
+}
+
+static double
+median_of (GArray *v)
+{
+  qsort (v->data, v->len, sizeof (double), cmp_double);
+  return g_array_index (v, double, v->len / 2);
 }
 
 int
@@ -139,79 +148,84 @@ main (int argc, char **argv)
   float *audio = morok_plan_input (plan, 0)->data, *state = morok_plan_input (plan, 1)->data;
   const float *o = morok_plan_output (plan, 0)->data;
   gsize chunks = (n + N - 1) / N;
-  double *exec_us = g_new (double, chunks *PASSES);
-  GHashTable *by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  GArray *exec_us = g_array_sized_new (FALSE, FALSE, sizeof (double), chunks * PASSES);
+  GArray *step_us = g_array_sized_new (FALSE, FALSE, sizeof (double), chunks * PASSES);
   GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
-  double pass_us = 0, speech = 0;
-  /* passes 0..PASSES-1 timed; one more profiled */
-  for (guint pass = 0; pass <= PASSES; pass++)
+  guint speech = 0;
+  /* PASSES timed passes over the file, then PASSES profiled ones; medians,
+   * since other processes share the machine */
+  for (guint pass = 0; pass < 2 * PASSES; pass++)
     {
+      gboolean profiled = pass >= PASSES;
       memset (audio, 0, (C + N) * sizeof (float));
       memset (state, 0, S * sizeof (float));
-      double p0 = now_us ();
-      for (gsize k = 0, at = 0; at < n; k++, at += N)
+      for (gsize at = 0; at < n; at += N)
         {
+          double s0 = now_us ();
           gsize len = MIN (N, n - at);
           memmove (audio, audio + N, C * sizeof (float));
           memcpy (audio + C, samples + at, len * sizeof (float));
           memset (audio + C + len, 0, (N - len) * sizeof (float));
-          if (pass < PASSES)
+          if (!profiled)
             {
               double e0 = now_us ();
               morok_plan_execute (plan, NULL, 0, NULL);
-              exec_us[pass * chunks + k] = now_us () - e0;
+              double e1 = now_us ();
+              memcpy (state, o + 1, S * sizeof (float));
+              double s1 = now_us ();
+              g_array_append_vals (exec_us, (double[]){ e1 - e0 }, 1);
+              g_array_append_vals (step_us, (double[]){ s1 - s0 }, 1);
+              speech += pass == 0 && o[0] >= 0.5f;
+              continue;
             }
-          else
+          GArray *prof = morok_plan_execute_profiled (plan, NULL, 0, NULL);
+          if (rows->len == 0)
+            for (guint i = 0; i < prof->len; i++)
+              {
+                const MorokKernelProfile *p = &g_array_index (prof, MorokKernelProfile, i);
+                Row r = { p->name, p->flops, p->bytes, g_array_new (FALSE, FALSE, sizeof (double)),
+                          0 };
+                g_array_append_val (rows, r);
+              }
+          for (guint i = 0; i < prof->len; i++)
             {
-              GArray *prof = morok_plan_execute_profiled (plan, NULL, 0, NULL);
-              for (guint i = 0; i < prof->len; i++)
-                {
-                  const MorokKernelProfile *p = &g_array_index (prof, MorokKernelProfile, i);
-                  gpointer idx = g_hash_table_lookup (by_name, p->name);
-                  if (!idx)
-                    {
-                      Row r = { p->name, 0, p->flops, p->bytes };
-                      g_array_append_val (rows, r);
-                      g_hash_table_insert (by_name, (gpointer)p->name,
-                                           GUINT_TO_POINTER (rows->len));
-                      idx = GUINT_TO_POINTER (rows->len);
-                    }
-                  g_array_index (rows, Row, GPOINTER_TO_UINT (idx) - 1).ns += p->elapsed_ns;
-                }
-              g_array_unref (prof);
+              double us = g_array_index (prof, MorokKernelProfile, i).elapsed_ns / 1e3;
+              g_array_append_val (g_array_index (rows, Row, i).us, us);
             }
-          speech += o[0] >= 0.5f;
+          g_array_unref (prof);
           memcpy (state, o + 1, S * sizeof (float));
         }
-      if (pass < PASSES)
-        pass_us += now_us () - p0;
     }
-  qsort (exec_us, chunks * PASSES, sizeof (double), cmp_double);
   printf ("silero %s %u Hz (%s): %u kernels, arena %" G_GSIZE_FORMAT " bytes, %u thread(s), "
           "prepare %.0f ms\n",
           morok_silero_vad_version_name (morok_silero_vad_version (vad)), rate, version,
           morok_plan_n_steps (plan), morok_plan_arena_bytes (plan), morok_thread_pool_size (),
           prepare_ms);
-  printf ("execute per chunk: median %.2f us, p10 %.2f us, p90 %.2f us; whole step (pack + "
-          "execute + state) %.2f us mean; %" G_GSIZE_FORMAT " chunks x %d passes\n",
-          exec_us[chunks * PASSES / 2], exec_us[chunks * PASSES / 10],
-          exec_us[chunks * PASSES * 9 / 10], pass_us / (chunks * PASSES), chunks, PASSES);
-  g_array_sort (rows, cmp_row);
-  gint64 total = 0;
-  for (guint i = 0; i < rows->len; i++)
-    total += g_array_index (rows, Row, i).ns;
-  printf ("profile (one pass, profiled execute, per chunk):\n%8s %6s %10s %10s  %s\n", "us",
-          "share", "MFLOP", "kB", "kernel");
+  double exec_med = median_of (exec_us);
+  printf ("execute per chunk: median %.2f us (p10 %.2f, p90 %.2f); whole step (pack, execute, "
+          "state) median %.2f us; %" G_GSIZE_FORMAT " chunks x %d passes, %u chunks >= 0.5\n",
+          exec_med, g_array_index (exec_us, double, exec_us->len / 10),
+          g_array_index (exec_us, double, exec_us->len * 9 / 10), median_of (step_us), chunks,
+          PASSES, speech);
+  double total = 0;
   for (guint i = 0; i < rows->len; i++)
     {
-      const Row *r = &g_array_index (rows, Row, i);
-      printf ("%8.2f %5.1f%% %10.3f %10.1f  %s\n", r->ns / 1e3 / chunks, 100.0 * r->ns / total,
-              r->flops / 1e6, r->bytes / 1e3, r->name);
+      Row *r = &g_array_index (rows, Row, i);
+      total += r->median = median_of (r->us);
     }
-  printf ("%8.2f         (sum of kernels; %.0f of %" G_GSIZE_FORMAT " chunks >= 0.5)\n",
-          total / 1e3 / chunks, speech / (PASSES + 1), chunks);
+  g_array_sort (rows, cmp_row);
+  printf ("profile (median per chunk over %d profiled passes):\n%8s %6s %10s %10s  %s\n", PASSES,
+          "us", "share", "MFLOP", "kB", "kernel");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      Row *r = &g_array_index (rows, Row, i);
+      printf ("%8.2f %5.1f%% %10.3f %10.1f  %s\n", r->median, 100.0 * r->median / total,
+              r->flops / 1e6, r->bytes / 1e3, r->name);
+      g_array_unref (r->us);
+    }
+  printf ("%8.2f          sum of the kernels' medians\n", total);
   g_array_unref (rows);
-  g_hash_table_unref (by_name);
-  g_free (exec_us);
+  g_array_unref (exec_us);
+  g_array_unref (step_us);
   return 0;
 }
