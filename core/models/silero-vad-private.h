@@ -34,7 +34,7 @@ typedef struct
   guint chunk;                                    /* new samples per call */
   guint context;                                  /* samples of the previous chunk before them */
   gint64 stft_hop, stft_pad_left, stft_pad_right; /* reflect padding before the STFT */
-  SileroParam basis;                              /* [2F, 1, L] */
+  SileroParam basis; /* the file's [2F, 1, L], stored transposed: [L, 2F] */
   /* v5/v6 */
   SileroParam enc_w[4], enc_b[4]; /* k3 p1, strides 1, 2, 2, 1, each + ReLU */
   /* v4 */

@@ -50,6 +50,23 @@ param_find (const MorokOnnxGraph *graph, const char *name, guint rank, const gin
 #define DIMS(...)                                                                                  \
   G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })), ((const gint64[]){ __VA_ARGS__ })
 
+/* The STFT basis [2F, 1, L] as basis^T [L, 2F]: the B operand of the STFT
+ * matmul (silero-vad-forward.c), its rows contiguous as the GEMM packs them. */
+static void
+basis_transpose (SileroParam *p)
+{
+  gint64 rows = p->dims[0], cols = p->dims[2];
+  float *t = g_new (float, rows *cols);
+  for (gint64 r = 0; r < rows; r++)
+    for (gint64 c = 0; c < cols; c++)
+      t[c * rows + r] = p->data[r * cols + c];
+  g_free (p->data);
+  p->data = t;
+  p->rank = 2;
+  p->dims[0] = cols;
+  p->dims[1] = rows;
+}
+
 /* ---- structure ---- */
 
 static const MorokOnnxGraph *
@@ -124,6 +141,7 @@ load_v5_net (const MorokOnnxGraph *g, guint rate, SileroNet *n, GError **error)
   n->stft_pad_right = n->context;
   if (!param_find (g, "stft.forward_basis_buffer", DIMS (2 * F, 1, L), &n->basis, error))
     return FALSE;
+  basis_transpose (&n->basis);
   for (guint i = 0; i < 4; i++)
     {
       g_autofree char *w = g_strdup_printf ("encoder.%u.reparam_conv.weight", i);
@@ -282,6 +300,7 @@ load_v4_net (const MorokOnnxGraph *main, const MorokOnnxGraph *branch_g, guint r
   if (!param_find (main, basis, DIMS (258, 1, 256), &n->basis, error)
       || !param_find (main, filter, DIMS (1, 1, 7), &n->norm_filter, error))
     return FALSE;
+  basis_transpose (&n->basis);
   for (guint i = 0; i < 4; i++)
     {
       SileroBlock *b = &n->block[i];
