@@ -142,6 +142,49 @@ test_replay_never_rebuilds (void)
   g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits);
 }
 
+/* Steps large enough for the thread pool give the same results: a 130 x 300
+ * x 257 matmul with an epilogue and a row reduction, on every thread count. */
+static void
+test_threads_parallel_steps (void)
+{
+  GError *e = NULL;
+  const gint64 M = 130, K = 300, N = 257;
+  g_autofree float *w = rand_floats (K * N), *xv0 = rand_floats (M * K);
+  g_autofree double *want = g_new0 (double, M);
+  for (gint64 m = 0; m < M; m++)
+    for (gint64 n = 0; n < N; n++)
+      {
+        double acc = 0;
+        for (gint64 k = 0; k < K; k++)
+          acc += (double) xv0[m * K + k] * w[k * N + n];
+        want[m] += tanh (acc);
+      }
+  for (guint threads = 1; threads <= morok_thread_pool_size (); threads++)
+    {
+      MorokGraph *g = morok_graph_new ();
+      const MorokSym *sx[2];
+      morok_tensor_syms (g, (gint64[]){ M, K }, 2, sx);
+      MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+      MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ K, N }, 2);
+      MorokTensor *y = morok_tensor_sum (morok_tensor_tanh (morok_tensor_matmul (x, wt, &e), &e),
+                                         (gint[]){ 1 }, 1, FALSE, &e);
+      g_assert_no_error (e);
+      MorokPlanOptions opts;
+      morok_plan_options_init (&opts);
+      opts.threads = threads;
+      g_autoptr (MorokPlan) plan = morok_plan_build (g, &y, 1, &x, 1, &opts, &e);
+      g_assert_no_error (e);
+      memcpy (morok_plan_input (plan, 0)->data, xv0, M * K * sizeof (float));
+      for (int rep = 0; rep < 20; rep++)
+        {
+          g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+          const float *yv = morok_plan_output (plan, 0)->data;
+          for (gint64 m = 0; m < M; m++)
+            g_assert_cmpfloat_with_epsilon (yv[m], want[m], 1e-4 * fmax (1, fabs (want[m])));
+        }
+    }
+}
+
 /* ---- the disk cache across processes ---- */
 
 static MorokPlan *
@@ -271,6 +314,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/fusion/elementwise-chain-is-one-kernel", test_fusion_elementwise);
   g_test_add_func ("/plan/fusion/matmul-epilogue-is-one-kernel", test_fusion_matmul_epilogue);
   g_test_add_func ("/plan/execute/never-rebuilds", test_replay_never_rebuilds);
+  g_test_add_func ("/plan/threads/parallel-steps-match-reference", test_threads_parallel_steps);
   g_test_add_func ("/plan/cache/second-process-hits", test_cache_second_process);
   g_test_add_func ("/plan/errors/variable-out-of-bounds", test_error_variable_out_of_bounds);
   g_test_add_func ("/plan/errors/mismatched-shapes", test_error_mismatched_shapes);

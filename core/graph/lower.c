@@ -7,9 +7,10 @@
 #include "runtime/plan-private.h"
 #include <string.h>
 
-/* Steps estimated below this many flops run on the calling thread: waking
- * workers costs more than the work. */
-#define PARALLEL_MIN_FLOPS 200000.0
+/* Steps estimated below this many flops run on the calling thread: handing
+ * a step to the pool costs a few µs when a worker is spinning and tens of µs
+ * when it sleeps, about what 4 MFLOP take on one core here. */
+#define PARALLEL_MIN_FLOPS 4e6
 
 static guint64 build_count;
 

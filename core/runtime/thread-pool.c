@@ -94,7 +94,12 @@ morok_thread_pool_run (MorokKernelFn fn, void *const *bufs, const int64_t *vars,
   g_cond_broadcast (&pool->wake);
   g_mutex_unlock (&pool->mu);
   fn (bufs, vars, 0, n);
-  while (g_atomic_int_get (&pool->pending) > 0)
-    __builtin_ia32_pause ();
+  /* a worker that was preempted may take a while: spin a little, then yield
+   * the core to it instead of burning the time slice */
+  for (guint i = 0; g_atomic_int_get (&pool->pending) > 0; i++)
+    if (i < SPIN_ITERATIONS)
+      __builtin_ia32_pause ();
+    else
+      g_thread_yield ();
   g_mutex_unlock (&pool->busy);
 }
