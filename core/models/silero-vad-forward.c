@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/* The Silero VAD networks of one chunk, written with the tensor API
+ * (docs/silero-models.md, "v5 / v6 network" and "v4 network"). Shapes in
+ * the comments are for 16 kHz. */
+#define G_LOG_DOMAIN "morok-models"
+#include "models/silero-vad-private.h"
+
+/* A model weight as a leaf of @g; the data stays the model's. */
+static MorokTensor *
+weight (MorokGraph *g, const SileroParam *p)
+{
+  return p->data ? morok_tensor_weight (g, p->name, MOROK_DTYPE_F32, p->data, p->dims, p->rank)
+                 : NULL;
+}
+
+static const MorokSym *
+c_sym (MorokTensor *t, gint64 v)
+{
+  return morok_sym_const (morok_graph_sym_pool (t->graph), v);
+}
+
+/* a[start : start + len] along @axis. */
+static MorokTensor *
+slice (MorokTensor *a, gint axis, gint64 start, gint64 len, GError **error)
+{
+  if (a == NULL)
+    return NULL;
+  return morok_tensor_slice (a, axis, c_sym (a, start), c_sym (a, len), error);
+}
+
+static MorokTensor *
+reshape (MorokTensor *a, GError **error, guint rank, const gint64 *dims)
+{
+  return morok_tensor_reshape_c (a, dims, rank, error);
+}
+#define RESHAPE(a, error, ...)                                                                     \
+  reshape (a, error, G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })),                             \
+           ((const gint64[]){ __VA_ARGS__ }))
+
+/* ---- shared parts ---- */
+
+/* audio [1, n] -> |STFT| [1, F, T]: reflect padding, the frames (windows
+ * of L samples every hop) times the windowed DFT basis, real parts first,
+ * then the magnitude. This is ONNX's Conv of the padded signal with the
+ * basis [2F, 1, L], written as a matmul with the basis transposed at load
+ * ([L, 2F]): the contraction's wide side N is the 258 basis rows, not the 4
+ * frames, which the GEMM's 6 x 64 tile needs (bench-silero, v5 16 kHz: this
+ * step 60 us as conv1d, 25 us with a transposed view, 16 us so). */
+static MorokTensor *
+stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
+{
+  MorokGraph *g = audio->graph;
+  const gint64 F = n->basis.dims[1] / 2, L = n->basis.dims[0];
+  MorokTensor *xp = morok_tensor_pad_reflect (audio, (const gint64[]){ 0, n->stft_pad_left },
+                                              (const gint64[]){ 0, n->stft_pad_right }, error);
+  MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error);    /* [1, 4, 256] */
+  MorokTensor *spec = morok_tensor_matmul (frames, weight (g, &n->basis), error); /* [1, 4, 258] */
+  MorokTensor *re = slice (spec, 2, 0, F, error), *im = slice (spec, 2, F, F, error);
+  MorokTensor *mag = morok_tensor_sqrt (
+      morok_tensor_add (morok_tensor_mul (re, re, error), morok_tensor_mul (im, im, error), error),
+      error);                                       /* [1, 4, 129] */
+  return morok_tensor_transpose (mag, 1, 2, error); /* [1, 129, 4] */
+}
+
+/* One LSTM step of @layer on x [1, In]; h and c [1, H] are replaced. */
+static void
+lstm_step (const SileroNet *n, guint layer, MorokTensor *x, MorokTensor **h, MorokTensor **c,
+           GError **error)
+{
+  MorokGraph *g = x ? x->graph : NULL;
+  MorokTensor *h2 = NULL, *c2 = NULL;
+  if (g)
+    morok_tensor_lstm_cell (x, *h, *c, weight (g, &n->w_ih[layer]), weight (g, &n->w_hh[layer]),
+                            weight (g, &n->b_ih[layer]), weight (g, &n->b_hh[layer]), &h2, &c2,
+                            error);
+  *h = h2;
+  *c = c2;
+}
+
+/* sigmoid (w · relu (h) + b): h [1, H] -> [1, 1] */
+static MorokTensor *
+head (const SileroNet *n, MorokTensor *h, GError **error)
+{
+  if (h == NULL)
+    return NULL;
+  MorokGraph *g = h->graph;
+  return morok_tensor_sigmoid (morok_tensor_linear (morok_tensor_relu (h, error),
+                                                    weight (g, &n->head_w), weight (g, &n->head_b),
+                                                    error),
+                               error);
+}
+
+/* [p | h_0 .. h_{L-1} | c_0 .. c_{L-1}] as one rank-1 tensor. */
+static MorokTensor *
+pack_output (MorokTensor *p, MorokTensor **h, MorokTensor **c, guint layers, gint64 hidden,
+             GError **error)
+{
+  MorokTensor *parts[1 + 2 * SILERO_MAX_LAYERS];
+  parts[0] = RESHAPE (p, error, 1);
+  for (guint l = 0; l < layers; l++)
+    {
+      parts[1 + l] = RESHAPE (h[l], error, hidden);
+      parts[1 + layers + l] = RESHAPE (c[l], error, hidden);
+    }
+  return morok_tensor_cat (parts, 1 + 2 * layers, 0, error);
+}
+
+/* ---- v5 / v6 ---- */
+
+static MorokTensor *
+forward_v5 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, MorokTensor *state,
+            GError **error)
+{
+  static const gint64 strides[4] = { 1, 2, 2, 1 };
+  MorokGraph *g = audio->graph;
+  const gint64 H = m->hidden;
+  MorokTensor *x = stft_magnitude (n, audio, error); /* [1, 129, 4] */
+  /* -> [1, 128, 4] [1, 64, 2] [1, 64, 1] [1, 128, 1] */
+  for (guint i = 0; i < 4; i++)
+    x = morok_tensor_relu (morok_tensor_conv1d (x, weight (g, &n->enc_w[i]),
+                                                weight (g, &n->enc_b[i]), strides[i], 1, 1, 1,
+                                                error),
+                           error);
+  gint64 frames;
+  if (x && (!morok_sym_is_const (x->shape[2], &frames) || frames != 1))
+    {
+      g_autofree char *s = morok_node_shape_string (x);
+      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
+                   "silero-vad: encoder output %s should have one frame", s);
+      return NULL;
+    }
+  MorokTensor *h = RESHAPE (slice (state, 0, 0, H, error), error, 1, H);
+  MorokTensor *c = RESHAPE (slice (state, 0, H, H, error), error, 1, H);
+  lstm_step (n, 0, RESHAPE (x, error, 1, H), &h, &c, error);
+  return pack_output (head (n, h, error), &h, &c, 1, H, error);
+}
+
+/* ---- v4 ---- */
+
+/* Adaptive normalisation: spect = log (1 + 2^20 mag), minus the mean over
+ * time of its bin-mean smoothed by the 7-tap filter (reflect-padded by 3);
+ * returns cat (mag, normalised spect) on channels. */
+static MorokTensor *
+v4_features (const SileroNet *n, MorokTensor *mag, GError **error)
+{
+  MorokGraph *g = mag->graph;
+  MorokTensor *spect = morok_tensor_log (
+      morok_tensor_add_scalar (morok_tensor_mul_scalar (mag, 1048576.0, error), 1.0, error), error);
+  MorokTensor *mean
+      = morok_tensor_mean (spect, (const gint[]){ 1 }, 1, TRUE, error); /* [1, 1, 8] */
+  MorokTensor *mp = morok_tensor_pad_reflect (mean, (const gint64[]){ 0, 0, 3 },
+                                              (const gint64[]){ 0, 0, 3 }, error); /* [1, 1, 14] */
+  MorokTensor *sm = morok_tensor_conv1d (mp, weight (g, &n->norm_filter), NULL, 1, 0, 1, 1,
+                                         error);                                 /* [1, 1, 8] */
+  MorokTensor *mu = morok_tensor_mean (sm, (const gint[]){ 2 }, 1, TRUE, error); /* [1, 1, 1] */
+  MorokTensor *parts[] = { mag, morok_tensor_sub (spect, mu, error) };
+  return morok_tensor_cat (parts, 2, 1, error); /* [1, 258, 8] */
+}
+
+/* relu (pw (relu (dw (x))) + proj (x)), then relu (down (.)) */
+static MorokTensor *
+v4_block (const SileroBlock *b, MorokTensor *x, GError **error)
+{
+  if (x == NULL)
+    return NULL;
+  MorokGraph *g = x->graph;
+  MorokTensor *dw
+      = morok_tensor_relu (morok_tensor_conv1d (x, weight (g, &b->dw_w), weight (g, &b->dw_b), 1, 2,
+                                                1, b->dw_w.dims[0], error),
+                           error);
+  MorokTensor *pw
+      = morok_tensor_conv1d (dw, weight (g, &b->pw_w), weight (g, &b->pw_b), 1, 0, 1, 1, error);
+  MorokTensor *res = b->proj_w.data ? morok_tensor_conv1d (
+                         x, weight (g, &b->proj_w), weight (g, &b->proj_b), 1, 0, 1, 1, error)
+                                    : x;
+  MorokTensor *y = morok_tensor_relu (morok_tensor_add (pw, res, error), error);
+  return morok_tensor_relu (morok_tensor_conv1d (y, weight (g, &b->down_w), weight (g, &b->down_b),
+                                                 b->down_stride, 0, 1, 1, error),
+                            error);
+}
+
+static MorokTensor *
+forward_v4 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, MorokTensor *state,
+            GError **error)
+{
+  const gint64 H = m->hidden;
+  MorokTensor *mag = stft_magnitude (n, audio, error); /* [1, 129, 8] */
+  MorokTensor *x = mag ? v4_features (n, mag, error) : NULL;
+  /* -> [1, 16, 4] [1, 32, 2] [1, 32, 1] [1, 64, 1] */
+  for (guint i = 0; i < G_N_ELEMENTS (n->block); i++)
+    x = v4_block (&n->block[i], x, error);
+  if (x == NULL)
+    return NULL;
+  MorokTensor *h[SILERO_MAX_LAYERS], *c[SILERO_MAX_LAYERS];
+  for (guint l = 0; l < m->layers; l++)
+    {
+      h[l] = RESHAPE (slice (state, 0, l * H, H, error), error, 1, H);
+      c[l] = RESHAPE (slice (state, 0, (m->layers + l) * H, H, error), error, 1, H);
+    }
+  /* both layers over the frames in order, the head on each frame's top h */
+  gint64 frames = x->shape[2]->hi;
+  MorokTensor *p = NULL;
+  for (gint64 t = 0; t < frames; t++)
+    {
+      MorokTensor *u = RESHAPE (slice (x, 2, t, 1, error), error, 1, H);
+      for (guint l = 0; l < m->layers; l++)
+        {
+          lstm_step (n, l, u, &h[l], &c[l], error);
+          u = h[l];
+        }
+      MorokTensor *pt = head (n, u, error);
+      p = p ? morok_tensor_add (p, pt, error) : pt;
+    }
+  if (frames > 1)
+    p = morok_tensor_mul_scalar (p, 1.0 / (double)frames, error);
+  return pack_output (p, h, c, m->layers, H, error);
+}
+
+/* ---- entry ---- */
+
+static gboolean
+check_input (MorokTensor *t, const char *what, guint rank, const gint64 *dims, GError **error)
+{
+  gboolean ok = t->dtype == MOROK_DTYPE_F32 && t->rank == rank;
+  for (guint i = 0; ok && i < rank; i++)
+    ok = t->shape[i]->lo == dims[i] && t->shape[i]->hi == dims[i];
+  if (ok)
+    return TRUE;
+  g_autofree char *s = morok_node_shape_string (t);
+  GString *want = g_string_new ("[");
+  for (guint i = 0; i < rank; i++)
+    g_string_append_printf (want, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
+  g_string_append_c (want, ']');
+  g_set_error (error, MOROK_TENSOR_ERROR,
+               t->dtype != MOROK_DTYPE_F32 ? MOROK_TENSOR_ERROR_DTYPE : MOROK_TENSOR_ERROR_SHAPE,
+               "silero-vad: %s is %s %s, expected f32 %s", what, morok_dtype_name (t->dtype), s,
+               want->str);
+  g_string_free (want, TRUE);
+  return FALSE;
+}
+
+MorokTensor *
+morok_silero_vad_forward (MorokSileroVad *model, guint sample_rate, MorokTensor *audio,
+                          MorokTensor *state, GError **error)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  if ((error && *error) || audio == NULL || state == NULL)
+    return NULL;
+  const SileroNet *n = silero_vad_net (model, sample_rate);
+  if (n == NULL)
+    {
+      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
+                   "silero-vad %s: no network for %u Hz (8000 or 16000)",
+                   morok_silero_vad_version_name (model->version), sample_rate);
+      return NULL;
+    }
+  const gint64 in_dims[2] = { 1, n->context + n->chunk };
+  const gint64 state_dims[1] = { (gint64)morok_silero_vad_state_len (model) };
+  if (!check_input (audio, "audio", 2, in_dims, error)
+      || !check_input (state, "state", 1, state_dims, error))
+    return NULL;
+  if (audio->graph != state->graph)
+    {
+      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
+                   "silero-vad: audio and state belong to different graphs");
+      return NULL;
+    }
+  MorokTensor *out = model->version == MOROK_SILERO_VAD_V4
+                         ? forward_v4 (model, n, audio, state, error)
+                         : forward_v5 (model, n, audio, state, error);
+  if (out == NULL && error && *error)
+    g_prefix_error (error, "silero-vad %s, %u Hz: ", morok_silero_vad_version_name (model->version),
+                    sample_rate);
+  return out;
+}

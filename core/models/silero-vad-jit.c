@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* The Silero VAD JIT wrapper: the build function picks the rate from the
+ * audio input's length and calls morok_silero_vad_forward (). */
+#define G_LOG_DOMAIN "morok-models"
+#include "models/silero-vad-jit.h"
+#include <string.h>
+
+/* The rate whose context + chunk is @audio's length, 0 if none. */
+static guint
+rate_of (MorokSileroVad *model, MorokTensor *audio)
+{
+  guint n;
+  gint64 len;
+  const guint *rates = morok_silero_vad_sample_rates (model, &n);
+  if (audio->rank != 2 || !morok_sym_is_const (audio->shape[1], &len))
+    return 0;
+  for (guint i = 0; i < n; i++)
+    if (morok_silero_vad_input_len (model, rates[i]) == len)
+      return rates[i];
+  return 0;
+}
+
+static MorokTensor *
+build (MorokSileroVad *model, MorokTensor *audio, MorokTensor *state, GError **error)
+{
+  guint rate = rate_of (model, audio);
+  if (rate == 0)
+    {
+      g_autofree char *s = morok_node_shape_string (audio);
+      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
+                   "audio %s is [1, C + N] of no rate: [1, %u] at 16 kHz, [1, %u] at 8 kHz", s,
+                   morok_silero_vad_input_len (model, 16000),
+                   morok_silero_vad_input_len (model, 8000));
+      return NULL;
+    }
+  return morok_silero_vad_forward (model, rate, audio, state, error);
+}
+
+MOROK_JIT_DEFINE (SileroVadJit, silero_vad_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
+                  SILERO_VAD_JIT_VARS, build, morok_silero_vad_free)
+
+guint
+silero_vad_jit_sample_rate (SileroVadJit *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  MorokBuffer *audio = silero_vad_jit_audio_mut (self, NULL);
+  if (audio == NULL || audio->rank != 2)
+    return 0;
+  MorokSileroVad *model = silero_vad_jit_model (self);
+  guint n;
+  const guint *rates = morok_silero_vad_sample_rates (model, &n);
+  for (guint i = 0; i < n; i++)
+    if (morok_silero_vad_input_len (model, rates[i]) == audio->shape[1])
+      return rates[i];
+  return 0;
+}
+
+/* ---- recurrent ---- */
+
+/* [h | c] into the one state input. */
+static gboolean
+pack_state (gpointer jit, const MorokLstmState *s, GError **error)
+{
+  MorokBuffer *state = silero_vad_jit_state_mut (jit, error);
+  if (state == NULL)
+    return FALSE;
+  if (state->dtype != MOROK_DTYPE_F32 || state->bytes != 2 * s->len * sizeof (float))
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH,
+                   "SileroVadJit: state input holds %" G_GSIZE_FORMAT " bytes, the LSTM state "
+                   "2 x %" G_GSIZE_FORMAT " floats",
+                   state->bytes, s->len);
+      return FALSE;
+    }
+  memcpy (state->data, s->h, s->len * sizeof (float));
+  memcpy ((float *)state->data + s->len, s->c, s->len * sizeof (float));
+  return TRUE;
+}
+
+static gboolean
+execute_step (gpointer jit, GError **error)
+{
+  return silero_vad_jit_execute (jit, error);
+}
+
+static const MorokBuffer *
+output_buffer (gpointer jit, GError **error)
+{
+  return silero_vad_jit_output (jit, error);
+}
+
+static const MorokRecurrentJit iface = { pack_state, execute_step, output_buffer };
+
+const MorokRecurrentJit *
+silero_vad_jit_recurrent_iface (void)
+{
+  return &iface;
+}
+
+MorokJitRecurrent *
+silero_vad_jit_recurrent_new (SileroVadJit *jit, GError **error)
+{
+  g_return_val_if_fail (jit != NULL, NULL);
+  MorokSileroVad *model = silero_vad_jit_model (jit);
+  MorokLstmState *state = morok_lstm_state_zeros_layers (morok_silero_vad_lstm_layers (model),
+                                                         morok_silero_vad_lstm_hidden (model));
+  return morok_jit_recurrent_new (jit, &iface, state, 1, error);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* SileroVadJit: the Silero VAD forward pass of one chunk as a JIT wrapper
+ * (jit/morok-jit.h), and its recurrent driver (jit/morok-jit-recurrent.h).
+ *
+ * The inputs are `audio` [1, C + N] and `state` [2 * layers * hidden]
+ * (models/silero-vad.h); the sample rate is the one whose C + N is the
+ * audio spec's length (576 or 288 for v5/v6, 512 or 256 for v4), baked into
+ * the plan at prepare. The output is [p | h' | c'], so MorokJitRecurrent
+ * with head length 1 carries the state:
+ *
+ *   g_autoptr (SileroVadJit) jit = silero_vad_jit_new (vad);         // owns vad now
+ *   g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, 576));
+ *   g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE (256));
+ *   if (!silero_vad_jit_prepare (jit, a, s, &error)) ...
+ *   g_autoptr (MorokJitRecurrent) rec = silero_vad_jit_recurrent_new (jit, &error);
+ *   // per chunk: pack_audio writes context + chunk into silero_vad_jit_audio_mut (jit)
+ *   const float *p = morok_jit_recurrent_step (rec, pack_audio, &chunk, &error);
+ */
+#pragma once
+
+#include "jit/morok-jit-recurrent.h"
+#include "jit/morok-jit.h"
+#include "models/silero-vad.h"
+
+G_BEGIN_DECLS
+
+#define SILERO_VAD_JIT_INPUTS(X) X (audio) X (state)
+#define SILERO_VAD_JIT_VARS(X)
+MOROK_JIT_DECLARE (SileroVadJit, silero_vad_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
+                   SILERO_VAD_JIT_VARS)
+
+/* The sample rate the prepared plan runs (Hz), 0 before prepare. */
+guint silero_vad_jit_sample_rate (SileroVadJit *self);
+
+/* What MorokJitRecurrent needs from a SileroVadJit: the state is packed as
+ * [h | c] into the `state` input. (transfer none, static) */
+const MorokRecurrentJit *silero_vad_jit_recurrent_iface (void);
+
+/* A recurrent driver over @jit (prepared; borrowed, must outlive the
+ * result) with a zero state of the model's layers and hidden size and a
+ * head of 1 (the probability). (transfer full) or NULL with the error of
+ * morok_jit_recurrent_new (). */
+MorokJitRecurrent *silero_vad_jit_recurrent_new (SileroVadJit *jit, GError **error);
+
+G_END_DECLS
