@@ -13,8 +13,7 @@ encode (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, MorokVariabl
 {
   MorokTensor *w = morok_jit_try_shrink (morok_jit_try_shrink (wav, 0, b, error), 1, t, error);
   MorokTensor *len = morok_jit_try_shrink (lengths, 0, b, error);
-  MorokTensor *feat = morok_gigaam_features (model, w, len, error);
-  return morok_gigaam_encoder (model, feat, len, morok_gigaam_config (model)->n_layers, error);
+  return morok_gigaam_forward (model, w, len, morok_gigaam_config (model)->n_layers, error);
 }
 
 /* -> [b, d, T'] */

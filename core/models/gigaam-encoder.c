@@ -66,38 +66,102 @@ layer_norm (Enc *e, MorokTensor *x, const char *prefix, guint layer)
 
 /* ---- subsampling: [b, T, F] -> [b, T', d] ---- */
 
+/* Runs of k taps along @axis (stride 2) of a channels-last x [..., L, ..., c]
+ * merged with the channels: [..., L', ..., k · c], a strided view when the
+ * taps are next to the channels. */
 static MorokTensor *
-subsample (Enc *e, MorokTensor *feat)
+tap_runs (Enc *e, MorokTensor *x, gint axis, gint64 k)
 {
-  const MorokGigaAmConfig *c = &e->m->config;
-  gint64 p = c->subs_padding;
-  const char *w0 = "encoder.pre_encode.conv.0.weight", *b0 = "encoder.pre_encode.conv.0.bias";
-  const char *w2 = "encoder.pre_encode.conv.2.weight", *b2 = "encoder.pre_encode.conv.2.bias";
-  if (c->version == MOROK_GIGAAM_V3)
-    {
-      /* [b, F, T] -> Conv1d, ReLU, Conv1d, ReLU -> [b, d, T'] */
-      MorokTensor *x = morok_tensor_transpose (feat, 1, 2, e->error);
-      x = morok_tensor_relu (
-          morok_tensor_conv1d (x, W (e, "%s", w0), W (e, "%s", b0), 2, p, 1, 1, e->error),
-          e->error);
-      x = morok_tensor_relu (
-          morok_tensor_conv1d (x, W (e, "%s", w2), W (e, "%s", b2), 2, p, 1, 1, e->error),
-          e->error);
-      return morok_tensor_transpose (x, 1, 2, e->error);
-    }
-  /* [b, 1, T, F] -> Conv2d, ReLU, Conv2d, ReLU -> [b, d, T', F'] -> [b, T', d·F'] -> Linear */
-  const gint64 stride[] = { 2, 2 }, pad[] = { p, p }, dil[] = { 1, 1 };
-  MorokTensor *x = morok_tensor_unsqueeze (feat, 1, e->error);
+  MorokTensor *w = morok_tensor_window (x, axis, k, 2, 1, e->error);
+  if (!w)
+    return NULL;
+  const MorokSym *shape[MOROK_MAX_RANK];
+  guint r = 0;
+  for (guint i = 0; i < w->rank; i++)
+    if (i != (guint)axis + 1)
+      shape[r++] = w->shape[i];
+  shape[r - 1] = morok_sym_mul (w->shape[axis + 1], w->shape[w->rank - 1]);
+  return reshape (e, w, shape, r);
+}
+
+/* The weight @name stored [taps..., c_in, c_out] (gigaam.c) as [taps · c_in, c_out]. */
+static MorokTensor *
+tap_weight (Enc *e, const char *name)
+{
+  MorokTensor *w = W (e, "%s", name);
+  if (!w)
+    return NULL;
+  gint64 rows = 1;
+  for (guint i = 0; i + 1 < w->rank; i++)
+    rows *= morok_sym_hi (w->shape[i]);
+  return morok_tensor_reshape_c (w, (gint64[]){ rows, morok_sym_hi (w->shape[w->rank - 1]) }, 2,
+                                 e->error);
+}
+
+/* v3: features [b, T + 2p, F], zero-padded along time -> Conv1d (F -> d),
+ * ReLU, Conv1d (d -> d), ReLU, both kernel k, stride 2 -> [b, T', d].
+ * Channels last, each conv is one matmul: the k frames under an output
+ * frame are a contiguous run of k · c values. */
+static MorokTensor *
+subsample_1d (Enc *e, MorokTensor *feat)
+{
+  gint64 k = e->m->config.subs_kernel, p = e->m->config.subs_padding;
+  MorokTensor *x = morok_tensor_matmul (
+      tap_runs (e, feat, 1, k), tap_weight (e, "encoder.pre_encode.conv.0.weight"), e->error);
+  x = morok_tensor_add (x, W (e, "encoder.pre_encode.conv.0.bias"), e->error);
+  /* ReLU after the padding (ReLU (0) = 0): a computed node, stored padded */
   x = morok_tensor_relu (
-      morok_tensor_conv2d (x, W (e, "%s", w0), W (e, "%s", b0), stride, pad, dil, 1, e->error),
-      e->error);
-  x = morok_tensor_relu (
-      morok_tensor_conv2d (x, W (e, "%s", w2), W (e, "%s", b2), stride, pad, dil, 1, e->error),
-      e->error);
+      morok_tensor_pad (x, (gint64[]){ 0, p, 0 }, (gint64[]){ 0, p, 0 }, 0.0, e->error), e->error);
+  x = morok_tensor_matmul (tap_runs (e, x, 1, k),
+                           tap_weight (e, "encoder.pre_encode.conv.2.weight"), e->error);
+  return morok_tensor_relu (morok_tensor_add (x, W (e, "encoder.pre_encode.conv.2.bias"), e->error),
+                            e->error);
+}
+
+/* v2: features [b, T + 2p, F + 2p], zero-padded, as an image -> Conv2d
+ * (1 -> d), ReLU, Conv2d (d -> d), ReLU, both k x k with stride 2 ->
+ * [b, T', F', d] -> Linear over (F', d) -> [b, T', d]. Channels last; the
+ * first conv is an im2col of k² values per position and a matmul; the
+ * second reads its padded input in place, one matmul per row of taps over
+ * a run of k · d values ([b, T', F', k · d] x [k · d, d]). An im2col of the
+ * second conv would hold k² d values per position: 330 MB for 30 s of the
+ * full v2 model. */
+static MorokTensor *
+subsample_2d (Enc *e, MorokTensor *feat)
+{
+  gint64 k = e->m->config.subs_kernel, p = e->m->config.subs_padding;
+  MorokTensor *x = morok_tensor_window (morok_tensor_window (feat, 2, k, 2, 1, e->error), 1, k, 2,
+                                        1, e->error);                    /* [b, T1, k, F1, k] */
+  x = morok_tensor_permute (x, (guint[]){ 0, 1, 3, 2, 4 }, 5, e->error); /* [b, T1, F1, k, k] */
   if (!x)
     return NULL;
-  const MorokSym *flat = morok_sym_mul (x->shape[1], x->shape[3]);
-  x = morok_tensor_permute (x, (guint[]){ 0, 2, 1, 3 }, 4, e->error);
+  x = reshape (e, x,
+               (const MorokSym *[]){ x->shape[0], x->shape[1], x->shape[2], c_sym (e, k * k) }, 4);
+  x = morok_tensor_add (
+      morok_tensor_matmul (x, tap_weight (e, "encoder.pre_encode.conv.0.weight"), e->error),
+      W (e, "encoder.pre_encode.conv.0.bias"), e->error); /* [b, T1, F1, d] */
+  x = morok_tensor_relu (
+      morok_tensor_pad (x, (gint64[]){ 0, p, p, 0 }, (gint64[]){ 0, p, p, 0 }, 0.0, e->error),
+      e->error);
+  /* conv 2, row tap i: Σ_(j, c) x[b, 2t + i, 2f + j, c] · w[i, j, c, o] */
+  MorokTensor *rows = morok_tensor_window (tap_runs (e, x, 2, k), 1, k, 2, 1, e->error);
+  MorokTensor *w = tap_weight (e, "encoder.pre_encode.conv.2.weight"); /* [k · k · d, d] */
+  MorokTensor *acc = NULL;
+  gint64 kd = k * e->m->config.d_model;
+  for (gint64 i = 0; i < k && rows && w; i++)
+    {
+      /* rows [b, T', k, F', k · d] -> [b, T', F', k · d] */
+      MorokTensor *tap = morok_tensor_slice (rows, 2, c_sym (e, i), c_sym (e, 1), e->error);
+      tap = morok_tensor_squeeze (tap, 2, e->error);
+      MorokTensor *wi = morok_tensor_slice (w, 0, c_sym (e, i * kd), c_sym (e, kd), e->error);
+      MorokTensor *y = morok_tensor_matmul (tap, wi, e->error);
+      acc = acc ? morok_tensor_add (y, acc, e->error) : y;
+    }
+  x = morok_tensor_relu (morok_tensor_add (acc, W (e, "encoder.pre_encode.conv.2.bias"), e->error),
+                         e->error); /* [b, T', F', d] */
+  if (!x)
+    return NULL;
+  const MorokSym *flat = morok_sym_mul (x->shape[2], x->shape[3]);
   x = reshape (e, x, (const MorokSym *[]){ x->shape[0], x->shape[1], flat }, 3);
   return linear (e, x, "encoder.pre_encode.out", 0);
 }
@@ -244,14 +308,25 @@ conv_module (Enc *e, MorokTensor *x, guint i)
   MorokTensor *z
       = morok_tensor_glu (linear (e, y, "encoder.layers.%u.conv.pointwise_conv1", i), -1, e->error);
   z = morok_tensor_where (e->frame_mask, z, morok_tensor_scalar_like (x, 0.0), e->error);
-  /* depthwise: out[t, ch] = Σ_j z[t + j - pad, ch] · w[ch, 0, j] + bias[ch] */
-  z = morok_tensor_pad (z, (gint64[]){ 0, pad, 0 }, (gint64[]){ 0, pad, 0 }, 0.0, e->error);
-  MorokTensor *win = morok_tensor_window (z, 1, k, 1, 1, e->error); /* [b, T', k, d] */
+  /* depthwise: out[t, ch] = Σ_j z[t + j - pad, ch] · w[ch, 0, j] + bias[ch],
+   * a sum of k shifted views of z (zeros outside). Each shift pads z
+   * differently, so z has k readers and the scheduler stores it once; a
+   * window over one padded z would recompute the GLU for every tap. */
   MorokTensor *w = W (e, "encoder.layers.%u.conv.depthwise_conv.weight", i);
-  w = morok_tensor_transpose (morok_tensor_reshape_c (w, (gint64[]){ d, k }, 2, e->error), 0, 1,
-                              e->error);
-  z = morok_tensor_sum (morok_tensor_mul (win, w, e->error), (gint[]){ 2 }, 1, FALSE, e->error);
-  z = morok_tensor_add (z, W (e, "encoder.layers.%u.conv.depthwise_conv.bias", i), e->error);
+  w = morok_tensor_reshape_c (w, (gint64[]){ d, k }, 2, e->error);
+  MorokTensor *acc = W (e, "encoder.layers.%u.conv.depthwise_conv.bias", i);
+  for (gint64 j = 0; j < k; j++)
+    {
+      gint64 shift = j - pad, before = MAX (-shift, 0), after = MAX (shift, 0);
+      MorokTensor *tap = morok_tensor_pad (z, (gint64[]){ 0, before, 0 }, (gint64[]){ 0, after, 0 },
+                                           0.0, e->error);
+      tap = morok_tensor_slice (tap, 1, c_sym (e, after), e->t, e->error);
+      MorokTensor *wj
+          = morok_tensor_reshape_c (morok_tensor_slice (w, 1, c_sym (e, j), c_sym (e, 1), e->error),
+                                    (gint64[]){ d }, 1, e->error);
+      acc = morok_tensor_add (acc, morok_tensor_mul (tap, wj, e->error), e->error);
+    }
+  z = acc;
   if (c->conv_batch_norm)
     {
       /* (z - mean) / sqrt (var + eps) · w + b = z · s + (b - mean · s): s and
@@ -287,12 +362,48 @@ conformer_layer (Enc *e, MorokTensor *x, guint i)
 
 /* ---- public ---- */
 
+/* features [b, T + 2p, F (+ 2p for v2)], zero-padded as the subsampling
+ * needs -> [b, T', d] after @n_layers layers */
+static MorokTensor *
+encode_padded (MorokGigaAm *model, MorokTensor *feat, MorokTensor *lengths, guint n_layers,
+               GError **error)
+{
+  Enc e = { .m = model, .g = feat->graph, .error = error };
+  e.pool = morok_graph_sym_pool (e.g);
+  MorokTensor *x = model->config.version == MOROK_GIGAAM_V3 ? subsample_1d (&e, feat)
+                                                            : subsample_2d (&e, feat);
+  if (!x)
+    goto fail;
+  e.b = x->shape[0];
+  e.t = x->shape[1];
+  if (!make_masks (&e, lengths) || !make_rotary (&e))
+    goto fail;
+  for (guint i = 0; x && i < n_layers; i++)
+    x = conformer_layer (&e, x, i);
+  if (x)
+    return x;
+fail:
+  g_prefix_error (error, "%s: encoder: ", model->file);
+  return NULL;
+}
+
+static gboolean
+check_layers (MorokGigaAm *model, guint n_layers, GError **error)
+{
+  if (n_layers <= model->config.n_layers)
+    return TRUE;
+  g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
+               "%s: encoder: %u layers asked for, the model has %u", model->file, n_layers,
+               model->config.n_layers);
+  return FALSE;
+}
+
 MorokTensor *
 morok_gigaam_encoder (MorokGigaAm *model, MorokTensor *features, MorokTensor *lengths,
                       guint n_layers, GError **error)
 {
   g_return_val_if_fail (model != NULL, NULL);
-  if ((error && *error) || !features || !lengths)
+  if ((error && *error) || !features || !lengths || !check_layers (model, n_layers, error))
     return NULL;
   const MorokGigaAmConfig *c = &model->config;
   gint64 f;
@@ -309,29 +420,23 @@ morok_gigaam_encoder (MorokGigaAm *model, MorokTensor *features, MorokTensor *le
                    morok_dtype_name (lengths->dtype), sl);
       return NULL;
     }
-  if (n_layers > c->n_layers)
-    {
-      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
-                   "%s: encoder: %u layers asked for, the model has %u", model->file, n_layers,
-                   c->n_layers);
-      return NULL;
-    }
-  Enc e = { .m = model, .g = features->graph, .error = error };
-  e.pool = morok_graph_sym_pool (e.g);
-  MorokTensor *x = subsample (&e, features);
-  if (!x)
-    goto fail;
-  e.b = x->shape[0];
-  e.t = x->shape[1];
-  if (!make_masks (&e, lengths) || !make_rotary (&e))
-    goto fail;
-  for (guint i = 0; x && i < n_layers; i++)
-    x = conformer_layer (&e, x, i);
-  if (x)
-    return x;
-fail:
-  g_prefix_error (error, "%s: encoder: ", model->file);
-  return NULL;
+  gint64 p = c->subs_padding, pf = c->version == MOROK_GIGAAM_V2 ? p : 0;
+  MorokTensor *feat
+      = morok_tensor_pad (features, (gint64[]){ 0, p, pf }, (gint64[]){ 0, p, pf }, 0.0, error);
+  return feat ? encode_padded (model, feat, lengths, n_layers, error) : NULL;
+}
+
+MorokTensor *
+morok_gigaam_forward (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, guint n_layers,
+                      GError **error)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  if ((error && *error) || !check_layers (model, n_layers, error))
+    return NULL;
+  const MorokGigaAmConfig *c = &model->config;
+  gint64 p = c->subs_padding, pf = c->version == MOROK_GIGAAM_V2 ? p : 0;
+  MorokTensor *feat = gigaam_log_mel (model, wav, lengths, p, pf, error);
+  return feat ? encode_padded (model, feat, lengths, n_layers, error) : NULL;
 }
 
 MorokTensor *

@@ -11,7 +11,10 @@
  *
  * The DFT is a matmul with a basis that has the window folded in (made at
  * load, gigaam.c); the clamp and the log are the epilogue of the
- * filterbank's matmul.
+ * filterbank's matmul. For the encoder the features come with the
+ * subsampling's zero padding made here, by padding mel with ones: then the
+ * padded features are a computed node that is stored once, and the first
+ * convolution reads its windows in place.
  *
  * Accuracy. A quiet bin next to loud ones (a low band between harmonics)
  * is a sum of n_fft products that cancels to 1e-3 of its terms, and f32
@@ -56,9 +59,9 @@ frames (MorokGigaAm *m, MorokTensor *x, GError **error)
 }
 
 MorokTensor *
-morok_gigaam_features (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, GError **error)
+gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, gint64 pad_t,
+                gint64 pad_f, GError **error)
 {
-  g_return_val_if_fail (model != NULL, NULL);
   if ((error && *error) || !wav || !lengths || !check_inputs (model, wav, lengths, error))
     return NULL;
   const MorokGigaAmConfig *c = &model->config;
@@ -107,14 +110,23 @@ morok_gigaam_features (MorokGigaAm *model, MorokTensor *wav, MorokTensor *length
                                          morok_tensor_matmul (f1, lo, error), error);
   MorokTensor *spec = morok_tensor_add (small, morok_tensor_matmul (f1, hi, error), error);
 
-  /* (re | im)² · [fb; fb], clamped, log */
+  /* (re | im)² · [fb; fb], padded with ones (whose log is exactly 0), clamped, log */
   MorokTensor *fb = morok_tensor_weight (g, "gigaam.mel_fb2", MOROK_DTYPE_F32, model->mel_fb2,
                                          (gint64[]){ q2, c->n_mels }, 2);
   MorokTensor *mel = morok_tensor_matmul (morok_tensor_mul (spec, spec, error), fb, error);
+  mel = morok_tensor_pad (mel, (gint64[]){ 0, pad_t, pad_f }, (gint64[]){ 0, pad_t, pad_f }, 1.0,
+                          error);
   mel = morok_tensor_maximum (mel, morok_tensor_scalar_like (wav, c->log_clamp[0]), error);
   mel = morok_tensor_minimum (mel, morok_tensor_scalar_like (wav, c->log_clamp[1]), error);
   MorokTensor *feat = morok_tensor_log (mel, error);
   if (!feat)
     g_prefix_error (error, "%s: features: ", model->file);
   return feat;
+}
+
+MorokTensor *
+morok_gigaam_features (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, GError **error)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  return gigaam_log_mel (model, wav, lengths, 0, 0, error);
 }

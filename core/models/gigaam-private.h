@@ -19,7 +19,8 @@ struct _MorokGigaAm
   char *path;
   char *file; /* basename, for messages */
   MorokGigaAmConfig config;
-  GHashTable *weights; /* name -> GigaAmWeight* */
+  GHashTable *weights; /* name -> GigaAmWeight*; the subsampling's weights are
+                         reordered (gigaam.c, reorder_subsampling_weights) */
   /* front-end constants made at load from the stored window and filterbank */
   float *dft;     /* [n_fft, 2Q], Q = n_fft / 2 + 1: window * cos | window * -sin */
   float *dft_hi;  /* dft rounded towards 0 to multiples of 2^-7 (exact) */
@@ -32,6 +33,11 @@ struct _MorokGigaAm
   guint max_batch;
   gint64 max_samples;
 };
+
+/* wav [b, t] -> log-mel [b, T + 2 pad_t, F + 2 pad_f]: the features with
+ * zero padding around them, made inside the front-end (gigaam-frontend.c). */
+MorokTensor *gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,
+                             gint64 pad_t, gint64 pad_f, GError **error);
 
 /* A weight tensor of @model in @g, by name (printf-style, e.g. a layer
  * index); NULL with a MOROK_TENSOR_ERROR if the model has no such weight

@@ -477,6 +477,50 @@ read_weight (MorokGigaAm *m, MorokSafetensors *st, const char *name, const Size 
   return TRUE;
 }
 
+/* The subsampling runs channels last (gigaam-encoder.c): each conv weight
+ * [o, c, taps...] is stored taps first, [taps..., c, o], so that a run of
+ * taps over a channels-last input is one contiguous [taps · c, o] matrix;
+ * v2's pre_encode.out reads the conv output flattened as (c, f) upstream
+ * and as (f, c) here: W'[o, f·d + c] = W[o, c·F' + f]. */
+static void
+reorder_conv_weight (GigaAmWeight *w)
+{
+  gint64 o_n = w->dims[0], c_n = w->dims[1], taps = 1;
+  for (guint i = 2; i < w->rank; i++)
+    taps *= w->dims[i];
+  float *r = g_new (float, o_n *c_n *taps);
+  for (gint64 o = 0; o < o_n; o++)
+    for (gint64 c = 0; c < c_n; c++)
+      for (gint64 k = 0; k < taps; k++)
+        r[(k * c_n + c) * o_n + o] = w->data[(o * c_n + c) * taps + k];
+  g_free (w->data);
+  w->data = r;
+  gint64 dims[4];
+  for (guint i = 2; i < w->rank; i++)
+    dims[i - 2] = w->dims[i];
+  dims[w->rank - 2] = c_n;
+  dims[w->rank - 1] = o_n;
+  memcpy (w->dims, dims, sizeof (gint64) * w->rank);
+}
+
+static void
+reorder_subsampling_weights (MorokGigaAm *m)
+{
+  reorder_conv_weight (g_hash_table_lookup (m->weights, "encoder.pre_encode.conv.0.weight"));
+  reorder_conv_weight (g_hash_table_lookup (m->weights, "encoder.pre_encode.conv.2.weight"));
+  if (m->config.version != MOROK_GIGAAM_V2)
+    return;
+  GigaAmWeight *w = g_hash_table_lookup (m->weights, "encoder.pre_encode.out.weight");
+  gint64 d = m->config.d_model, cols = w->dims[1], f_n = cols / d;
+  float *r = g_new (float, d *cols);
+  for (gint64 o = 0; o < d; o++)
+    for (gint64 ch = 0; ch < d; ch++)
+      for (gint64 f = 0; f < f_n; f++)
+        r[o * cols + f * d + ch] = w->data[o * cols + ch * f_n + f];
+  g_free (w->data);
+  w->data = r;
+}
+
 static gboolean
 read_weights (MorokGigaAm *m, MorokSafetensors *st, GError **error)
 {
@@ -510,6 +554,7 @@ read_weights (MorokGigaAm *m, MorokSafetensors *st, GError **error)
             return FALSE;
         }
     }
+  reorder_subsampling_weights (m);
   return TRUE;
 }
 

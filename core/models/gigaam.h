@@ -20,9 +20,11 @@
  *
  * Inside a build function (wav [b, t] f32, lengths [b] i64 sample counts):
  *
- *   MorokTensor *feat = morok_gigaam_features (model, wav, lengths, error);     // [b, T, F]
- *   MorokTensor *enc = morok_gigaam_encoder (model, feat, lengths, cfg->n_layers, error);
+ *   MorokTensor *enc = morok_gigaam_forward (model, wav, lengths, cfg->n_layers, error);
  *   MorokTensor *lp = morok_gigaam_ctc_log_probs (model, enc, error);          // [b, T', C]
+ *
+ * or in two steps, morok_gigaam_features () ([b, T, F] log-mel) and
+ * morok_gigaam_encoder (), to look at the features.
  *
  * Shapes: B batch, L samples, T feature frames, F mel bands, T' encoded
  * frames (about T / 4), d channels, C classes (the vocabulary and a blank,
@@ -134,6 +136,12 @@ MorokTensor *morok_gigaam_features (MorokGigaAm *model, MorokTensor *wav, MorokT
 /* features [b, T, F] -> [b, T', d] after the subsampling and the first
  * @n_layers Conformer layers (config->n_layers: the encoder's output). */
 MorokTensor *morok_gigaam_encoder (MorokGigaAm *model, MorokTensor *features, MorokTensor *lengths,
+                                   guint n_layers, GError **error);
+/* wav [b, t] f32 -> [b, T', d]: features and encoder in one graph, as the
+ * wrappers build it: the values of morok_gigaam_encoder (morok_gigaam_features
+ * ()), with the features made already padded for the subsampling, so that
+ * they are stored once and read in place. */
+MorokTensor *morok_gigaam_forward (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,
                                    guint n_layers, GError **error);
 /* encoded [b, T', d] -> CTC log-probabilities [b, T', C] (log_softmax). */
 MorokTensor *morok_gigaam_ctc_log_probs (MorokGigaAm *model, MorokTensor *encoded, GError **error);
