@@ -4,10 +4,11 @@
  * and v2 models' log-mel features, subsampling and layer outputs, encoder
  * output, log-probabilities and greedy tokens, for each of three utterances
  * alone and for batches of them; one prepared plan serves every batch size
- * and length. Tolerances follow docs/gigaam-model.md ("How close an f32
+ * and length, without allocating. Tolerances follow docs/gigaam-model.md ("How close an f32
  * implementation can be"); each check logs its largest error (--verbose). */
 #include <glib.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "io/safetensors.h"
@@ -22,6 +23,64 @@
  * product (gigaam-frontend.c) is within 2.4e-5, so the test asks 1e-4. */
 #define FEATURE_TOL 1e-4
 #define ENCODER_TOL 1e-4 /* absolute, or relative above 1 */
+
+/* ---- counting allocations (as tests/test-jit-alloc.c) ---- */
+
+/* AddressSanitizer owns malloc: there the count is skipped */
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNT_ALLOCATIONS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COUNT_ALLOCATIONS 0
+#endif
+#endif
+#ifndef COUNT_ALLOCATIONS
+#define COUNT_ALLOCATIONS 1
+#endif
+
+static gint counting, allocations;
+
+#if COUNT_ALLOCATIONS
+void *__libc_malloc (size_t n);
+void *__libc_calloc (size_t n, size_t size);
+void *__libc_realloc (void *p, size_t n);
+void *__libc_memalign (size_t align, size_t n);
+
+static inline void
+count (void)
+{
+  if (g_atomic_int_get (&counting))
+    g_atomic_int_inc (&allocations);
+}
+
+void *
+malloc (size_t n)
+{
+  count ();
+  return __libc_malloc (n);
+}
+
+void *
+calloc (size_t n, size_t size)
+{
+  count ();
+  return __libc_calloc (n, size);
+}
+
+void *
+realloc (void *p, size_t n)
+{
+  count ();
+  return __libc_realloc (p, n);
+}
+
+void *
+aligned_alloc (size_t align, size_t n)
+{
+  count ();
+  return __libc_memalign (align, n);
+}
+#endif
 
 static char *
 fixture_path (const char *name)
@@ -371,8 +430,8 @@ check_tokens (Fixture *f, const Run *run, guint i, const MorokCtcToken *got, gui
 
 /* One prepared GigaAmCtcJit serves every run (batch sizes 1 to 3, all three
  * lengths): log-probabilities within ENCODER_TOL over each item's encoded
- * frames, the reference's greedy tokens, and no build or compile after
- * prepare. */
+ * frames, the reference's greedy tokens, and no build, compile or
+ * allocation after prepare. */
 static void
 check_ctc (const char *version)
 {
@@ -400,8 +459,11 @@ check_ctc (const char *version)
           n[i] = f.n[run->utt[i]];
           longest = MAX (longest, n[i]);
         }
-      g_assert_true (gigaam_ctc_jit_run (jit, waves, n, run->n, &e));
+      g_atomic_int_set (&counting, 1);
+      gboolean ok = gigaam_ctc_jit_run (jit, waves, n, run->n, &e);
+      g_atomic_int_set (&counting, 0);
       g_assert_no_error (e);
+      g_assert_true (ok);
       const MorokBuffer *out = gigaam_ctc_jit_output (jit, &e); /* [b, T', C] */
       g_assert_cmpint (out->shape[0], ==, run->n);
       g_assert_cmpint (out->shape[1], ==, morok_gigaam_encoded_frames (f.model, longest));
@@ -430,6 +492,7 @@ check_ctc (const char *version)
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
   g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits);
+  g_assert_cmpint (g_atomic_int_get (&allocations), ==, 0);
 
   /* the 2.3 s utterance alone: execute time, median of 9 */
   gint64 us[9];
