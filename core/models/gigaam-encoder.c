@@ -2,7 +2,8 @@
 /* The GigaAM encoder and CTC head as tensor operations, equation by equation
  * as docs/gigaam-model.md writes them. Activations are [b, T', d], channels
  * last, from the subsampling to the head, so every projection is a matmul
- * over contiguous rows and the depthwise convolution is a window over time.
+ * over contiguous rows and the depthwise convolution a sum of shifted views
+ * over time.
  *
  * Per batch item, the frames past its encoded length are masked in
  * attention (their keys get weight 0) and zeroed before the depthwise
