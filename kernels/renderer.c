@@ -573,6 +573,7 @@ render_loop_kernel (Ctx *c)
 
 #define MM_ROWS 64  /* rows of C per task: the unit threads share */
 #define MM_COLS 512 /* columns of C per task, when N is wide */
+#define MM_NARROW 16 /* N at most this, M at least twice: contract transposed */
 
 static gboolean
 render_matmul_kernel (Ctx *c)
@@ -623,8 +624,20 @@ render_matmul_kernel (Ctx *c)
     }
   /* the batch's C block: flat index of (idx..., 0, 0) */
   line (c, "float *restrict cb = out + (%s) * M * N;", offc->str);
-  line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"
-        " cb + m0 * N + n0, N, 0);", ba, offa->str, sam, sam, sak, bb, offb->str, sbn, sbk, sbn);
+  if (m->shape[r - 1]->hi <= MM_NARROW && m->shape[r - 2]->hi >= 2 * MM_NARROW)
+    {
+      /* N is too narrow for the micro-kernel's vectors: compute the transpose
+       * C^T = B^T A^T, which vectorises along M, into a tile on the stack */
+      line (c, "float ct[%d * %d];", MM_NARROW, MM_ROWS);
+      line (c, "morok_gemm_f32 (nl, ml, K, b%u + (%s) + n0 * (%s), %s, %s, b%u + (%s) + m0 * (%s), %s, %s,"
+            " ct, ml, 0);", bb, offb->str, sbn, sbn, sbk, ba, offa->str, sam, sak, sam);
+      line (c, "for (int64_t i = 0; i < ml; i++)");
+      line (c, "  for (int64_t j = 0; j < nl; j++)");
+      line (c, "    cb[(m0 + i) * N + n0 + j] = ct[j * ml + i];");
+    }
+  else
+    line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"
+          " cb + m0 * N + n0, N, 0);", ba, offa->str, sam, sam, sak, bb, offb->str, sbn, sbk, sbn);
   g_string_free (offa, TRUE), g_string_free (offb, TRUE), g_string_free (offc, TRUE);
   gboolean ok = TRUE;
   if (root != m)

@@ -25,6 +25,8 @@ test_matmul (void)
     { 2, { 1, 1 }, 2, { 1, 1 } },       { 2, { 7, 13 }, 2, { 13, 5 } },
     { 2, { 70, 33 }, 2, { 33, 600 } },  { 3, { 3, 5, 9 }, 2, { 9, 17 } },
     { 4, { 2, 1, 4, 6 }, 3, { 3, 6, 5 } }, { 2, { 1, 129 }, 2, { 129, 31 } },
+    /* narrow N, wide M: contracted transposed */
+    { 2, { 130, 40 }, 2, { 40, 3 } },   { 3, { 2, 70, 9 }, 2, { 9, 16 } },
   };
   for (MorokIsa isa = MOROK_ISA_PORTABLE; isa <= morok_isa_detect (); isa++)
     for (guint k = 0; k < G_N_ELEMENTS (cases); k++)

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* The morok plugin: neural speech models compiled by Morok. */
+#define PACKAGE "morok"
+#include "morokvad.h"
+
+static gboolean
+plugin_init (GstPlugin *plugin)
+{
+  return GST_ELEMENT_REGISTER (morokvad, plugin);
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, morok,
+                   "Neural speech models compiled once, replayed per buffer", plugin_init,
+                   "0.1.0", "MIT", "morok", "https://example.invalid/morok")

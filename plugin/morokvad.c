@@ -1,0 +1,834 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * SECTION:element-morokvad
+ * @title: morokvad
+ *
+ * Voice activity detection with Silero VAD (v4, v5, v6) compiled by Morok.
+ * The element passes audio through untouched (F32LE or S16LE, 16000 or 8000
+ * Hz, any number of channels; the mix of all channels is analysed), runs the
+ * model once per 512 samples (256 at 8 kHz) and:
+ *
+ * - sets `voice_activity` of a #GstAudioLevelMeta on every buffer (adding
+ *   the meta, with level 127, when the buffer has none; an existing level is
+ *   kept). It is TRUE while the probability is above #GstMorokVad:threshold
+ *   and stays TRUE until it falls under #GstMorokVad:negative-threshold.
+ * - posts element messages named `morokvad` (#GstMorokVad:post-messages)
+ *   when a speech segment starts and ends, with the segmenter of the official
+ *   Silero VAD (thresholds, minimum speech and silence, speech pad, maximum
+ *   speech duration split at the longest silence). Fields:
+ *   - `type` (string): `speech-start` or `speech-end`
+ *   - `timestamp` (guint64): buffer time of the segment boundary, ns
+ *   - `stream-time` (guint64), `running-time` (guint64): the same boundary
+ *   - `probability` (gdouble): the chunk probability that decided it
+ *   A boundary is only known once the speech that follows (or the silence)
+ *   has lasted long enough, so a message comes up to about 0.45 s (at the
+ *   defaults) after the audio it names.
+ * - keeps the last chunk's probability in #GstMorokVad:probability and
+ *   statistics in #GstMorokVad:chunks-processed and #GstMorokVad:mean-execute-us.
+ * - with #GstMorokVad:remove-silence, drops the audio outside speech
+ *   segments (keeping the speech pad around each), sends GAP events for the
+ *   dropped time, and reports the delay this needs in the LATENCY query.
+ *
+ * The model and its plans are prepared on READY→PAUSED; a missing or bad
+ * model file is an error message naming the file. DISCONT, FLUSH and a new
+ * segment reset the model state and the segmenter; EOS runs the last partial
+ * chunk (zero-padded) and closes an open segment.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample ! morokvad ! fakesink
+ * ]|
+ */
+#include "morokvad.h"
+#include "model-path.h"
+#include "models/silero-vad-jit.h"
+#include "models/vad-segmenter.h"
+#include <gst/audio/audio.h>
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (morok_vad_debug);
+#define GST_CAT_DEFAULT morok_vad_debug
+
+#define DEFAULT_MODEL NULL
+#define DEFAULT_MODEL_VERSION MOROK_VAD_MODEL_V6
+#define DEFAULT_THRESHOLD 0.5
+#define DEFAULT_NEG_THRESHOLD -1.0
+#define DEFAULT_MIN_SPEECH_MS 250
+#define DEFAULT_MIN_SILENCE_MS 100
+#define DEFAULT_SPEECH_PAD_MS 30
+#define DEFAULT_MAX_SPEECH_S 0.0
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_REMOVE_SILENCE FALSE
+
+typedef enum
+{
+  MOROK_VAD_MODEL_V4 = 4,
+  MOROK_VAD_MODEL_V5 = 5,
+  MOROK_VAD_MODEL_V6 = 6,
+} MorokVadModelVersion;
+
+enum
+{
+  PROP_0,
+  PROP_MODEL,
+  PROP_MODEL_VERSION,
+  PROP_THRESHOLD,
+  PROP_NEG_THRESHOLD,
+  PROP_MIN_SPEECH_MS,
+  PROP_MIN_SILENCE_MS,
+  PROP_SPEECH_PAD_MS,
+  PROP_MAX_SPEECH_S,
+  PROP_POST_MESSAGES,
+  PROP_REMOVE_SILENCE,
+  PROP_CHUNKS_PROCESSED,
+  PROP_MEAN_EXECUTE_US,
+  PROP_PROBABILITY,
+};
+
+#define RATES "{ 16000, 8000 }"
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
+                     ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
+                     ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
+
+/* One prepared plan per sample rate the model runs. */
+typedef struct
+{
+  guint rate;
+  SileroVadJit *jit;
+  MorokJitRecurrent *rec;
+} RatePlan;
+
+struct _MorokVad
+{
+  GstAudioFilter parent;
+
+  /* properties, guarded by the object lock */
+  char *model;
+  MorokVadModelVersion model_version;
+  gdouble threshold, neg_threshold, max_speech_s;
+  guint min_speech_ms, min_silence_ms, speech_pad_ms;
+  gboolean post_messages, remove_silence;
+
+  /* statistics, guarded by the object lock */
+  guint64 chunks;
+  gdouble probability; /* of the last chunk */
+  gdouble execute_us_total;
+
+  /* prepared in start () */
+  SileroVadJit *jits[2];
+  RatePlan plans[2];
+  guint n_plans;
+
+  /* streaming state, streaming thread only */
+  RatePlan *plan;          /* the plan for the negotiated rate */
+  guint chunk, context;    /* samples per chunk, context samples */
+  float *window;           /* [context | chunk] being filled */
+  guint filled;            /* new samples in window */
+  MorokVadSegmenter *seg;
+  MorokVadParams params;
+  gint64 samples;          /* analysed since the last reset */
+  GstClockTime base_pts;   /* time of sample 0 */
+  gboolean active;         /* hysteresis state for the meta */
+  gboolean in_speech;      /* a START without its END yet (remove-silence) */
+  gint64 keep_from;        /* remove-silence: first sample of the open segment */
+  GArray *kept;            /* remove-silence: closed segments not yet output, start, end pairs */
+  GQueue pending;          /* remove-silence: buffers not yet decided */
+  gint64 pending_start;    /* sample of the first pending buffer */
+  gint64 delay;            /* remove-silence: samples held back */
+};
+
+G_DEFINE_TYPE (MorokVad, morok_vad, GST_TYPE_AUDIO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (morokvad, "morokvad", GST_RANK_NONE, MOROK_TYPE_VAD);
+
+#define MOROK_TYPE_VAD_MODEL_VERSION (morok_vad_model_version_get_type ())
+static GType
+morok_vad_model_version_get_type (void)
+{
+  static GType type;
+  static const GEnumValue values[] = {
+    { MOROK_VAD_MODEL_V4, "Silero VAD v4 (legacy)", "v4" },
+    { MOROK_VAD_MODEL_V5, "Silero VAD v5", "v5" },
+    { MOROK_VAD_MODEL_V6, "Silero VAD v6", "v6" },
+    { 0, NULL, NULL },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("MorokVadModelVersion", values));
+  return type;
+}
+
+/* ---- model and plans ---- */
+
+static void
+free_plans (MorokVad *self)
+{
+  for (guint i = 0; i < self->n_plans; i++)
+    {
+      g_clear_pointer (&self->plans[i].rec, morok_jit_recurrent_free);
+      g_clear_pointer (&self->plans[i].jit, silero_vad_jit_free);
+    }
+  self->n_plans = 0;
+  self->plan = NULL;
+}
+
+/* Loads the model and prepares one plan per rate it runs. */
+static gboolean
+prepare_plans (MorokVad *self, const char *path, GError **error)
+{
+  static const guint rates[] = { 16000, 8000 };
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    {
+      /* each plan owns a model: the wrapper frees it */
+      MorokSileroVad *vad = morok_silero_vad_load (path, error);
+      if (!vad)
+        return FALSE;
+      if (!morok_silero_vad_supports_rate (vad, rates[i]))
+        {
+          morok_silero_vad_free (vad);
+          continue;
+        }
+      guint n_in = morok_silero_vad_input_len (vad, rates[i]);
+      gsize n_state = morok_silero_vad_state_len (vad);
+      RatePlan *p = &self->plans[self->n_plans++];
+      p->rate = rates[i];
+      p->jit = silero_vad_jit_new (vad);
+      g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, n_in));
+      g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE ((gint64) n_state));
+      if (!silero_vad_jit_prepare (p->jit, a, s, error))
+        return FALSE;
+      if (!(p->rec = silero_vad_jit_recurrent_new (p->jit, error)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+morok_vad_start (GstBaseTransform *trans)
+{
+  MorokVad *self = MOROK_VAD (trans);
+  g_autoptr (GError) error = NULL;
+  GST_OBJECT_LOCK (self);
+  g_autofree char *model = g_strdup (self->model);
+  MorokVadModelVersion version = self->model_version;
+  GST_OBJECT_UNLOCK (self);
+
+  g_autofree char *path = model ? g_strdup (model) : NULL;
+  if (!path)
+    {
+      g_autofree char *name = g_strdup_printf ("silero_vad_v%d.onnx", version);
+      path = morok_model_path_find (name, &error);
+    }
+  gint64 t0 = g_get_monotonic_time ();
+  if (!path || !prepare_plans (self, path, &error))
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+                         ("Could not prepare the VAD model %s", path ? path : "(default)"),
+                         ("%s", error->message));
+      free_plans (self);
+      return FALSE;
+    }
+  GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms", path, self->n_plans,
+                   (g_get_monotonic_time () - t0) / 1e3);
+  return TRUE;
+}
+
+static gboolean
+morok_vad_stop (GstBaseTransform *trans)
+{
+  MorokVad *self = MOROK_VAD (trans);
+  free_plans (self);
+  g_clear_pointer (&self->seg, morok_vad_segmenter_free);
+  g_clear_pointer (&self->window, g_free);
+  while (!g_queue_is_empty (&self->pending))
+    gst_buffer_unref (g_queue_pop_head (&self->pending));
+  return TRUE;
+}
+
+/* ---- stream state ---- */
+
+static void
+reset_stream (MorokVad *self, GstClockTime base_pts)
+{
+  if (self->plan)
+    morok_jit_recurrent_reset (self->plan->rec);
+  if (self->seg)
+    morok_vad_segmenter_reset (self->seg);
+  if (self->window)
+    memset (self->window, 0, (self->context + self->chunk) * sizeof (float));
+  self->filled = 0;
+  self->samples = 0;
+  self->base_pts = base_pts;
+  self->active = FALSE;
+  self->in_speech = FALSE;
+  g_array_set_size (self->kept, 0);
+}
+
+static gboolean
+morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
+{
+  MorokVad *self = MOROK_VAD (filter);
+  self->plan = NULL;
+  for (guint i = 0; i < self->n_plans; i++)
+    if (self->plans[i].rate == (guint) GST_AUDIO_INFO_RATE (info))
+      self->plan = &self->plans[i];
+  if (!self->plan)
+    {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+                         ("the model does not run at %d Hz", GST_AUDIO_INFO_RATE (info)));
+      return FALSE;
+    }
+  GST_OBJECT_LOCK (self);
+  morok_vad_params_init (&self->params, self->plan->rate);
+  self->params.threshold = self->threshold;
+  self->params.neg_threshold = self->neg_threshold;
+  self->params.min_speech_ms = self->min_speech_ms;
+  self->params.min_silence_ms = self->min_silence_ms;
+  self->params.speech_pad_ms = self->speech_pad_ms;
+  self->params.max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
+  GST_OBJECT_UNLOCK (self);
+  g_autoptr (GError) error = NULL;
+  if (!morok_vad_params_check (&self->params, &error))
+    {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("%s", error->message));
+      return FALSE;
+    }
+  g_clear_pointer (&self->seg, morok_vad_segmenter_free);
+  self->seg = morok_vad_segmenter_new (&self->params);
+  MorokSileroVad *vad = silero_vad_jit_model (self->plan->jit);
+  self->chunk = morok_silero_vad_chunk_len (vad, self->plan->rate);
+  self->context = morok_silero_vad_context_len (vad, self->plan->rate);
+  g_free (self->window);
+  self->window = g_new0 (float, self->context + self->chunk);
+  self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
+  reset_stream (self, GST_CLOCK_TIME_NONE);
+  GST_DEBUG_OBJECT (self, "%d Hz, %d channels: chunks of %u samples", self->plan->rate,
+                    GST_AUDIO_INFO_CHANNELS (info), self->chunk);
+  return TRUE;
+}
+
+/* A caps event with a rate we do not run is refused by the pad before
+ * setup () sees it: say which rates work before negotiation fails. */
+static GstPadProbeReturn
+check_rate_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  gint rate;
+  if (GST_EVENT_TYPE (event) != GST_EVENT_CAPS)
+    return GST_PAD_PROBE_OK;
+  GstCaps *caps;
+  gst_event_parse_caps (event, &caps);
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  if (gst_structure_get_int (s, "rate", &rate) && rate != 16000 && rate != 8000)
+    GST_ELEMENT_ERROR (user_data, STREAM, FORMAT,
+                       ("morokvad works on 16000 or 8000 Hz audio, not %d Hz", rate),
+                       ("put audioresample before morokvad"));
+  return GST_PAD_PROBE_OK;
+}
+
+/* ---- analysis ---- */
+
+static gboolean
+pack_audio (gpointer jit, gpointer user_data, GError **error)
+{
+  MorokVad *self = user_data;
+  MorokBuffer *in = silero_vad_jit_audio_mut (jit, error);
+  if (!in)
+    return FALSE;
+  memcpy (in->data, self->window, (self->context + self->chunk) * sizeof (float));
+  return TRUE;
+}
+
+static GstClockTime
+sample_time (MorokVad *self, gint64 sample)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (self->base_pts))
+    return GST_CLOCK_TIME_NONE;
+  return self->base_pts + gst_util_uint64_scale_int (sample, GST_SECOND, self->plan->rate);
+}
+
+static void
+post_event (MorokVad *self, const MorokVadEvent *ev)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime ts = sample_time (self, ev->sample);
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts);
+  GstClockTime running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts);
+  gboolean start = ev->type == MOROK_VAD_EVENT_START;
+  GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT " (%" GST_TIME_FORMAT ")",
+                    start ? "start" : "end", ev->sample, GST_TIME_ARGS (ts));
+  if (self->remove_silence)
+    {
+      if (start)
+        self->keep_from = ev->sample, self->in_speech = TRUE;
+      else
+        {
+          gint64 seg[2] = { self->keep_from, ev->sample };
+          g_array_append_vals (self->kept, seg, 2);
+          self->in_speech = FALSE;
+        }
+    }
+  GST_OBJECT_LOCK (self);
+  gboolean post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  if (!post)
+    return;
+  GstStructure *s = gst_structure_new ("morokvad", "type", G_TYPE_STRING,
+                                       start ? "speech-start" : "speech-end", "timestamp",
+                                       G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64, stream_time,
+                                       "running-time", G_TYPE_UINT64, running_time, "probability",
+                                       G_TYPE_DOUBLE, (gdouble) ev->prob, NULL);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* Runs the model on the full window, then feeds the segmenter. */
+static gboolean
+run_chunk (MorokVad *self)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  const float *p = morok_jit_recurrent_step (self->plan->rec, pack_audio, self, &error);
+  if (!p)
+    {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("VAD step failed: %s", error->message));
+      return FALSE;
+    }
+  gint64 t1 = g_get_monotonic_time ();
+  float prob = p[0];
+  GST_OBJECT_LOCK (self);
+  self->chunks++;
+  self->execute_us_total += (gdouble) (t1 - t0);
+  self->probability = prob;
+  GST_OBJECT_UNLOCK (self);
+  GST_LOG_OBJECT (self, "chunk at %" G_GINT64_FORMAT ": p = %.4f", self->samples, prob);
+  if (prob >= self->params.threshold)
+    self->active = TRUE;
+  else if (prob < (self->params.neg_threshold >= 0 ? self->params.neg_threshold
+                                                    : MAX (self->params.threshold - 0.15, 0.01)))
+    self->active = FALSE;
+  MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
+  guint n = morok_vad_segmenter_push (self->seg, prob, ev, G_N_ELEMENTS (ev));
+  self->samples += self->chunk;
+  /* the last context samples of this window start the next one */
+  memmove (self->window, self->window + self->chunk, self->context * sizeof (float));
+  self->filled = 0;
+  for (guint i = 0; i < n; i++)
+    post_event (self, &ev[i]);
+  return TRUE;
+}
+
+/* Mixes @frames interleaved frames to mono into the window, running the
+ * model each time a chunk is full. */
+static gboolean
+analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *info)
+{
+  guint ch = GST_AUDIO_INFO_CHANNELS (info);
+  gboolean s16 = GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE;
+  for (gsize f = 0; f < frames; f++)
+    {
+      float sum = 0;
+      for (guint c = 0; c < ch; c++)
+        {
+          if (s16)
+            {
+              gint16 v;
+              memcpy (&v, data + (f * ch + c) * 2, 2);
+              sum += v / 32768.0f;
+            }
+          else
+            {
+              float v;
+              memcpy (&v, data + (f * ch + c) * 4, 4);
+              sum += v;
+            }
+        }
+      float mono = sum / ch;
+      self->window[self->context + self->filled++] = isfinite (mono) ? mono : 0.0f;
+      if (self->filled == self->chunk && !run_chunk (self))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+set_meta (MorokVad *self, GstBuffer *buf)
+{
+  GstAudioLevelMeta *meta = gst_buffer_get_audio_level_meta (buf);
+  if (meta)
+    meta->voice_activity = self->active;
+  else
+    gst_buffer_add_audio_level_meta (buf, 127, self->active);
+}
+
+/* ---- remove-silence: hold audio until its fate is decided ---- */
+
+/* Output for the pending buffers whose samples are all older than the
+ * segmenter's worst-case delay (or all of them at @drain). */
+static GstBuffer *
+next_decided (MorokVad *self, gboolean drain)
+{
+  GstAudioFilter *filter = GST_AUDIO_FILTER (self);
+  gint bpf = GST_AUDIO_INFO_BPF (&filter->info);
+  while (!g_queue_is_empty (&self->pending))
+    {
+      GstBuffer *buf = g_queue_peek_head (&self->pending);
+      gint64 len = (gint64) (gst_buffer_get_size (buf) / bpf);
+      gint64 b0 = self->pending_start, b1 = b0 + len;
+      if (!drain && b1 > self->samples + self->filled - self->delay)
+        return NULL;
+      g_queue_pop_head (&self->pending);
+      self->pending_start = b1;
+      /* the kept part: closed segments, then the open one */
+      gint64 k0 = G_MAXINT64, k1 = G_MININT64;
+      for (guint i = 0; i + 1 < self->kept->len; i += 2)
+        {
+          gint64 *s = &g_array_index (self->kept, gint64, i);
+          if (s[1] > b0 && s[0] < b1)
+            k0 = MIN (k0, MAX (s[0], b0)), k1 = MAX (k1, MIN (s[1], b1));
+        }
+      if (self->in_speech && self->keep_from < b1)
+        k0 = MIN (k0, MAX (self->keep_from, b0)), k1 = b1;
+      /* segments wholly before this buffer are done with */
+      while (self->kept->len && g_array_index (self->kept, gint64, 1) <= b1)
+        g_array_remove_range (self->kept, 0, 2);
+      if (k0 >= k1)
+        {
+          GstClockTime t = GST_BUFFER_PTS (buf);
+          GST_LOG_OBJECT (self, "dropping %" G_GINT64_FORMAT " samples of silence", len);
+          if (GST_CLOCK_TIME_IS_VALID (t))
+            gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
+                                gst_event_new_gap (t, GST_BUFFER_DURATION (buf)));
+          gst_buffer_unref (buf);
+          continue;
+        }
+      if (k0 > b0 || k1 < b1)
+        {
+          /* truncate keeps no timestamp when it trims the front: it has no rate */
+          GstClockTime pts = GST_BUFFER_PTS (buf);
+          guint rate = GST_AUDIO_INFO_RATE (&filter->info);
+          buf = gst_audio_buffer_truncate (buf, bpf, k0 - b0, k1 - k0);
+          if (GST_CLOCK_TIME_IS_VALID (pts))
+            GST_BUFFER_PTS (buf) = pts + gst_util_uint64_scale_int (k0 - b0, GST_SECOND, rate);
+          GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (k1 - k0, GST_SECOND, rate);
+        }
+      return buf;
+    }
+  return NULL;
+}
+
+/* ---- buffers ---- */
+
+static GstFlowReturn
+morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
+{
+  MorokVad *self = MOROK_VAD (trans);
+  GstAudioFilter *filter = GST_AUDIO_FILTER (trans);
+  if (!self->plan)
+    {
+      gst_buffer_unref (buf);
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (morok_vad_parent_class)
+                          ->submit_input_buffer (trans, discont, buf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  buf = trans->queued_buf;
+  if (GST_BUFFER_IS_DISCONT (buf) && self->samples + self->filled > 0)
+    {
+      GST_DEBUG_OBJECT (self, "discont: resetting the model state");
+      reset_stream (self, GST_BUFFER_PTS (buf));
+    }
+  if (!GST_CLOCK_TIME_IS_VALID (self->base_pts) && GST_BUFFER_PTS_IS_VALID (buf))
+    self->base_pts = GST_BUFFER_PTS (buf)
+                     - MIN (GST_BUFFER_PTS (buf),
+                            gst_util_uint64_scale_int (self->samples + self->filled, GST_SECOND,
+                                                       self->plan->rate));
+  GstMapInfo map;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    return GST_FLOW_ERROR;
+  gboolean ok = analyse (self, map.data, map.size / GST_AUDIO_INFO_BPF (&filter->info),
+                         &filter->info);
+  gst_buffer_unmap (buf, &map);
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+morok_vad_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
+{
+  MorokVad *self = MOROK_VAD (trans);
+  *outbuf = NULL;
+  GstBuffer *buf = trans->queued_buf;
+  trans->queued_buf = NULL;
+  if (buf)
+    {
+      buf = gst_buffer_make_writable (buf);
+      set_meta (self, buf);
+      if (!self->remove_silence)
+        {
+          *outbuf = buf;
+          return GST_FLOW_OK;
+        }
+      if (g_queue_is_empty (&self->pending))
+        self->pending_start = self->samples + self->filled
+                              - (gint64) (gst_buffer_get_size (buf)
+                                          / GST_AUDIO_INFO_BPF (&GST_AUDIO_FILTER (self)->info));
+      g_queue_push_tail (&self->pending, buf);
+    }
+  if (self->remove_silence)
+    *outbuf = next_decided (self, FALSE);
+  return GST_FLOW_OK;
+}
+
+/* EOS: the last partial chunk, zero-padded; close what is open; output
+ * everything held. */
+static void
+finish_stream (MorokVad *self)
+{
+  if (!self->plan)
+    return;
+  gint64 total = self->samples + self->filled;
+  if (self->filled > 0)
+    {
+      memset (self->window + self->context + self->filled, 0,
+              (self->chunk - self->filled) * sizeof (float));
+      self->filled = self->chunk;
+      run_chunk (self);
+    }
+  MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
+  guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
+  for (guint i = 0; i < n; i++)
+    post_event (self, &ev[i]);
+  GstBuffer *out;
+  while ((out = next_decided (self, TRUE)))
+    gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  self->samples = 0;
+}
+
+static gboolean
+morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
+{
+  MorokVad *self = MOROK_VAD (trans);
+  switch (GST_EVENT_TYPE (event))
+    {
+    case GST_EVENT_EOS:
+      finish_stream (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      while (!g_queue_is_empty (&self->pending))
+        gst_buffer_unref (g_queue_pop_head (&self->pending));
+      reset_stream (self, GST_CLOCK_TIME_NONE);
+      break;
+    case GST_EVENT_SEGMENT:
+      if (self->plan && self->samples + self->filled > 0)
+        {
+          finish_stream (self);
+          reset_stream (self, GST_CLOCK_TIME_NONE);
+        }
+      break;
+    default:
+      break;
+    }
+  return GST_BASE_TRANSFORM_CLASS (morok_vad_parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+morok_vad_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *query)
+{
+  MorokVad *self = MOROK_VAD (trans);
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (morok_vad_parent_class)->query (trans, direction, query);
+  if (ret && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC
+      && self->remove_silence && self->plan)
+    {
+      gboolean live;
+      GstClockTime min, max;
+      gst_query_parse_latency (query, &live, &min, &max);
+      GstClockTime ours = gst_util_uint64_scale_int (self->delay, GST_SECOND, self->plan->rate);
+      GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
+      gst_query_set_latency (query, live, min + ours,
+                             GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+    }
+  return ret;
+}
+
+/* ---- properties ---- */
+
+static void
+morok_vad_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  MorokVad *self = MOROK_VAD (object);
+  GstState state = GST_STATE (self);
+  gboolean ready_only = prop_id == PROP_MODEL || prop_id == PROP_MODEL_VERSION
+                        || prop_id == PROP_REMOVE_SILENCE || prop_id == PROP_THRESHOLD
+                        || prop_id == PROP_NEG_THRESHOLD || prop_id == PROP_MIN_SPEECH_MS
+                        || prop_id == PROP_MIN_SILENCE_MS || prop_id == PROP_SPEECH_PAD_MS
+                        || prop_id == PROP_MAX_SPEECH_S;
+  if (ready_only && state > GST_STATE_READY)
+    {
+      GST_WARNING_OBJECT (self, "property '%s' can only be set in NULL or READY; ignored",
+                          pspec->name);
+      return;
+    }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      g_free (self->model);
+      self->model = g_value_dup_string (value);
+      break;
+    case PROP_MODEL_VERSION: self->model_version = g_value_get_enum (value); break;
+    case PROP_THRESHOLD: self->threshold = g_value_get_double (value); break;
+    case PROP_NEG_THRESHOLD: self->neg_threshold = g_value_get_double (value); break;
+    case PROP_MIN_SPEECH_MS: self->min_speech_ms = g_value_get_uint (value); break;
+    case PROP_MIN_SILENCE_MS: self->min_silence_ms = g_value_get_uint (value); break;
+    case PROP_SPEECH_PAD_MS: self->speech_pad_ms = g_value_get_uint (value); break;
+    case PROP_MAX_SPEECH_S: self->max_speech_s = g_value_get_double (value); break;
+    case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
+    case PROP_REMOVE_SILENCE: self->remove_silence = g_value_get_boolean (value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+    }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+morok_vad_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  MorokVad *self = MOROK_VAD (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id)
+    {
+    case PROP_MODEL: g_value_set_string (value, self->model); break;
+    case PROP_MODEL_VERSION: g_value_set_enum (value, self->model_version); break;
+    case PROP_THRESHOLD: g_value_set_double (value, self->threshold); break;
+    case PROP_NEG_THRESHOLD: g_value_set_double (value, self->neg_threshold); break;
+    case PROP_MIN_SPEECH_MS: g_value_set_uint (value, self->min_speech_ms); break;
+    case PROP_MIN_SILENCE_MS: g_value_set_uint (value, self->min_silence_ms); break;
+    case PROP_SPEECH_PAD_MS: g_value_set_uint (value, self->speech_pad_ms); break;
+    case PROP_MAX_SPEECH_S: g_value_set_double (value, self->max_speech_s); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
+    case PROP_REMOVE_SILENCE: g_value_set_boolean (value, self->remove_silence); break;
+    case PROP_CHUNKS_PROCESSED: g_value_set_uint64 (value, self->chunks); break;
+    case PROP_MEAN_EXECUTE_US:
+      g_value_set_double (value, self->chunks ? self->execute_us_total / self->chunks : 0.0);
+      break;
+    case PROP_PROBABILITY: g_value_set_double (value, self->probability); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+    }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+morok_vad_finalize (GObject *object)
+{
+  MorokVad *self = MOROK_VAD (object);
+  g_free (self->model);
+  g_array_unref (self->kept);
+  G_OBJECT_CLASS (morok_vad_parent_class)->finalize (object);
+}
+
+static void
+morok_vad_class_init (MorokVadClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS (klass);
+  GST_DEBUG_CATEGORY_INIT (morok_vad_debug, "morokvad", 0, "Silero VAD on Morok");
+
+  gobject_class->set_property = morok_vad_set_property;
+  gobject_class->get_property = morok_vad_get_property;
+  gobject_class->finalize = morok_vad_finalize;
+
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  const GParamFlags ready = rw | GST_PARAM_MUTABLE_READY;
+  g_object_class_install_property (gobject_class, PROP_MODEL,
+      g_param_spec_string ("model", "Model",
+                           "Silero VAD ONNX file (NULL: the installed file of model-version); "
+                           "the version is read from the file",
+                           DEFAULT_MODEL, ready));
+  g_object_class_install_property (gobject_class, PROP_MODEL_VERSION,
+      g_param_spec_enum ("model-version", "Model version",
+                         "Installed model to use when model is not set",
+                         MOROK_TYPE_VAD_MODEL_VERSION, DEFAULT_MODEL_VERSION, ready));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold", "Speech probability that starts speech",
+                           0.0, 1.0, DEFAULT_THRESHOLD, ready));
+  g_object_class_install_property (gobject_class, PROP_NEG_THRESHOLD,
+      g_param_spec_double ("negative-threshold", "Negative threshold",
+                           "Probability under which speech may end (-1: threshold - 0.15, at "
+                           "least 0.01)",
+                           -1.0, 1.0, DEFAULT_NEG_THRESHOLD, ready));
+  g_object_class_install_property (gobject_class, PROP_MIN_SPEECH_MS,
+      g_param_spec_uint ("min-speech", "Minimum speech", "Shorter speech is ignored (ms)", 0,
+                         G_MAXUINT, DEFAULT_MIN_SPEECH_MS, ready));
+  g_object_class_install_property (gobject_class, PROP_MIN_SILENCE_MS,
+      g_param_spec_uint ("min-silence", "Minimum silence",
+                         "Silence that ends a speech segment (ms)", 0, G_MAXUINT,
+                         DEFAULT_MIN_SILENCE_MS, ready));
+  g_object_class_install_property (gobject_class, PROP_SPEECH_PAD_MS,
+      g_param_spec_uint ("speech-pad", "Speech pad", "Added before and after each segment (ms)",
+                         0, G_MAXUINT, DEFAULT_SPEECH_PAD_MS, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_SPEECH_S,
+      g_param_spec_double ("max-speech", "Maximum speech",
+                           "Longer segments are split at their longest silence (s; 0: "
+                           "unlimited)",
+                           0.0, G_MAXDOUBLE, DEFAULT_MAX_SPEECH_S, ready));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+                            "Post speech-start and speech-end element messages",
+                            DEFAULT_POST_MESSAGES, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_REMOVE_SILENCE,
+      g_param_spec_boolean ("remove-silence", "Remove silence",
+                            "Drop audio outside speech segments and send GAP events instead",
+                            DEFAULT_REMOVE_SILENCE, ready));
+  g_object_class_install_property (gobject_class, PROP_CHUNKS_PROCESSED,
+      g_param_spec_uint64 ("chunks-processed", "Chunks processed",
+                           "Model executions since the element was created", 0, G_MAXUINT64, 0,
+                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MEAN_EXECUTE_US,
+      g_param_spec_double ("mean-execute-us", "Mean execute time",
+                           "Mean time of one model execution (µs)", 0.0, G_MAXDOUBLE, 0.0,
+                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PROBABILITY,
+      g_param_spec_double ("probability", "Probability",
+                           "Speech probability of the last chunk analysed", 0.0, 1.0, 0.0,
+                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "Morok voice activity detector",
+                                         "Filter/Analyzer/Audio",
+                                         "Detects speech with Silero VAD compiled by Morok",
+                                         "Morok developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (morok_vad_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (morok_vad_stop);
+  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR (morok_vad_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (morok_vad_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (morok_vad_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (morok_vad_query);
+  filter_class->setup = GST_DEBUG_FUNCPTR (morok_vad_setup);
+  gst_type_mark_as_plugin_api (MOROK_TYPE_VAD_MODEL_VERSION, 0);
+}
+
+static void
+morok_vad_init (MorokVad *self)
+{
+  self->model_version = DEFAULT_MODEL_VERSION;
+  self->threshold = DEFAULT_THRESHOLD;
+  self->neg_threshold = DEFAULT_NEG_THRESHOLD;
+  self->min_speech_ms = DEFAULT_MIN_SPEECH_MS;
+  self->min_silence_ms = DEFAULT_MIN_SILENCE_MS;
+  self->speech_pad_ms = DEFAULT_SPEECH_PAD_MS;
+  self->max_speech_s = DEFAULT_MAX_SPEECH_S;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+  self->remove_silence = DEFAULT_REMOVE_SILENCE;
+  self->kept = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_queue_init (&self->pending);
+  self->base_pts = GST_CLOCK_TIME_NONE;
+  gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self), GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+                     check_rate_probe, self, NULL);
+}

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/* The morokvad element, driven with GstHarness on the espeak-ng fixture. */
+#include "models/vad-segmenter.h"
+#include <gst/audio/audio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <math.h>
+#include <string.h>
+
+#define RATE 16000
+#define CHUNK 512
+
+/* ---- fixtures ---- */
+
+/* tests/fixtures/@name (G_TEST_SRCDIR is tests/, set by meson). */
+static char *
+fixture_path (const char *name)
+{
+  const char *dir = g_getenv ("G_TEST_SRCDIR");
+  return g_build_filename (dir ? dir : ".", "fixtures", name, NULL);
+}
+
+/* 16-bit mono PCM of a canonical WAV file (the fixture script writes them). */
+static gint16 *
+read_wav (const char *name, gsize *out_n)
+{
+  g_autofree char *path = fixture_path (name);
+  g_autofree char *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  /* find the "data" chunk */
+  gsize off = 12;
+  while (off + 8 <= len && memcmp (data + off, "data", 4) != 0)
+    {
+      guint32 sz;
+      memcpy (&sz, data + off + 4, 4);
+      off += 8 + sz;
+    }
+  g_assert_cmpuint (off + 8, <=, len);
+  guint32 n_bytes;
+  memcpy (&n_bytes, data + off + 4, 4);
+  *out_n = MIN (n_bytes, len - off - 8) / 2;
+  return g_memdup2 (data + off + 8, *out_n * 2);
+}
+
+/* Per-chunk probabilities of onnxruntime (tests/fixtures/make-vad-fixtures.sh). */
+static GArray *
+read_probs (const char *name)
+{
+  g_autofree char *path = fixture_path (name);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  GArray *probs = g_array_new (FALSE, FALSE, sizeof (float));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (lines[i][0] && lines[i][0] != '#')
+      {
+        float p = (float) g_ascii_strtod (lines[i], NULL);
+        g_array_append_val (probs, p);
+      }
+  return probs;
+}
+
+/* A harness around morokvad with @prop set to @value (both may be NULL). */
+static GstHarness *
+vad_harness (const char *prop, const char *value)
+{
+  GstElement *vad = gst_element_factory_make ("morokvad", NULL);
+  if (prop)
+    gst_util_set_object_arg (G_OBJECT (vad), prop, value);
+  GstHarness *h = gst_harness_new_with_element (vad, "sink", "src");
+  gst_object_unref (vad);
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=16000, channels=1, "
+                                   "layout=interleaved");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  return h;
+}
+
+/* Drops the bus vad_harness () gave the element (and its queued messages). */
+static void
+vad_teardown (GstHarness *h)
+{
+  GstBus *bus = gst_element_get_bus (h->element);
+  if (bus)
+    {
+      gst_bus_set_flushing (bus, TRUE);
+      gst_object_unref (bus);
+    }
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+}
+
+static GstBuffer *
+pcm_buffer (const gint16 *pcm, gsize first, gsize n)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (pcm + first, n * 2);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (first, GST_SECOND, RATE);
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (n, GST_SECOND, RATE);
+  return buf;
+}
+
+/* Pushes @n samples in buffers of @block samples (not a multiple of the chunk). */
+static void
+push_pcm (GstHarness *h, const gint16 *pcm, gsize first, gsize n, gsize block)
+{
+  for (gsize i = 0; i < n; i += block)
+    g_assert_cmpint (gst_harness_push (h, pcm_buffer (pcm, first + i, MIN (block, n - i))), ==,
+                     GST_FLOW_OK);
+}
+
+typedef struct
+{
+  gboolean start;
+  GstClockTime ts;
+} Boundary;
+
+static GArray *
+collect_boundaries (GstHarness *h)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Boundary));
+  GstBus *bus = gst_element_get_bus (h->element);
+  GstMessage *msg;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)))
+    {
+      const GstStructure *s = gst_message_get_structure (msg);
+      if (gst_structure_has_name (s, "morokvad"))
+        {
+          Boundary b = { .start = g_str_equal (gst_structure_get_string (s, "type"), "speech-start") };
+          guint64 ts, rt;
+          gdouble p;
+          g_assert_true (gst_structure_get_uint64 (s, "timestamp", &ts));
+          g_assert_true (gst_structure_get_uint64 (s, "running-time", &rt));
+          g_assert_true (gst_structure_has_field (s, "stream-time"));
+          g_assert_true (gst_structure_get_double (s, "probability", &p));
+          g_assert_cmpfloat (p, >=, 0.0);
+          b.ts = ts;
+          g_array_append_val (out, b);
+        }
+      gst_message_unref (msg);
+    }
+  gst_object_unref (bus);
+  return out;
+}
+
+static GArray *
+expected_segments (GArray *probs, gsize n_samples)
+{
+  MorokVadParams params;
+  morok_vad_params_init (&params, RATE);
+  GArray *segs = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
+  morok_vad_segments ((const float *) probs->data, probs->len, n_samples, &params, segs);
+  return segs;
+}
+
+/* ---- tests ---- */
+
+/* On the fixture, the messages give the segments that the segmenter gives
+ * for onnxruntime's probabilities, each boundary within one chunk. */
+GST_START_TEST (test_messages_match_reference_segments)
+{
+  gsize n;
+  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autoptr (GArray) probs = read_probs ("vad-probs-v6-16k.txt");
+  g_autoptr (GArray) want = expected_segments (probs, n);
+  GstHarness *h = vad_harness (NULL, NULL);
+  push_pcm (h, pcm, 0, n, 1000);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  g_autoptr (GArray) got = collect_boundaries (h);
+  fail_unless (want->len > 0);
+  fail_unless_equals_int (got->len, 2 * want->len);
+  const GstClockTime chunk_ns = gst_util_uint64_scale_int (CHUNK, GST_SECOND, RATE);
+  for (guint i = 0; i < want->len; i++)
+    {
+      MorokVadSegment *s = &g_array_index (want, MorokVadSegment, i);
+      Boundary *b0 = &g_array_index (got, Boundary, 2 * i), *b1 = &g_array_index (got, Boundary, 2 * i + 1);
+      fail_unless (b0->start && !b1->start);
+      GstClockTime t0 = gst_util_uint64_scale_int (s->start, GST_SECOND, RATE);
+      GstClockTime t1 = gst_util_uint64_scale_int (s->end, GST_SECOND, RATE);
+      fail_unless (ABS ((gint64) b0->ts - (gint64) t0) <= (gint64) chunk_ns,
+                   "segment %u starts at %" GST_TIME_FORMAT ", expected %" GST_TIME_FORMAT, i,
+                   GST_TIME_ARGS (b0->ts), GST_TIME_ARGS (t0));
+      fail_unless (ABS ((gint64) b1->ts - (gint64) t1) <= (gint64) chunk_ns,
+                   "segment %u ends at %" GST_TIME_FORMAT ", expected %" GST_TIME_FORMAT, i,
+                   GST_TIME_ARGS (b1->ts), GST_TIME_ARGS (t1));
+    }
+  guint64 chunks;
+  g_object_get (h->element, "chunks-processed", &chunks, NULL);
+  fail_unless_equals_int ((gint) chunks, (gint) probs->len);
+  vad_teardown (h);
+}
+GST_END_TEST;
+
+/* Every buffer carries a GstAudioLevelMeta; an existing level is kept. */
+GST_START_TEST (test_meta_on_every_buffer)
+{
+  gsize n;
+  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  GstHarness *h = vad_harness (NULL, NULL);
+  gboolean any_voice = FALSE;
+  for (gsize i = 0; i + 1600 <= 16000 * 6; i += 1600)
+    {
+      GstBuffer *in = pcm_buffer (pcm, i, 1600);
+      if (i == 0)
+        gst_buffer_add_audio_level_meta (in, 42, FALSE);
+      GstBuffer *out = gst_harness_push_and_pull (h, in);
+      GstAudioLevelMeta *meta = gst_buffer_get_audio_level_meta (out);
+      fail_unless (meta != NULL);
+      if (i == 0)
+        fail_unless_equals_int (meta->level, 42);
+      any_voice = any_voice || meta->voice_activity;
+      gst_buffer_unref (out);
+    }
+  fail_unless (any_voice);
+  vad_teardown (h);
+}
+GST_END_TEST;
+
+/* Probabilities chunk by chunk: pushes @n_chunks chunks starting at @first. */
+static void
+probs_by_chunk (GstHarness *h, const gint16 *pcm, gsize first, guint n_chunks, double *out,
+                gboolean discont_first)
+{
+  for (guint c = 0; c < n_chunks; c++)
+    {
+      GstBuffer *buf = pcm_buffer (pcm, first + c * CHUNK, CHUNK);
+      if (c == 0 && discont_first)
+        GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+      g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
+      g_object_get (h->element, "probability", &out[c], NULL);
+    }
+}
+
+/* After a DISCONT buffer the probabilities equal those of a fresh element. */
+GST_START_TEST (test_discont_resets_state)
+{
+  gsize n;
+  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  enum { AFTER = 40 };
+  const gsize split = 150 * CHUNK; /* inside speech: the state matters */
+  double fresh[AFTER], resumed[AFTER], carried[AFTER];
+  GstHarness *a = vad_harness (NULL, NULL);
+  probs_by_chunk (a, pcm, split, AFTER, fresh, FALSE);
+  vad_teardown (a);
+  GstHarness *b = vad_harness (NULL, NULL);
+  double scratch[150];
+  probs_by_chunk (b, pcm, 0, 150, scratch, FALSE);
+  probs_by_chunk (b, pcm, split, AFTER, resumed, TRUE);
+  vad_teardown (b);
+  GstHarness *c = vad_harness (NULL, NULL);
+  probs_by_chunk (c, pcm, 0, 150, scratch, FALSE);
+  probs_by_chunk (c, pcm, split, AFTER, carried, FALSE);
+  vad_teardown (c);
+  double diff_carried = 0;
+  for (int i = 0; i < AFTER; i++)
+    {
+      fail_unless (fabs (fresh[i] - resumed[i]) < 1e-6, "chunk %d: %f after DISCONT, %f fresh", i,
+                   resumed[i], fresh[i]);
+      diff_carried = MAX (diff_carried, fabs (fresh[i] - carried[i]));
+    }
+  /* without the DISCONT the state is carried, and the values differ */
+  fail_unless (diff_carried > 1e-3);
+}
+GST_END_TEST;
+
+/* EOS in the middle of speech closes the open segment. */
+GST_START_TEST (test_eos_closes_open_segment)
+{
+  gsize n;
+  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autoptr (GArray) probs = read_probs ("vad-probs-v6-16k.txt");
+  g_autoptr (GArray) segs = expected_segments (probs, n);
+  MorokVadSegment *s = &g_array_index (segs, MorokVadSegment, 0);
+  gsize cut = (s->start + s->end) / 2; /* the middle of the first segment */
+  GstHarness *h = vad_harness (NULL, NULL);
+  push_pcm (h, pcm, 0, cut, 777);
+  g_autoptr (GArray) before = collect_boundaries (h);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  g_autoptr (GArray) after = collect_boundaries (h);
+  fail_unless_equals_int (before->len, 1);
+  fail_unless (g_array_index (before, Boundary, 0).start);
+  fail_unless_equals_int (after->len, 1);
+  Boundary *end = &g_array_index (after, Boundary, 0);
+  fail_unless (!end->start);
+  fail_unless_equals_uint64 (end->ts, gst_util_uint64_scale_int (cut, GST_SECOND, RATE));
+  vad_teardown (h);
+}
+GST_END_TEST;
+
+/* remove-silence passes exactly the speech samples plus pads, in order and
+ * with their timestamps, and sends GAP events for the rest. */
+GST_START_TEST (test_remove_silence)
+{
+  gsize n;
+  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  GstHarness *h = vad_harness ("remove-silence", "true");
+  push_pcm (h, pcm, 0, n, 1000);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  g_autoptr (GArray) bounds = collect_boundaries (h);
+  fail_unless (bounds->len >= 2 && bounds->len % 2 == 0);
+  /* the segments the element announced, in samples */
+  gsize kept = 0;
+  GstBuffer *out;
+  gint64 prev_end = -1;
+  while ((out = gst_harness_try_pull (h)))
+    {
+      gint64 s0 = (gint64) gst_util_uint64_scale_round (GST_BUFFER_PTS (out), RATE, GST_SECOND);
+      gsize len = gst_buffer_get_size (out) / 2;
+      gboolean inside = FALSE;
+      for (guint i = 0; i < bounds->len; i += 2)
+        {
+          gint64 a = (gint64) gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i).ts, RATE, GST_SECOND);
+          gint64 b = (gint64) gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i + 1).ts, RATE, GST_SECOND);
+          inside = inside || (s0 >= a && s0 + (gint64) len <= b);
+        }
+      fail_unless (inside, "buffer at sample %" G_GINT64_FORMAT " of %zu samples is outside speech", s0, len);
+      fail_unless (s0 >= prev_end);
+      prev_end = s0 + (gint64) len;
+      /* the samples themselves are untouched */
+      GstMapInfo map;
+      gst_buffer_map (out, &map, GST_MAP_READ);
+      fail_unless (memcmp (map.data, pcm + s0, map.size) == 0);
+      gst_buffer_unmap (out, &map);
+      kept += len;
+      gst_buffer_unref (out);
+    }
+  gsize want = 0;
+  for (guint i = 0; i < bounds->len; i += 2)
+    want += gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i + 1).ts - g_array_index (bounds, Boundary, i).ts, RATE, GST_SECOND);
+  fail_unless (ABS ((gssize) kept - (gssize) want) <= (gssize) bounds->len, "kept %zu samples, segments hold %zu", kept, want);
+  guint gaps = 0;
+  GstEvent *ev;
+  while ((ev = gst_harness_try_pull_event (h)))
+    {
+      gaps += GST_EVENT_TYPE (ev) == GST_EVENT_GAP;
+      gst_event_unref (ev);
+    }
+  fail_unless (gaps > 0);
+  /* the delay is reported as latency */
+  GstQuery *q = gst_query_new_latency ();
+  fail_unless (gst_pad_peer_query (h->sinkpad, q));
+  GstClockTime min;
+  gst_query_parse_latency (q, NULL, &min, NULL);
+  fail_unless (min >= 300 * GST_MSECOND);
+  gst_query_unref (q);
+  vad_teardown (h);
+}
+GST_END_TEST;
+
+/* An unsupported rate fails negotiation with a message naming the rates. */
+GST_START_TEST (test_unsupported_rate)
+{
+  GstHarness *h = gst_harness_new ("morokvad");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=44100, channels=1, layout=interleaved");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 882, NULL);
+  gst_buffer_memset (buf, 0, 0, 882);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_NOT_NEGOTIATED);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "16000") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  vad_teardown (h);
+}
+GST_END_TEST;
+
+/* A missing or corrupt model is an error message on the bus naming the
+ * file; the state change fails and nothing crashes. */
+static void
+assert_fails_to_start (const char *model, const char *expect)
+{
+  GstElement *vad = gst_element_factory_make ("morokvad", NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (vad, bus);
+  g_object_set (vad, "model", model, NULL);
+  fail_unless_equals_int (gst_element_set_state (vad, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  g_autofree char *all = g_strdup_printf ("%s %s", err->message, dbg);
+  fail_unless (strstr (all, expect) != NULL, "error '%s' does not mention '%s'", all, expect);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_state (vad, GST_STATE_NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (vad, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (vad);
+}
+
+GST_START_TEST (test_bad_model)
+{
+  assert_fails_to_start ("/nonexistent/vad.onnx", "/nonexistent/vad.onnx");
+  g_autofree char *wav = fixture_path ("speech-16k.wav");
+  assert_fails_to_start (wav, "speech-16k.wav");
+  g_autofree char *tiny = fixture_path ("onnx-tiny.onnx");
+  assert_fails_to_start (tiny, "onnx-tiny.onnx");
+}
+GST_END_TEST;
+
+/* The leaks tracer (GST_TRACERS=leaks, set by meson), or NULL. */
+static GstTracer *
+leaks_tracer (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers ();
+  GstTracer *found = NULL;
+  for (GList *l = tracers; l; l = l->next)
+    if (!found && g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))
+      found = gst_object_ref (l->data);
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+static void
+cycle (GstElement *pipe)
+{
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+  gst_object_unref (bus);
+}
+
+/* 50 cycles NULL <-> PLAYING in a pipeline with audio flowing leave no
+ * object or buffer behind. */
+GST_START_TEST (test_state_cycles)
+{
+  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=4 samplesperbuffer=700 ! "
+                                       "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink",
+                                       NULL);
+  fail_unless (pipe != NULL);
+  cycle (pipe); /* the first cycle makes the types and caches that live on */
+  GstTracer *leaks = leaks_tracer ();
+  fail_unless (leaks != NULL, "run with GST_TRACERS=leaks");
+  g_signal_emit_by_name (leaks, "activity-start-tracking");
+  for (int i = 0; i < 50; i++)
+    cycle (pipe);
+  GstStructure *cp = NULL;
+  g_signal_emit_by_name (leaks, "activity-get-checkpoint", &cp);
+  /* every object made during the cycles must also have been removed */
+  const GValue *created = gst_structure_get_value (cp, "objects-created-list");
+  const GValue *removed = gst_structure_get_value (cp, "objects-removed-list");
+  g_autoptr (GHashTable) gone = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < gst_value_list_get_size (removed); i++)
+    g_hash_table_add (gone, (gpointer) gst_structure_get_string (
+                                gst_value_get_structure (gst_value_list_get_value (removed, i)),
+                                "address"));
+  guint n_alive = 0;
+  for (guint i = 0; i < gst_value_list_get_size (created); i++)
+    {
+      const GstStructure *o = gst_value_get_structure (gst_value_list_get_value (created, i));
+      if (g_hash_table_contains (gone, gst_structure_get_string (o, "address")))
+        continue;
+      g_printerr ("alive after the cycles: %s\n", gst_structure_get_string (o, "type-name"));
+      n_alive++;
+    }
+  fail_unless_equals_int (n_alive, 0);
+  gst_structure_free (cp);
+  g_signal_emit_by_name (leaks, "activity-stop-tracking");
+  gst_object_unref (leaks);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+static Suite *
+morokvad_suite (void)
+{
+  Suite *s = suite_create ("morokvad");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_messages_match_reference_segments);
+  tcase_add_test (tc, test_meta_on_every_buffer);
+  tcase_add_test (tc, test_discont_resets_state);
+  tcase_add_test (tc, test_eos_closes_open_segment);
+  tcase_add_test (tc, test_remove_silence);
+  tcase_add_test (tc, test_unsupported_rate);
+  tcase_add_test (tc, test_bad_model);
+  tcase_add_test (tc, test_state_cycles);
+  return s;
+}
+
+GST_CHECK_MAIN (morokvad);
