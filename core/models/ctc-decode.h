@@ -3,15 +3,14 @@
  * collapsed, blanks dropped, each token with the frames it spans; and the
  * text of a token sequence for character and SentencePiece vocabularies.
  *
- *   const MorokBuffer *lp = gigaam_ctc_jit_output (jit, &error);    // [b, T', C]
+ *   const MorokBuffer *lp = gigaam_ctc_jit_output (jit, &error);   // [b, T', C]
+ *   const float *item = (const float *) lp->data + i * lp->shape[1] * C;
  *   gint64 frames = morok_gigaam_encoded_frames (model, n_samples[i]);
- *   MorokCtcToken tokens[frames];                                    // at most one per frame
- *   guint n = morok_ctc_greedy_decode ((const float *) lp->data + i * lp->shape[1] * C,
- *                                      frames, C, C, cfg->blank_id, tokens);
- *   g_autofree char *text = morok_ctc_tokens_text (tokens, n, cfg->tokens, C - 1,
- *                                                  cfg->vocab_type ==
- * MOROK_GIGAAM_VOCAB_SENTENCEPIECE); double start = tokens[0].frame * morok_gigaam_frame_seconds
- * (model);  // seconds
+ *   MorokCtcToken tokens[frames];                                   // at most one per frame
+ *   guint n = morok_ctc_greedy_decode (item, frames, C, C, cfg->blank_id, tokens);
+ *   gboolean sp = cfg->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE;
+ *   g_autofree char *text = morok_ctc_tokens_text (tokens, n, cfg->tokens, C - 1, sp);
+ *   double start = tokens[0].frame * morok_gigaam_frame_seconds (model);  // seconds
  */
 #pragma once
 

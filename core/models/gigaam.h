@@ -12,11 +12,11 @@
  *   g_autoptr (GError) error = NULL;
  *   g_autoptr (MorokGigaAm) model = morok_gigaam_load ("gigaam-v3-ctc.safetensors", &error);
  *   if (!model)
- *     return FALSE;  // e.g. "m.safetensors: tensor 'encoder.layers.3.norm_out.weight' is [512],
- * expected [768]" const MorokGigaAmConfig *cfg = morok_gigaam_config (model); g_print ("%s, %u
- * layers, d_model %u\n", cfg->version == MOROK_GIGAAM_V3 ? "v3" : "v2", cfg->n_layers,
- * cfg->d_model); gint64 frames = morok_gigaam_encoded_frames (model, 36800);  // 58: 2.3 s at 16
- * kHz
+ *     return FALSE;  // "m.safetensors: tensor '...norm_out.weight' is [512], expected [768]"
+ *   const MorokGigaAmConfig *cfg = morok_gigaam_config (model);
+ *   g_print ("%s, %u layers, d_model %u\n", cfg->version == MOROK_GIGAAM_V3 ? "v3" : "v2",
+ *            cfg->n_layers, cfg->d_model);
+ *   gint64 frames = morok_gigaam_encoded_frames (model, 36800);  // 58: 2.3 s at 16 kHz
  *
  * Inside a build function (wav [b, t] f32, lengths [b] i64 sample counts):
  *
