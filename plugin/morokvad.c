@@ -26,8 +26,9 @@
  * - keeps the last chunk's probability in #GstMorokVad:probability and
  *   statistics in #GstMorokVad:chunks-processed and #GstMorokVad:mean-execute-us.
  * - with #GstMorokVad:remove-silence, drops the audio outside speech
- *   segments (keeping the speech pad around each), sends GAP events for the
- *   dropped time, and reports the delay this needs in the LATENCY query.
+ *   segments (keeping the speech pad around each; a buffer that holds a
+ *   boundary is cut there), sends a GAP event for each stretch of dropped
+ *   time, and reports the delay this needs in the LATENCY query.
  *
  * The model and its plans are prepared on READY→PAUSED; a missing or bad
  * model file is an error message naming the file. DISCONT, FLUSH and a new
@@ -466,58 +467,85 @@ set_meta (MorokVad *self, GstBuffer *buf)
 
 /* ---- remove-silence: hold audio until its fate is decided ---- */
 
-/* Output for the pending buffers whose samples are all older than the
- * segmenter's worst-case delay (or all of them at @drain). */
-static GstBuffer *
-next_decided (MorokVad *self, gboolean drain)
+/* Pushes a GAP for samples [a, b) of @buf, which starts at sample @b0. */
+static void
+push_gap (MorokVad *self, GstBuffer *buf, gint64 b0, gint64 a, gint64 b)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || b <= a)
+    return;
+  guint rate = self->plan->rate;
+  GST_LOG_OBJECT (self, "dropping %" G_GINT64_FORMAT " samples of silence", b - a);
+  gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
+                      gst_event_new_gap (pts + gst_util_uint64_scale_int (a - b0, GST_SECOND, rate),
+                                         gst_util_uint64_scale_int (b - a, GST_SECOND, rate)));
+}
+
+/* Pushes samples [a, b) of @buf (starting at sample @b0) as a buffer of its own. */
+static GstFlowReturn
+push_piece (MorokVad *self, GstBuffer *buf, gint64 b0, gint64 a, gint64 b)
 {
   GstAudioFilter *filter = GST_AUDIO_FILTER (self);
   gint bpf = GST_AUDIO_INFO_BPF (&filter->info);
-  while (!g_queue_is_empty (&self->pending))
+  gint64 len = (gint64) (gst_buffer_get_size (buf) / bpf);
+  GstBuffer *piece = gst_buffer_ref (buf);
+  if (a > b0 || b < b0 + len)
+    {
+      /* truncate keeps no timestamp when it trims the front: it has no rate */
+      guint rate = GST_AUDIO_INFO_RATE (&filter->info);
+      piece = gst_audio_buffer_truncate (piece, bpf, a - b0, b - a);
+      if (GST_BUFFER_PTS_IS_VALID (buf))
+        GST_BUFFER_PTS (piece) = GST_BUFFER_PTS (buf)
+                                 + gst_util_uint64_scale_int (a - b0, GST_SECOND, rate);
+      GST_BUFFER_DURATION (piece) = gst_util_uint64_scale_int (b - a, GST_SECOND, rate);
+    }
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), piece);
+}
+
+/* Outputs the pending buffers whose samples are all older than the
+ * segmenter's worst-case delay (or all of them at @drain): the parts inside
+ * speech segments as buffers, the parts outside as GAP events. */
+static GstFlowReturn
+push_decided (MorokVad *self, gboolean drain)
+{
+  GstAudioFilter *filter = GST_AUDIO_FILTER (self);
+  gint bpf = GST_AUDIO_INFO_BPF (&filter->info);
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (ret == GST_FLOW_OK && !g_queue_is_empty (&self->pending))
     {
       GstBuffer *buf = g_queue_peek_head (&self->pending);
-      gint64 len = (gint64) (gst_buffer_get_size (buf) / bpf);
-      gint64 b0 = self->pending_start, b1 = b0 + len;
+      gint64 b0 = self->pending_start, b1 = b0 + (gint64) (gst_buffer_get_size (buf) / bpf);
       if (!drain && b1 > self->samples + self->filled - self->delay)
-        return NULL;
+        break;
       g_queue_pop_head (&self->pending);
       self->pending_start = b1;
-      /* the kept part: closed segments, then the open one */
-      gint64 k0 = G_MAXINT64, k1 = G_MININT64;
-      for (guint i = 0; i + 1 < self->kept->len; i += 2)
+      /* walk the buffer through the closed segments, then the open one */
+      gint64 at = b0;
+      for (guint i = 0; ret == GST_FLOW_OK && i + 1 <= self->kept->len; i += 2)
         {
-          gint64 *s = &g_array_index (self->kept, gint64, i);
-          if (s[1] > b0 && s[0] < b1)
-            k0 = MIN (k0, MAX (s[0], b0)), k1 = MAX (k1, MIN (s[1], b1));
+          gint64 k0 = MAX (g_array_index (self->kept, gint64, i), at);
+          gint64 k1 = MIN (g_array_index (self->kept, gint64, i + 1), b1);
+          if (k0 >= k1)
+            continue;
+          push_gap (self, buf, b0, at, k0);
+          ret = push_piece (self, buf, b0, k0, k1);
+          at = k1;
         }
-      if (self->in_speech && self->keep_from < b1)
-        k0 = MIN (k0, MAX (self->keep_from, b0)), k1 = b1;
-      /* segments wholly before this buffer are done with */
+      if (ret == GST_FLOW_OK && self->in_speech && self->keep_from < b1)
+        {
+          gint64 k0 = MAX (self->keep_from, at);
+          push_gap (self, buf, b0, at, k0);
+          ret = push_piece (self, buf, b0, k0, b1);
+          at = b1;
+        }
+      if (ret == GST_FLOW_OK)
+        push_gap (self, buf, b0, at, b1);
+      /* segments that end in this buffer are done with */
       while (self->kept->len && g_array_index (self->kept, gint64, 1) <= b1)
         g_array_remove_range (self->kept, 0, 2);
-      if (k0 >= k1)
-        {
-          GstClockTime t = GST_BUFFER_PTS (buf);
-          GST_LOG_OBJECT (self, "dropping %" G_GINT64_FORMAT " samples of silence", len);
-          if (GST_CLOCK_TIME_IS_VALID (t))
-            gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
-                                gst_event_new_gap (t, GST_BUFFER_DURATION (buf)));
-          gst_buffer_unref (buf);
-          continue;
-        }
-      if (k0 > b0 || k1 < b1)
-        {
-          /* truncate keeps no timestamp when it trims the front: it has no rate */
-          GstClockTime pts = GST_BUFFER_PTS (buf);
-          guint rate = GST_AUDIO_INFO_RATE (&filter->info);
-          buf = gst_audio_buffer_truncate (buf, bpf, k0 - b0, k1 - k0);
-          if (GST_CLOCK_TIME_IS_VALID (pts))
-            GST_BUFFER_PTS (buf) = pts + gst_util_uint64_scale_int (k0 - b0, GST_SECOND, rate);
-          GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (k1 - k0, GST_SECOND, rate);
-        }
-      return buf;
+      gst_buffer_unref (buf);
     }
-  return NULL;
+  return ret;
 }
 
 /* ---- buffers ---- */
@@ -578,9 +606,7 @@ morok_vad_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
                                           / GST_AUDIO_INFO_BPF (&GST_AUDIO_FILTER (self)->info));
       g_queue_push_tail (&self->pending, buf);
     }
-  if (self->remove_silence)
-    *outbuf = next_decided (self, FALSE);
-  return GST_FLOW_OK;
+  return self->remove_silence ? push_decided (self, FALSE) : GST_FLOW_OK;
 }
 
 /* EOS: the last partial chunk, zero-padded; close what is open; output
@@ -602,9 +628,7 @@ finish_stream (MorokVad *self)
   guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
   for (guint i = 0; i < n; i++)
     post_event (self, &ev[i]);
-  GstBuffer *out;
-  while ((out = next_decided (self, TRUE)))
-    gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  push_decided (self, TRUE);
   self->samples = 0;
 }
 

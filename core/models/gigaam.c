@@ -23,7 +23,8 @@ typedef struct
 {
   const char *file;
   JsonObject *root;
-  GError **error;
+  GError **error;  /* may be NULL: callers need not ask for the message */
+  gboolean failed;
 } ConfigReader;
 
 static void config_fail (ConfigReader *r, MorokIoError code, const char *fmt, ...)
@@ -37,12 +38,13 @@ config_fail (ConfigReader *r, MorokIoError code, const char *fmt, ...)
   g_autofree char *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   g_set_error (r->error, MOROK_IO_ERROR, code, "%s: morok.config: %s", r->file, msg);
+  r->failed = TRUE;
 }
 
 static JsonNode *
 config_member (ConfigReader *r, const char *section, const char *key)
 {
-  if (*r->error)
+  if (r->failed)
     return NULL;
   JsonNode *s = json_object_get_member (r->root, section);
   if (!s || !JSON_NODE_HOLDS_OBJECT (s))
@@ -285,7 +287,7 @@ read_config (MorokGigaAm *m, const char *json, GError **error)
                    parse_error ? parse_error->message : "another JSON value");
       return FALSE;
     }
-  ConfigReader r = { m->file, json_node_get_object (json_parser_get_root (parser)), error };
+  ConfigReader r = { m->file, json_node_get_object (json_parser_get_root (parser)), error, FALSE };
   const char *format = json_object_get_string_member_with_default (r.root, "format", "");
   gint64 version = json_object_get_int_member_with_default (r.root, "format_version", 0);
   const char *model_class = json_object_get_string_member_with_default (r.root, "model_class", "");
