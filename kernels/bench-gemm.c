@@ -4,8 +4,10 @@
  * of DESIGN.md. Not a test; built only where OpenBLAS is found:
  *
  *   ninja -C build kernels/bench-gemm
- *   OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 build/kernels/bench-gemm [M N K ...]
+ *   OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 build/kernels/bench-gemm [--best] [M N K ...]
  *
+ * --best measures only the best ISA this CPU runs (the one plans use) and
+ * prints "-" for the others.
  * Each shape runs with B stored [K, N] ("nn") and [N, K] ("nt", PyTorch's
  * Linear weight); A is [M, K], C is [M, N]. Each figure is the best of a few
  * runs of at least 0.2 s, after one untimed call. The largest difference from
@@ -118,6 +120,8 @@ main (int argc, char **argv)
   };
   int64_t (*shapes)[3] = (int64_t (*)[3])default_shapes;
   int n_shapes = sizeof (default_shapes) / sizeof (default_shapes[0]);
+  int best_only = argc > 1 && strcmp (argv[1], "--best") == 0;
+  argc -= best_only, argv += best_only;
   if (argc > 1)
     {
       n_shapes = (argc - 1) / 3;
@@ -140,11 +144,16 @@ main (int argc, char **argv)
         double blas = measure (&r);
         double g[3];
         double diff = 0;
+        int measured = 0;
         r.c = c;
         for (int i = 0; i < 3; i++)
           {
             r.k = isas[i];
-            g[i] = morok_kernel_exports_runnable (isas[i]) ? measure (&r) : NAN;
+            int run = morok_kernel_exports_runnable (isas[i]) && !(best_only && measured);
+            g[i] = run ? measure (&r) : NAN;
+            measured += run;
+            if (!run)
+              continue;
             for (int64_t m = 0; m < M; m++)
               for (int64_t n = 0; n < N; n++)
                 {
@@ -158,8 +167,11 @@ main (int argc, char **argv)
           }
         char name[64];
         snprintf (name, sizeof name, "%ld x %ld x %ld", (long)M, (long)N, (long)K);
-        printf ("%-18s %-3s %9.1f %9.1f %9.1f %9.1f %10.1e\n", name, trans_b ? "nt" : "nn", g[0],
-                g[1], g[2], blas, diff);
+        char gs[3][16];
+        for (int i = 0; i < 3; i++)
+          snprintf (gs[i], sizeof gs[i], isnan (g[i]) ? "-" : "%.1f", g[i]);
+        printf ("%-18s %-3s %9s %9s %9s %9.1f %10.1e\n", name, trans_b ? "nt" : "nn", gs[0], gs[1],
+                gs[2], blas, diff);
         fflush (stdout);
         free (a), free (b), free (c), free (ref);
       }
