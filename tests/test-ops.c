@@ -240,13 +240,28 @@ test_views (void)
   {
     Case c;
     case_init (&c);
-    /* permute then reshape: not a plain split, goes through the flat index */
+    /* permute then reshape: one group of dims ([3, 2, 5] -> [5, 6]) */
     const guint perm[] = { 1, 0, 2 };
     g_autoptr (Ref) p = ref_permute (a, perm);
     g_autoptr (Ref) want = ref_reshape (p, SHAPE (5, 6));
     MorokTensor *x = morok_tensor_permute (case_input (&c, a), perm, 3, &e);
     case_check (&c, morok_tensor_reshape_c (x, DIMS (5, 6), &e), want, 0, "permute+reshape");
   }
+  for (int merge_last = 0; merge_last < 2; merge_last++)
+    {
+      /* the im2col pattern: a permuted view whose dims merge group by group,
+       * [2, 5, 3] -> [2, 15] (2 stays, 5 x 3 merge) or [10, 3] */
+      Case c;
+      case_init (&c);
+      const guint perm[] = { 0, 2, 1 };
+      g_autoptr (Ref) p = ref_permute (a, perm);
+      static const gint64 to[2][2] = { { 10, 3 }, { 2, 15 } };
+      g_autoptr (Ref) want = ref_reshape (p, 2, to[merge_last]);
+      MorokTensor *x = morok_tensor_permute (morok_tensor_neg (case_input (&c, a), &e), perm, 3, &e);
+      g_autoptr (Ref) neg = ref_map (want, d_neg);
+      case_check (&c, morok_tensor_reshape_c (x, to[merge_last], 2, &e), neg, 0,
+                  "permute+reshape by groups");
+    }
   {
     Case c;
     case_init (&c);
