@@ -516,10 +516,109 @@ morok_gemm_dot_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam
     }
 }
 
-/* Broadcast form, B n-contiguous (sbn == 1): a 4 x NR tile of C over all of
- * K, A broadcast from its rows (any strides; rows past M repeat the last),
- * B read by rows straight from storage, a last partial panel by masked
- * loads. */
+/* Broadcast form, B n-contiguous (sbn == 1): C[i*csm + n*csn] (=|+=)
+ * sum_k a[i][k*sak] B[k*sbk + n] for i < mr <= mb, n < N, a tile of mb rows
+ * x nv vectors (MOROK_GEMM_BACC accumulators) over all of K, A broadcast
+ * from its rows, B read by rows straight from storage, a last partial panel
+ * by masked loads. */
+#if defined(MOROK_ISA_AVX512)
+#define MOROK_GEMM_BACC 16 /* of 32 zmm */
+#else
+#define MOROK_GEMM_BACC 8 /* of 16 ymm */
+#endif
+/* One block of nr <= nv * VL columns of C, from b and to c. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const float *const *a,
+                        int64_t sak, const float *b, int64_t sbk, float *C, int64_t csm,
+                        int64_t csn, int64_t mr, int accumulate)
+{
+  const int64_t nr_max = (int64_t)nv * MOROK_GEMM_VL;
+  morok_gemm_vec acc[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+  for (int t = 0; t < mb * nv; t++)
+    acc[t] = (morok_gemm_vec)0.0f;
+  if (nr == nr_max)
+    for (int64_t k = 0; k < K; k++)
+      {
+        morok_gemm_vec bv[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+        for (int j = 0; j < nv; j++)
+          bv[j] = *(const morok_gemm_vecu *)(b + k * sbk + j * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+        for (int i = 0; i < mb; i++)
+          {
+            morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
+#pragma clang loop unroll(full)
+            for (int j = 0; j < nv; j++)
+              acc[i * nv + j] += av * bv[j];
+          }
+      }
+  else
+    {
+      int64_t lanes[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+      for (int j = 0; j < nv; j++)
+        lanes[j] = nr - j * MOROK_GEMM_VL < 0 ? 0
+                   : nr - j * MOROK_GEMM_VL > MOROK_GEMM_VL ? MOROK_GEMM_VL
+                                                            : nr - j * MOROK_GEMM_VL;
+      for (int64_t k = 0; k < K; k++)
+        {
+          morok_gemm_vec bv[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+          for (int j = 0; j < nv; j++)
+            bv[j] = morok_gemm_load_part (b + k * sbk + j * MOROK_GEMM_VL, lanes[j]);
+#pragma clang loop unroll(full)
+          for (int i = 0; i < mb; i++)
+            {
+              morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
+#pragma clang loop unroll(full)
+              for (int j = 0; j < nv; j++)
+                acc[i * nv + j] += av * bv[j];
+            }
+        }
+    }
+  if (csn == 1 && nr == nr_max)
+    {
+#pragma clang loop unroll(full)
+      for (int i = 0; i < mb; i++)
+        if (i < mr)
+#pragma clang loop unroll(full)
+          for (int j = 0; j < nv; j++)
+            {
+              morok_gemm_vecu *p = (morok_gemm_vecu *)(C + i * csm + j * MOROK_GEMM_VL);
+              *p = accumulate ? *p + acc[i * nv + j] : acc[i * nv + j];
+            }
+      return;
+    }
+  float tile[MOROK_GEMM_BACC * MOROK_GEMM_VL];
+#pragma clang loop unroll(full)
+  for (int t = 0; t < mb * nv; t++)
+    *(morok_gemm_vecu *)(tile + t * MOROK_GEMM_VL) = acc[t];
+  for (int64_t i = 0; i < mr; i++)
+    for (int64_t j = 0; j < nr; j++)
+      {
+        float *c = C + i * csm + j * csn;
+        *c = (accumulate ? *c : 0.0f) + tile[i * nr_max + j];
+      }
+}
+
+/* All N columns for mb rows: blocks of BACC / mb vectors, then single
+ * vectors, the last one masked. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a, int64_t sak,
+                       const float *B, int64_t sbk, float *C, int64_t csm, int64_t csn, int64_t mr,
+                       int accumulate)
+{
+  const int nv = MOROK_GEMM_BACC / mb;
+  int64_t n0 = 0;
+  for (; n0 + nv * MOROK_GEMM_VL <= N; n0 += nv * MOROK_GEMM_VL)
+    morok_gemm_bcast_block (mb, nv, nv * MOROK_GEMM_VL, K, a, sak, B + n0, sbk, C + n0 * csn, csm,
+                            csn, mr, accumulate);
+  for (; n0 < N; n0 += MOROK_GEMM_VL)
+    morok_gemm_bcast_block (mb, 1, morok_gemm_min (MOROK_GEMM_VL, N - n0), K, a, sak, B + n0, sbk,
+                            C + n0 * csn, csm, csn, mr, accumulate);
+}
+
 static MOROK_VEC512 __attribute__ ((noinline, unused)) void
 morok_gemm_bcast_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                       const float *B, int64_t sbk, float *C, int64_t csm, int64_t csn,
@@ -527,73 +626,18 @@ morok_gemm_bcast_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t s
 {
   for (int64_t m0 = 0; m0 < M; m0 += 4)
     {
+      /* rows past M repeat the last one, their sums dropped */
       int64_t mr = morok_gemm_min (4, M - m0);
       const float *a[4];
       for (int i = 0; i < 4; i++)
         a[i] = A + (m0 + morok_gemm_min (i, mr - 1)) * sam;
-      for (int64_t n0 = 0; n0 < N; n0 += MOROK_GEMM_NR)
-        {
-          int64_t nr = morok_gemm_min (MOROK_GEMM_NR, N - n0);
-          const float *b = B + n0;
-          morok_gemm_vec acc[4][MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-          for (int i = 0; i < 4; i++)
-#pragma clang loop unroll(full)
-            for (int j = 0; j < MOROK_GEMM_NV; j++)
-              acc[i][j] = (morok_gemm_vec)0.0f;
-          if (nr == MOROK_GEMM_NR)
-            for (int64_t k = 0; k < K; k++)
-              {
-                morok_gemm_vec bv[MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-                for (int j = 0; j < MOROK_GEMM_NV; j++)
-                  bv[j] = *(const morok_gemm_vecu *)(b + k * sbk + j * MOROK_GEMM_VL);
-#pragma clang loop unroll(full)
-                for (int i = 0; i < 4; i++)
-                  {
-                    morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
-#pragma clang loop unroll(full)
-                    for (int j = 0; j < MOROK_GEMM_NV; j++)
-                      acc[i][j] += av * bv[j];
-                  }
-              }
-          else
-            {
-              int64_t lanes[MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-              for (int j = 0; j < MOROK_GEMM_NV; j++)
-                lanes[j] = nr - j * MOROK_GEMM_VL < 0 ? 0
-                           : nr - j * MOROK_GEMM_VL > MOROK_GEMM_VL ? MOROK_GEMM_VL
-                                                                    : nr - j * MOROK_GEMM_VL;
-              for (int64_t k = 0; k < K; k++)
-                {
-                  morok_gemm_vec bv[MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-                  for (int j = 0; j < MOROK_GEMM_NV; j++)
-                    bv[j] = morok_gemm_load_part (b + k * sbk + j * MOROK_GEMM_VL, lanes[j]);
-#pragma clang loop unroll(full)
-                  for (int i = 0; i < 4; i++)
-                    {
-                      morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
-#pragma clang loop unroll(full)
-                      for (int j = 0; j < MOROK_GEMM_NV; j++)
-                        acc[i][j] += av * bv[j];
-                    }
-                }
-            }
-          float tile[4 * MOROK_GEMM_NR];
-#pragma clang loop unroll(full)
-          for (int i = 0; i < 4; i++)
-#pragma clang loop unroll(full)
-            for (int j = 0; j < MOROK_GEMM_NV; j++)
-              *(morok_gemm_vecu *)(tile + i * MOROK_GEMM_NR + j * MOROK_GEMM_VL) = acc[i][j];
-          for (int64_t i = 0; i < mr; i++)
-            for (int64_t j = 0; j < nr; j++)
-              {
-                float *c = C + (m0 + i) * csm + (n0 + j) * csn;
-                *c = (accumulate ? *c : 0.0f) + tile[i * MOROK_GEMM_NR + j];
-              }
-        }
+      float *c = C + m0 * csm;
+      if (mr == 1)
+        morok_gemm_bcast_rows (1, N, K, a, sak, B, sbk, c, csm, csn, mr, accumulate);
+      else if (mr == 2)
+        morok_gemm_bcast_rows (2, N, K, a, sak, B, sbk, c, csm, csn, mr, accumulate);
+      else
+        morok_gemm_bcast_rows (4, N, K, a, sak, B, sbk, c, csm, csn, mr, accumulate);
     }
 }
 
@@ -606,7 +650,7 @@ morok_gemm_small (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, 
 {
   if (M > MOROK_GEMM_SMALL)
     return 0;
-  if (sbn == 1 && M > 1)
+  if (sbn == 1)
     morok_gemm_bcast_f32 (M, N, K, A, sam, sak, B, sbk, C, csm, csn, accumulate);
   else if (sbk == 1)
     morok_gemm_dot_f32 (M, N, K, A, sam, sak, B, sbn, C, csm, csn, accumulate);
