@@ -418,16 +418,35 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
       if (reshape_index (c, n, idx, sidx))
         return;
       {
-        /* general: through the flat index */
-        g_autofree char *flat = flat_index (n, idx);
+        /* general: the dims equal at both ends map one to one, and only the
+         * middle goes through a flat index, so a split or merge of fixed
+         * dims next to symbolic ones divides by constants only */
+        guint pre = 0, suf = 0;
+        while (pre < n->rank && pre < src->rank && n->shape[pre] == src->shape[pre])
+          pre++;
+        while (suf < n->rank - pre && suf < src->rank - pre
+               && n->shape[n->rank - 1 - suf] == src->shape[src->rank - 1 - suf])
+          suf++;
+        for (guint k = 0; k < pre; k++)
+          sidx[k] = g_strdup (idx[k]);
+        for (guint k = 0; k < suf; k++)
+          sidx[src->rank - 1 - k] = g_strdup (idx[n->rank - 1 - k]);
+        GString *flat = g_string_new ("0");
+        for (guint i = pre; i < n->rank - suf; i++)
+          {
+            g_autofree char *d = sym_c (n->shape[i]);
+            g_autofree char *prev = g_strdup (flat->str);
+            g_string_printf (flat, "(%s) * %s + %s", prev, d, idx[i]);
+          }
         char *f = tmp (c, "f");
-        line (c, "const int64_t %s = %s;", f, flat);
+        line (c, "const int64_t %s = %s;", f, flat->str);
+        g_string_free (flat, TRUE);
         g_autofree char *stride = g_strdup ("1");
-        for (guint k = src->rank; k-- > 0;)
+        for (guint k = src->rank - suf; k-- > pre;)
           {
             g_autofree char *d = sym_c (src->shape[k]);
-            sidx[k] = k == 0 ? g_strdup_printf ("(%s / (%s))", f, stride)
-                             : g_strdup_printf ("((%s / (%s)) %% %s)", f, stride, d);
+            sidx[k] = k == pre ? g_strdup_printf ("(%s / (%s))", f, stride)
+                               : g_strdup_printf ("((%s / (%s)) %% %s)", f, stride, d);
             char *ns = g_strdup_printf ("%s * %s", stride, d);
             g_free (stride);
             stride = ns;

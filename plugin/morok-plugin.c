@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The morok plugin: neural speech models compiled by Morok. */
 #define PACKAGE "morok"
+#include "morokencoder.h"
 #include "morokvad.h"
 
 static gboolean
 plugin_init (GstPlugin *plugin)
 {
-  return GST_ELEMENT_REGISTER (morokvad, plugin);
+  gboolean ok = GST_ELEMENT_REGISTER (morokvad, plugin);
+  ok = GST_ELEMENT_REGISTER (morokencoder, plugin) && ok;
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, morok,

@@ -26,8 +26,9 @@
  * - keeps the last chunk's probability in #GstMorokVad:probability and
  *   statistics in #GstMorokVad:chunks-processed and #GstMorokVad:mean-execute-us.
  * - with #GstMorokVad:remove-silence, drops the audio outside speech
- *   segments (keeping the speech pad around each), sends GAP events for the
- *   dropped time, and reports the delay this needs in the LATENCY query.
+ *   segments (keeping the speech pad around each; a buffer that holds a
+ *   boundary is cut there), sends a GAP event for each stretch of dropped
+ *   time, and reports the delay this needs in the LATENCY query.
  *
  * The model and its plans are prepared on READY→PAUSED; a missing or bad
  * model file is an error message naming the file. DISCONT, FLUSH and a new
@@ -41,6 +42,7 @@
  */
 #include "morokvad.h"
 #include "model-path.h"
+#include "silence-gate.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
@@ -135,11 +137,7 @@ struct _MorokVad
   gint64 samples;          /* analysed since the last reset */
   GstClockTime base_pts;   /* time of sample 0 */
   gboolean active;         /* hysteresis state for the meta */
-  gboolean in_speech;      /* a START without its END yet (remove-silence) */
-  gint64 keep_from;        /* remove-silence: first sample of the open segment */
-  GArray *kept;            /* remove-silence: closed segments not yet output, start, end pairs */
-  GQueue pending;          /* remove-silence: buffers not yet decided */
-  gint64 pending_start;    /* sample of the first pending buffer */
+  MorokSilenceGate *gate;  /* remove-silence: audio held until it is decided */
   gint64 delay;            /* remove-silence: samples held back */
 };
 
@@ -244,8 +242,7 @@ morok_vad_stop (GstBaseTransform *trans)
   free_plans (self);
   g_clear_pointer (&self->seg, morok_vad_segmenter_free);
   g_clear_pointer (&self->window, g_free);
-  while (!g_queue_is_empty (&self->pending))
-    gst_buffer_unref (g_queue_pop_head (&self->pending));
+  morok_silence_gate_reset (self->gate);
   return TRUE;
 }
 
@@ -264,8 +261,7 @@ reset_stream (MorokVad *self, GstClockTime base_pts)
   self->samples = 0;
   self->base_pts = base_pts;
   self->active = FALSE;
-  self->in_speech = FALSE;
-  g_array_set_size (self->kept, 0);
+  morok_silence_gate_reset (self->gate);
 }
 
 static gboolean
@@ -305,6 +301,7 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   g_free (self->window);
   self->window = g_new0 (float, self->context + self->chunk);
   self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
+  morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate);
   reset_stream (self, GST_CLOCK_TIME_NONE);
   GST_DEBUG_OBJECT (self, "%d Hz, %d channels: chunks of %u samples", self->plan->rate,
                     GST_AUDIO_INFO_CHANNELS (info), self->chunk);
@@ -361,17 +358,10 @@ post_event (MorokVad *self, const MorokVadEvent *ev)
   gboolean start = ev->type == MOROK_VAD_EVENT_START;
   GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT " (%" GST_TIME_FORMAT ")",
                     start ? "start" : "end", ev->sample, GST_TIME_ARGS (ts));
-  if (self->remove_silence)
-    {
-      if (start)
-        self->keep_from = ev->sample, self->in_speech = TRUE;
-      else
-        {
-          gint64 seg[2] = { self->keep_from, ev->sample };
-          g_array_append_vals (self->kept, seg, 2);
-          self->in_speech = FALSE;
-        }
-    }
+  if (self->remove_silence && start)
+    morok_silence_gate_speech_start (self->gate, ev->sample);
+  else if (self->remove_silence)
+    morok_silence_gate_speech_end (self->gate, ev->sample);
   GST_OBJECT_LOCK (self);
   gboolean post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
@@ -464,63 +454,9 @@ set_meta (MorokVad *self, GstBuffer *buf)
     gst_buffer_add_audio_level_meta (buf, 127, self->active);
 }
 
-/* ---- remove-silence: hold audio until its fate is decided ---- */
-
-/* Output for the pending buffers whose samples are all older than the
- * segmenter's worst-case delay (or all of them at @drain). */
-static GstBuffer *
-next_decided (MorokVad *self, gboolean drain)
-{
-  GstAudioFilter *filter = GST_AUDIO_FILTER (self);
-  gint bpf = GST_AUDIO_INFO_BPF (&filter->info);
-  while (!g_queue_is_empty (&self->pending))
-    {
-      GstBuffer *buf = g_queue_peek_head (&self->pending);
-      gint64 len = (gint64) (gst_buffer_get_size (buf) / bpf);
-      gint64 b0 = self->pending_start, b1 = b0 + len;
-      if (!drain && b1 > self->samples + self->filled - self->delay)
-        return NULL;
-      g_queue_pop_head (&self->pending);
-      self->pending_start = b1;
-      /* the kept part: closed segments, then the open one */
-      gint64 k0 = G_MAXINT64, k1 = G_MININT64;
-      for (guint i = 0; i + 1 < self->kept->len; i += 2)
-        {
-          gint64 *s = &g_array_index (self->kept, gint64, i);
-          if (s[1] > b0 && s[0] < b1)
-            k0 = MIN (k0, MAX (s[0], b0)), k1 = MAX (k1, MIN (s[1], b1));
-        }
-      if (self->in_speech && self->keep_from < b1)
-        k0 = MIN (k0, MAX (self->keep_from, b0)), k1 = b1;
-      /* segments wholly before this buffer are done with */
-      while (self->kept->len && g_array_index (self->kept, gint64, 1) <= b1)
-        g_array_remove_range (self->kept, 0, 2);
-      if (k0 >= k1)
-        {
-          GstClockTime t = GST_BUFFER_PTS (buf);
-          GST_LOG_OBJECT (self, "dropping %" G_GINT64_FORMAT " samples of silence", len);
-          if (GST_CLOCK_TIME_IS_VALID (t))
-            gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
-                                gst_event_new_gap (t, GST_BUFFER_DURATION (buf)));
-          gst_buffer_unref (buf);
-          continue;
-        }
-      if (k0 > b0 || k1 < b1)
-        {
-          /* truncate keeps no timestamp when it trims the front: it has no rate */
-          GstClockTime pts = GST_BUFFER_PTS (buf);
-          guint rate = GST_AUDIO_INFO_RATE (&filter->info);
-          buf = gst_audio_buffer_truncate (buf, bpf, k0 - b0, k1 - k0);
-          if (GST_CLOCK_TIME_IS_VALID (pts))
-            GST_BUFFER_PTS (buf) = pts + gst_util_uint64_scale_int (k0 - b0, GST_SECOND, rate);
-          GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (k1 - k0, GST_SECOND, rate);
-        }
-      return buf;
-    }
-  return NULL;
-}
-
 /* ---- buffers ---- */
+
+static void finish_stream (MorokVad *self);
 
 static GstFlowReturn
 morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
@@ -539,7 +475,9 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
   buf = trans->queued_buf;
   if (GST_BUFFER_IS_DISCONT (buf) && self->samples + self->filled > 0)
     {
+      /* time jumps: close what is open, output what is held, start afresh */
       GST_DEBUG_OBJECT (self, "discont: resetting the model state");
+      finish_stream (self);
       reset_stream (self, GST_BUFFER_PTS (buf));
     }
   if (!GST_CLOCK_TIME_IS_VALID (self->base_pts) && GST_BUFFER_PTS_IS_VALID (buf))
@@ -572,15 +510,15 @@ morok_vad_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
           *outbuf = buf;
           return GST_FLOW_OK;
         }
-      if (g_queue_is_empty (&self->pending))
-        self->pending_start = self->samples + self->filled
-                              - (gint64) (gst_buffer_get_size (buf)
-                                          / GST_AUDIO_INFO_BPF (&GST_AUDIO_FILTER (self)->info));
-      g_queue_push_tail (&self->pending, buf);
+      gint64 frames = (gint64) (gst_buffer_get_size (buf)
+                                / GST_AUDIO_INFO_BPF (&GST_AUDIO_FILTER (self)->info));
+      morok_silence_gate_hold (self->gate, buf, self->samples + self->filled - frames);
     }
-  if (self->remove_silence)
-    *outbuf = next_decided (self, FALSE);
-  return GST_FLOW_OK;
+  if (!self->remove_silence)
+    return GST_FLOW_OK;
+  /* what lies further back than the segmenter's delay is decided */
+  return morok_silence_gate_release (self->gate, GST_BASE_TRANSFORM_SRC_PAD (self),
+                                     self->samples + self->filled - self->delay);
 }
 
 /* EOS: the last partial chunk, zero-padded; close what is open; output
@@ -602,9 +540,7 @@ finish_stream (MorokVad *self)
   guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
   for (guint i = 0; i < n; i++)
     post_event (self, &ev[i]);
-  GstBuffer *out;
-  while ((out = next_decided (self, TRUE)))
-    gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+  morok_silence_gate_release (self->gate, GST_BASE_TRANSFORM_SRC_PAD (self), G_MAXINT64);
   self->samples = 0;
 }
 
@@ -618,8 +554,6 @@ morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
       finish_stream (self);
       break;
     case GST_EVENT_FLUSH_STOP:
-      while (!g_queue_is_empty (&self->pending))
-        gst_buffer_unref (g_queue_pop_head (&self->pending));
       reset_stream (self, GST_CLOCK_TIME_NONE);
       break;
     case GST_EVENT_SEGMENT:
@@ -725,7 +659,7 @@ morok_vad_finalize (GObject *object)
 {
   MorokVad *self = MOROK_VAD (object);
   g_free (self->model);
-  g_array_unref (self->kept);
+  morok_silence_gate_free (self->gate);
   G_OBJECT_CLASS (morok_vad_parent_class)->finalize (object);
 }
 
@@ -826,8 +760,7 @@ morok_vad_init (MorokVad *self)
   self->max_speech_s = DEFAULT_MAX_SPEECH_S;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->remove_silence = DEFAULT_REMOVE_SILENCE;
-  self->kept = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_queue_init (&self->pending);
+  self->gate = morok_silence_gate_new ();
   self->base_pts = GST_CLOCK_TIME_NONE;
   gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self), GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
                      check_rate_probe, self, NULL);

@@ -347,6 +347,51 @@ test_symbolic (void)
     }
 }
 
+/* Reshapes next to a symbolic dim, at t = 1, 5 and 12: splitting and
+ * merging fixed dims behind [2, t] (a common prefix) and in front of
+ * [t, 4] (a common suffix), after a permute so neither is a plain view. */
+static void
+test_symbolic_reshape (void)
+{
+  const gint64 values[] = { 1, 5, 12 };
+  for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+    {
+      gint64 t = values[k];
+      g_autoptr (Ref) a = rnd (SHAPE (2, t, 12));
+      g_autoptr (Ref) a4 = ref_reshape (a, SHAPE (2, t, 3, 4));
+      const guint swap_last[] = { 0, 1, 3, 2 }, swap_mid[] = { 0, 2, 1, 3 };
+      g_autoptr (Ref) p1 = ref_permute (a4, swap_last); /* [2, t, 4, 3] */
+      g_autoptr (Ref) want1 = ref_reshape (p1, SHAPE (2, t, 12));
+      g_autoptr (Ref) p2 = ref_permute (a4, swap_mid); /* [2, 3, t, 4] */
+      g_autoptr (Ref) want2 = ref_reshape (p2, SHAPE (6, t, 4));
+      for (int which = 0; which < 2; which++)
+        {
+          Case c;
+          case_init (&c);
+          GError *e = NULL;
+          MorokSymPool *pool = morok_graph_sym_pool (c.g);
+          MorokVariable *tv = morok_variable_new (pool, "t", 1, 12);
+          const MorokSym *T = morok_sym_var (tv);
+          const MorokSym *in[] = { morok_sym_const (pool, 2), T, morok_sym_const (pool, 12) };
+          const MorokSym *split[] = { in[0], T, morok_sym_const (pool, 3),
+                                      morok_sym_const (pool, 4) };
+          MorokTensor *x = morok_tensor_reshape (case_input_sym (&c, a, in), split, 4, &e);
+          MorokTensor *y;
+          if (which == 0)
+            y = morok_tensor_reshape (morok_tensor_permute (x, swap_last, 4, &e), in, 3, &e);
+          else
+            {
+              const MorokSym *out[] = { morok_sym_const (pool, 6), T, morok_sym_const (pool, 4) };
+              y = morok_tensor_reshape (morok_tensor_permute (x, swap_mid, 4, &e), out, 3, &e);
+            }
+          g_assert_no_error (e);
+          c.vars[0] = (MorokVarValue){ "t", t };
+          c.n_vars = 1;
+          case_check (&c, y, which == 0 ? want1 : want2, 0, which == 0 ? "prefix" : "suffix");
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -358,6 +403,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ops/reduce/sum-max-mean", test_reduce);
   g_test_add_func ("/ops/views/all", test_views);
   g_test_add_func ("/ops/symbolic/bound-values", test_symbolic);
+  g_test_add_func ("/ops/symbolic/reshape-beside-variables", test_symbolic_reshape);
   int r = g_test_run ();
   g_rand_free (rng);
   return r;

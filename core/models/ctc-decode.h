@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Greedy CTC decoding on the host: the best class of each frame, repeats
+ * collapsed, blanks dropped, each token with the frames it spans; and the
+ * text of a token sequence for character and SentencePiece vocabularies.
+ *
+ *   const MorokBuffer *lp = gigaam_ctc_jit_output (jit, &error);   // [b, T', C]
+ *   const float *item = (const float *) lp->data + i * lp->shape[1] * C;
+ *   gint64 frames = morok_gigaam_encoded_frames (model, n_samples[i]);
+ *   MorokCtcToken tokens[frames];                                   // at most one per frame
+ *   guint n = morok_ctc_greedy_decode (item, frames, C, C, cfg->blank_id, tokens);
+ *   gboolean sp = cfg->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE;
+ *   g_autofree char *text = morok_ctc_tokens_text (tokens, n, cfg->tokens, C - 1, sp);
+ *   double start = tokens[0].frame * morok_gigaam_frame_seconds (model);  // seconds
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* One decoded token: a run of frames whose best class is @id. */
+typedef struct
+{
+  guint id;        /* class index, never the blank */
+  gint64 frame;    /* first frame of the run */
+  gint64 n_frames; /* frames in the run (>= 1) */
+} MorokCtcToken;
+
+/* Decodes @n_frames frames of scores (log-probabilities or logits): frame i
+ * is the @n_classes floats at @scores + i * @row_stride. Per frame the first
+ * highest class wins; a run of equal classes gives one token; @blank gives
+ * none and separates runs (so "a blank a" is two tokens). Writes the tokens
+ * to @out, which must hold @n_frames, and returns their number. Allocates
+ * nothing. */
+guint morok_ctc_greedy_decode (const float *scores, gint64 n_frames, gsize row_stride,
+                               guint n_classes, guint blank, MorokCtcToken *out);
+
+/* The text of @tokens, whose ids index @vocab (@vocab_size strings). Plain
+ * (characters): the pieces concatenated. SentencePiece: concatenated, each
+ * "▁" (U+2581) turned into a space, leading and trailing spaces removed.
+ * An id past the vocabulary is skipped. (transfer full) */
+char *morok_ctc_tokens_text (const MorokCtcToken *tokens, guint n, const char *const *vocab,
+                             guint vocab_size, gboolean sentencepiece);
+
+G_END_DECLS

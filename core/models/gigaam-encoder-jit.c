@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* The GigaAM wrappers: build functions from the waveform, and the host-side
+ * packing of a batch of waveforms into the inputs. */
+#define G_LOG_DOMAIN "morok-models"
+#include "models/gigaam-encoder-jit.h"
+
+#include <string.h>
+
+/* wav [B, S] and lengths [B] shrunk to [b, t] and [b] -> encoder [b, T', d] */
+static MorokTensor *
+encode (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, MorokVariable *b,
+        MorokVariable *t, GError **error)
+{
+  MorokTensor *w = morok_jit_try_shrink (morok_jit_try_shrink (wav, 0, b, error), 1, t, error);
+  MorokTensor *len = morok_jit_try_shrink (lengths, 0, b, error);
+  return morok_gigaam_forward (model, w, len, morok_gigaam_config (model)->n_layers, error);
+}
+
+/* -> [b, d, T'] */
+static MorokTensor *
+encoder_build (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, MorokVariable *b,
+               MorokVariable *t, GError **error)
+{
+  return morok_tensor_transpose (encode (model, wav, lengths, b, t, error), 1, 2, error);
+}
+
+MOROK_JIT_DEFINE (GigaAmEncoderJit, gigaam_encoder_jit, MorokGigaAm, GIGAAM_ENCODER_JIT_INPUTS,
+                  GIGAAM_ENCODER_JIT_VARS, encoder_build, morok_gigaam_unref)
+
+/* -> [b, T', C] */
+static MorokTensor *
+ctc_build (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, MorokVariable *b,
+           MorokVariable *t, GError **error)
+{
+  return morok_gigaam_ctc_log_probs (model, encode (model, wav, lengths, b, t, error), error);
+}
+
+MOROK_JIT_DEFINE (GigaAmCtcJit, gigaam_ctc_jit, MorokGigaAm, GIGAAM_ENCODER_JIT_INPUTS,
+                  GIGAAM_ENCODER_JIT_VARS, ctc_build, morok_gigaam_unref)
+
+/* ---- shared by both wrappers ---- */
+
+static gboolean
+prepare_at_bounds (MorokJit *jit, GError **error)
+{
+  gint64 b_min, b_max, t_min, t_max;
+  g_return_val_if_fail (morok_jit_var_bounds (jit, "b", &b_min, &b_max)
+                            && morok_jit_var_bounds (jit, "t", &t_min, &t_max),
+                        FALSE);
+  g_autoptr (MorokInputSpec) wav = morok_input_spec_f32 (MOROK_SHAPE (b_max, t_max));
+  g_autoptr (MorokInputSpec) lengths = morok_input_spec_i64 (MOROK_SHAPE (b_max));
+  const MorokInputSpec *specs[] = { wav, lengths };
+  return morok_jit_prepare (jit, specs, NULL, error);
+}
+
+static gboolean
+run (MorokJit *jit, const float *const *waves, const gint64 *n_samples, guint n, GError **error)
+{
+  g_return_val_if_fail (n == 0 || (waves != NULL && n_samples != NULL), FALSE);
+  MorokBuffer *wav = morok_jit_input_mut (jit, gigaam_encoder_jit__in_wav, error);
+  MorokBuffer *len = wav ? morok_jit_input_mut (jit, gigaam_encoder_jit__in_lengths, error) : NULL;
+  if (!len)
+    return FALSE;
+  gint64 b_min, b_max, t_min, t_max, longest = 0;
+  morok_jit_var_bounds (jit, "b", &b_min, &b_max);
+  morok_jit_var_bounds (jit, "t", &t_min, &t_max);
+  gboolean ok = n >= b_min && n <= b_max;
+  for (guint i = 0; i < n; i++)
+    {
+      ok = ok && n_samples[i] >= 0 && (n_samples[i] == 0 || waves[i]);
+      longest = MAX (longest, n_samples[i]);
+    }
+  gint64 t = MAX (longest, t_min);
+  if (!ok || t > t_max || wav->rank != 2 || wav->shape[1] < t_max || len->rank != 1)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
+                   "%s: %u waveforms of up to %" G_GINT64_FORMAT " samples do not fit the bounds"
+                   " b [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], t [%" G_GINT64_FORMAT
+                   ", %" G_GINT64_FORMAT "]",
+                   morok_jit_type_name (jit), n, longest, b_min, b_max, t_min, t_max);
+      return FALSE;
+    }
+  /* item i's row starts at i * (the maximal t); zeros past its length */
+  float *x = wav->data;
+  for (guint i = 0; i < n; i++)
+    {
+      float *row = x + (gsize)i * (gsize)wav->shape[1];
+      if (n_samples[i])
+        memcpy (row, waves[i], sizeof (float) * (gsize)n_samples[i]);
+      memset (row + n_samples[i], 0, sizeof (float) * (gsize)(t - n_samples[i]));
+      if (len->dtype == MOROK_DTYPE_I32)
+        ((gint32 *)len->data)[i] = (gint32)n_samples[i];
+      else
+        ((gint64 *)len->data)[i] = n_samples[i];
+    }
+  MorokVarValue vars[] = { { "b", n }, { "t", t } };
+  return morok_jit_execute_with_vars (jit, vars, G_N_ELEMENTS (vars), error);
+}
+
+gboolean
+gigaam_encoder_jit_prepare_at_bounds (GigaAmEncoderJit *self, GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return prepare_at_bounds (gigaam_encoder_jit_jit (self), error);
+}
+
+gboolean
+gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return prepare_at_bounds (gigaam_ctc_jit_jit (self), error);
+}
+
+gboolean
+gigaam_encoder_jit_run (GigaAmEncoderJit *self, const float *const *waves, const gint64 *n_samples,
+                        guint n, GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return run (gigaam_encoder_jit_jit (self), waves, n_samples, n, error);
+}
+
+gboolean
+gigaam_ctc_jit_run (GigaAmCtcJit *self, const float *const *waves, const gint64 *n_samples, guint n,
+                    GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return run (gigaam_ctc_jit_jit (self), waves, n_samples, n, error);
+}

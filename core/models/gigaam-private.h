@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* What the GigaAM loader (gigaam.c) and the graph builders
+ * (gigaam-frontend.c, gigaam-encoder.c) share. */
+#pragma once
+
+#include "models/gigaam.h"
+
+/* One weight as f32, in the file's shape. */
+typedef struct
+{
+  float *data;
+  guint rank;
+  gint64 dims[4];
+} GigaAmWeight;
+
+struct _MorokGigaAm
+{
+  gint ref_count;
+  char *path;
+  char *file; /* basename, for messages */
+  MorokGigaAmConfig config;
+  GHashTable *weights; /* name -> GigaAmWeight*; the subsampling's weights are
+                         reordered (gigaam.c, reorder_subsampling_weights) */
+  /* front-end constants made at load from the stored window and filterbank */
+  float *dft;     /* [n_fft, 2Q], Q = n_fft / 2 + 1: window * cos | window * -sin */
+  float *dft_hi;  /* dft rounded towards 0 to multiples of 2^-7 (exact) */
+  float *dft_lo;  /* the exact basis minus dft_hi, rounded to f32 */
+  float *mel_fb2; /* [2Q, F]: the filterbank twice, so mel = (dft²) · mel_fb2 */
+  /* tables the builders size from a plan's bounds (positions, thresholds,
+   * rotary), by name and length: they live as long as the model, like the
+   * weights, and a second build reuses them (so its nodes merge) */
+  GHashTable *tables; /* "name:length" -> float* */
+  guint max_batch;
+  gint64 max_samples;
+};
+
+/* wav [b, t] -> log-mel [b, T + 2 pad_t, F + 2 pad_f]: the features with
+ * zero padding around them, made inside the front-end (gigaam-frontend.c). */
+MorokTensor *gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,
+                             gint64 pad_t, gint64 pad_f, GError **error);
+
+/* A weight tensor of @model in @g, by name (printf-style, e.g. a layer
+ * index); NULL with a MOROK_TENSOR_ERROR if the model has no such weight
+ * (a bug: load checked every name the builders use). */
+MorokTensor *gigaam_weight (MorokGigaAm *model, MorokGraph *g, GError **error, const char *fmt, ...)
+    G_GNUC_PRINTF (4, 5);
+/* The f32 table @name of @n values, living as long as @model: a new one
+ * (zeros, *out_fill set to TRUE: the caller fills it) or the one made
+ * before with that name and length. */
+float *gigaam_table (MorokGigaAm *model, const char *name, gsize n, gboolean *out_fill);

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* GigaAM (v3 and v2 CTC): the model file and the forward pass as lazy tensors.
+ *
+ * morok_gigaam_load () reads a Morok GigaAM file (one safetensors file whose
+ * __metadata__["morok.config"] holds the config, docs/gigaam-model.md),
+ * checks the config and the shape of every tensor it needs, and keeps the
+ * weights as f32 (f16 and bf16 files are converted once, at load). The graph
+ * builders below turn it into tensors: the log-mel front-end from the
+ * waveform, the Conformer encoder, the CTC head. The JIT wrappers in
+ * models/gigaam-encoder-jit.h put them into one prepared plan.
+ *
+ *   g_autoptr (GError) error = NULL;
+ *   g_autoptr (MorokGigaAm) model = morok_gigaam_load ("gigaam-v3-ctc.safetensors", &error);
+ *   if (!model)
+ *     return FALSE;  // "m.safetensors: tensor '...norm_out.weight' is [512], expected [768]"
+ *   const MorokGigaAmConfig *cfg = morok_gigaam_config (model);
+ *   g_print ("%s, %u layers, d_model %u\n", cfg->version == MOROK_GIGAAM_V3 ? "v3" : "v2",
+ *            cfg->n_layers, cfg->d_model);
+ *   gint64 frames = morok_gigaam_encoded_frames (model, 36800);  // 58: 2.3 s at 16 kHz
+ *
+ * Inside a build function (wav [b, t] f32, lengths [b] i64 sample counts):
+ *
+ *   MorokTensor *enc = morok_gigaam_forward (model, wav, lengths, cfg->n_layers, error);
+ *   MorokTensor *lp = morok_gigaam_ctc_log_probs (model, enc, error);          // [b, T', C]
+ *
+ * or in two steps, morok_gigaam_features () ([b, T, F] log-mel) and
+ * morok_gigaam_encoder (), to look at the features.
+ *
+ * Shapes: B batch, L samples, T feature frames, F mel bands, T' encoded
+ * frames (about T / 4), d channels, C classes (the vocabulary and a blank,
+ * the last class). */
+#pragma once
+
+#include <glib.h>
+
+#include "tensor/morok-tensor.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  MOROK_GIGAAM_V2, /* conv2d subsampling (+ linear), centred frames, BatchNorm in the conv module */
+  MOROK_GIGAAM_V3, /* conv1d subsampling, uncentred frames, LayerNorm in the conv module */
+} MorokGigaAmVersion;
+
+typedef enum
+{
+  MOROK_GIGAAM_VOCAB_CHAR,          /* ids index the tokens, concatenated as they are */
+  MOROK_GIGAAM_VOCAB_SENTENCEPIECE, /* pieces; "▁" (U+2581) starts a word */
+} MorokGigaAmVocabType;
+
+/* The model's config as read from "morok.config" (and the weights). */
+typedef struct
+{
+  MorokGigaAmVersion version; /* from "subsampling": conv1d is v3, conv2d v2 */
+  /* front-end */
+  guint sample_rate;   /* Hz */
+  guint n_fft;         /* samples per frame */
+  guint win_length;    /* samples of the Hann window, <= n_fft, centred in the frame */
+  guint hop_length;    /* samples between frames */
+  gboolean center;     /* frames centred on hop multiples, reflect padding (v2) */
+  guint n_mels;        /* F */
+  double log_clamp[2]; /* mel power is clamped to [lo, hi] before the log */
+  /* encoder */
+  guint n_layers;
+  guint d_model; /* d */
+  guint n_heads;
+  guint ff_dim;             /* ff_expansion_factor * d */
+  guint conv_kernel;        /* depthwise kernel size, read from the weights */
+  gboolean conv_batch_norm; /* BatchNorm (v2) or LayerNorm (v3) in the conv module */
+  guint subs_kernel;        /* subsampling kernel and padding; stride 2, twice */
+  guint subs_padding;
+  double rope_base;
+  double layer_norm_eps;
+  double batch_norm_eps;
+  /* head and vocabulary */
+  guint n_classes; /* C = tokens + blank */
+  guint blank_id;  /* C - 1 */
+  MorokGigaAmVocabType vocab_type;
+  char **tokens; /* n_classes - 1 UTF-8 strings */
+} MorokGigaAmConfig;
+
+typedef struct _MorokGigaAm MorokGigaAm;
+
+/* ---- loading ---- */
+
+/* Reads and checks @path. (transfer full); NULL with a MOROK_IO_ERROR naming
+ * the file and the tensor or config field at fault: OPEN, TRUNCATED,
+ * MALFORMED (a wrong shape, a bad config value), NOT_FOUND (a missing tensor,
+ * metadata or config field), UNSUPPORTED (a model Morok does not run). */
+MorokGigaAm *morok_gigaam_load (const char *path, GError **error);
+MorokGigaAm *morok_gigaam_ref (MorokGigaAm *model);
+/* Drops a reference; the last one frees the weights. NULL is a no-op. */
+void morok_gigaam_unref (MorokGigaAm *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokGigaAm, morok_gigaam_unref)
+
+/* (transfer none) valid while @model lives. */
+const MorokGigaAmConfig *morok_gigaam_config (const MorokGigaAm *model);
+/* The file it was loaded from. (transfer none) */
+const char *morok_gigaam_path (const MorokGigaAm *model);
+
+/* ---- limits of the JIT wrappers' variables ---- */
+
+/* The batch sizes and sample counts the wrappers are prepared for (their
+ * variables' default upper bounds): 1 and 30 s unless set. Plans prepared
+ * before a change keep their bounds. */
+void morok_gigaam_set_limits (MorokGigaAm *model, guint max_batch, gint64 max_samples);
+guint morok_gigaam_max_batch (const MorokGigaAm *model);
+gint64 morok_gigaam_max_samples (const MorokGigaAm *model);
+/* The fewest samples the front-end takes: one frame (n_fft), or for
+ * centred frames more than the reflect padding (n_fft / 2 + 1). */
+gint64 morok_gigaam_min_samples (const MorokGigaAm *model);
+
+/* ---- lengths (closed form, as the reference computes them) ---- */
+
+/* Feature frames of @samples samples: v3 (L - n_fft) / hop + 1, v2 L / hop + 1
+ * (floor division); 0 when that is not positive. */
+gint64 morok_gigaam_feature_frames (const MorokGigaAm *model, gint64 samples);
+/* Encoded frames: the feature frames through two stride-2 layers,
+ * T -> (T + 2p - k) / 2 + 1 each. */
+gint64 morok_gigaam_encoded_frames (const MorokGigaAm *model, gint64 samples);
+/* Seconds between encoded frames (4 hops: 0.04 s at 16 kHz). */
+double morok_gigaam_frame_seconds (const MorokGigaAm *model);
+
+/* ---- the forward pass as tensors (for build functions) ----
+ * @lengths is [b] i64, the samples of each batch item; an item's samples
+ * past its length are read as zeros (whatever the buffer holds), and its
+ * frames past its encoded length are unspecified. Items shorter than one
+ * frame give unspecified values (NaN) for themselves only. The tensors
+ * reference the model's weights: @model must outlive every plan built from
+ * them (a wrapper holds a reference). */
+
+/* wav [b, t] f32 -> log-mel features [b, T, F] f32, T = feature_frames (t). */
+MorokTensor *morok_gigaam_features (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,
+                                    GError **error);
+/* features [b, T, F] -> [b, T', d] after the subsampling and the first
+ * @n_layers Conformer layers (config->n_layers: the encoder's output). */
+MorokTensor *morok_gigaam_encoder (MorokGigaAm *model, MorokTensor *features, MorokTensor *lengths,
+                                   guint n_layers, GError **error);
+/* wav [b, t] f32 -> [b, T', d]: features and encoder in one graph, as the
+ * wrappers build it: the values of morok_gigaam_encoder (morok_gigaam_features
+ * ()), with the features made already padded for the subsampling, so that
+ * they are stored once and read in place. */
+MorokTensor *morok_gigaam_forward (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,
+                                   guint n_layers, GError **error);
+/* encoded [b, T', d] -> CTC log-probabilities [b, T', C] (log_softmax). */
+MorokTensor *morok_gigaam_ctc_log_probs (MorokGigaAm *model, MorokTensor *encoded, GError **error);
+
+G_END_DECLS

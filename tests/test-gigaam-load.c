@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* Loading GigaAM model files: the tiny fixtures' configs and closed-form
+ * lengths (against the reference's, scripts/gigaam/make-fixtures.py), and
+ * bad files (truncated, wrong shapes, missing tensors, metadata or config
+ * fields, unsupported models) as MOROK_IO_ERRORs naming the file and what is
+ * wrong, never a crash. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "io/safetensors.h"
+#include "models/gigaam.h"
+
+static char *tmp_dir;
+
+static char *
+fixture_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
+}
+
+/* Element @i of the I64 tensor @name of @st. */
+static gint64
+i64_at (MorokSafetensors *st, const char *name, guint i)
+{
+  GError *e = NULL;
+  const MorokSafetensor *t = morok_safetensors_get (st, name, &e);
+  g_assert_no_error (e);
+  g_assert_true (t->dtype == MOROK_SAFETENSOR_DTYPE_I64 && (gint64)i < t->n_elements);
+  gint64 v;
+  memcpy (&v, (const guint8 *)t->data + 8 * i, 8);
+  return v;
+}
+
+/* The fixtures' configs read as make-fixtures.py wrote them, and the
+ * closed-form lengths are the reference's. */
+static void
+test_load_config (void)
+{
+  static const struct
+  {
+    const char *version;
+    MorokGigaAmVersion v;
+    guint n_fft, kernel, subs_kernel;
+    gboolean center, batch_norm;
+  } want[] = {
+    { "v3", MOROK_GIGAAM_V3, 320, 5, 5, FALSE, FALSE },
+    { "v2", MOROK_GIGAAM_V2, 400, 31, 3, TRUE, TRUE },
+  };
+  g_autofree char *audio_path = fixture_path ("gigaam-audio.safetensors");
+  g_autoptr (MorokSafetensors) audio = morok_safetensors_open (audio_path, NULL);
+  g_assert_nonnull (audio);
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+    {
+      GError *e = NULL;
+      g_autofree char *name = g_strdup_printf ("gigaam-%s-tiny.safetensors", want[k].version);
+      g_autofree char *ref_name
+          = g_strdup_printf ("gigaam-%s-tiny-ref.safetensors", want[k].version);
+      g_autofree char *path = fixture_path (name), *ref_path = fixture_path (ref_name);
+      g_autoptr (MorokGigaAm) m = morok_gigaam_load (path, &e);
+      g_assert_no_error (e);
+      g_autoptr (MorokSafetensors) ref = morok_safetensors_open (ref_path, &e);
+      g_assert_no_error (e);
+      const MorokGigaAmConfig *c = morok_gigaam_config (m);
+      g_assert_cmpint (c->version, ==, want[k].v);
+      g_assert_cmpuint (c->sample_rate, ==, 16000);
+      g_assert_cmpuint (c->n_fft, ==, want[k].n_fft);
+      g_assert_cmpuint (c->win_length, ==, want[k].n_fft);
+      g_assert_cmpuint (c->hop_length, ==, 160);
+      g_assert_cmpint (c->center, ==, want[k].center);
+      g_assert_cmpuint (c->n_mels, ==, 64);
+      g_assert_cmpfloat (c->log_clamp[0], ==, 1e-9);
+      g_assert_cmpfloat (c->log_clamp[1], ==, 1e9);
+      g_assert_cmpuint (c->n_layers, ==, 2);
+      g_assert_cmpuint (c->d_model, ==, 64);
+      g_assert_cmpuint (c->n_heads, ==, 4);
+      g_assert_cmpuint (c->ff_dim, ==, 256);
+      g_assert_cmpuint (c->conv_kernel, ==, want[k].kernel);
+      g_assert_cmpint (c->conv_batch_norm, ==, want[k].batch_norm);
+      g_assert_cmpuint (c->subs_kernel, ==, want[k].subs_kernel);
+      g_assert_cmpfloat (c->rope_base, ==, 5000.0);
+      g_assert_cmpuint (c->n_classes, ==, 34);
+      g_assert_cmpuint (c->blank_id, ==, 33);
+      g_assert_cmpint (c->vocab_type, ==, MOROK_GIGAAM_VOCAB_CHAR);
+      g_assert_cmpstr (c->tokens[0], ==, " ");
+      g_assert_cmpstr (c->tokens[32], ==, "я");
+      g_assert_null (c->tokens[33]);
+      g_assert_cmpfloat (morok_gigaam_frame_seconds (m), ==, 0.04);
+      g_assert_cmpint (morok_gigaam_min_samples (m), ==, want[k].center ? 201 : 320);
+      for (guint i = 0; i < 3; i++)
+        {
+          g_autofree char *an = g_strdup_printf ("audio.%u", i);
+          g_autofree char *fl = g_strdup_printf ("alone.%u.feature_lengths", i);
+          g_autofree char *el = g_strdup_printf ("alone.%u.encoded_lengths", i);
+          gint64 n = morok_safetensors_find (audio, an)->n_elements;
+          g_assert_cmpint (morok_gigaam_feature_frames (m, n), ==, i64_at (ref, fl, 0));
+          g_assert_cmpint (morok_gigaam_encoded_frames (m, n), ==, i64_at (ref, el, 0));
+        }
+    }
+}
+
+/* A copy of the v3 fixture with its header edited by @edit (header object
+ * and the parsed morok.config, written back), or cut to @truncate bytes. */
+static char *
+write_variant (const char *name, void (*edit) (JsonObject *header, JsonObject *config),
+               gsize truncate)
+{
+  g_autofree char *src = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *bytes = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (src, &bytes, &len, NULL));
+  char *path = g_build_filename (tmp_dir, name, NULL);
+  if (truncate)
+    {
+      g_assert_true (g_file_set_contents (path, bytes, MIN (truncate, len), NULL));
+      return path;
+    }
+  guint64 hlen;
+  memcpy (&hlen, bytes, 8);
+  hlen = GUINT64_FROM_LE (hlen);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, bytes + 8, (gssize)hlen, NULL));
+  JsonObject *header = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *meta = json_object_get_object_member (header, "__metadata__");
+  g_autoptr (JsonParser) cp = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (
+      cp, json_object_get_string_member (meta, "morok.config"), -1, NULL));
+  JsonObject *config = json_node_get_object (json_parser_get_root (cp));
+  edit (header, config);
+  if (json_object_has_member (meta, "morok.config"))
+    {
+      g_autofree char *cs = json_to_string (json_parser_get_root (cp), FALSE);
+      json_object_set_string_member (meta, "morok.config", cs);
+    }
+  g_autofree char *h = json_to_string (json_parser_get_root (parser), FALSE);
+  guint64 nl = GUINT64_TO_LE ((guint64)strlen (h));
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+  g_byte_array_append (out, (const guint8 *)&nl, 8);
+  g_byte_array_append (out, (const guint8 *)h, strlen (h));
+  g_byte_array_append (out, (const guint8 *)bytes + 8 + hlen, len - 8 - hlen);
+  g_assert_true (g_file_set_contents (path, (const char *)out->data, out->len, NULL));
+  return path;
+}
+
+static void
+edit_shape (JsonObject *header, JsonObject *config)
+{
+  /* same bytes, other shape: [64] -> [32, 2] */
+  JsonArray *shape = json_array_new ();
+  json_array_add_int_element (shape, 32);
+  json_array_add_int_element (shape, 2);
+  json_object_set_array_member (
+      json_object_get_object_member (header, "encoder.layers.1.norm_out.weight"), "shape", shape);
+}
+
+static void
+edit_missing_tensor (JsonObject *header, JsonObject *config)
+{
+  json_object_remove_member (header, "encoder.layers.1.self_attn.linear_k.bias");
+}
+
+static void
+edit_no_config (JsonObject *header, JsonObject *config)
+{
+  json_object_remove_member (json_object_get_object_member (header, "__metadata__"),
+                             "morok.config");
+}
+
+static void
+edit_d_model (JsonObject *header, JsonObject *config)
+{
+  json_object_set_int_member (json_object_get_object_member (config, "encoder"), "d_model", 32);
+  json_object_set_int_member (json_object_get_object_member (config, "encoder"), "n_heads", 2);
+  json_object_set_int_member (json_object_get_object_member (config, "head"), "feat_in", 32);
+}
+
+static void
+edit_heads (JsonObject *header, JsonObject *config)
+{
+  json_object_set_int_member (json_object_get_object_member (config, "encoder"), "n_heads", 3);
+}
+
+static void
+edit_missing_key (JsonObject *header, JsonObject *config)
+{
+  json_object_remove_member (json_object_get_object_member (config, "encoder"), "n_layers");
+}
+
+static void
+edit_model_class (JsonObject *header, JsonObject *config)
+{
+  json_object_set_string_member (config, "model_class", "rnnt");
+}
+
+static void
+edit_attention (JsonObject *header, JsonObject *config)
+{
+  json_object_set_string_member (json_object_get_object_member (config, "encoder"),
+                                 "self_attention_model", "rel_pos");
+}
+
+static void
+edit_vocabulary (JsonObject *header, JsonObject *config)
+{
+  JsonObject *v = json_object_get_object_member (config, "vocabulary");
+  json_array_remove_element (json_object_get_array_member (v, "tokens"), 0);
+}
+
+/* Bad model files give a MOROK_IO_ERROR naming the file and what is wrong,
+ * never a crash. */
+static void
+test_load_bad_files (void)
+{
+  static const struct
+  {
+    const char *name;
+    void (*edit) (JsonObject *, JsonObject *);
+    gsize truncate;
+    MorokIoError code;
+    const char *says; /* part of the message */
+  } cases[] = {
+    { "truncated-header.safetensors", NULL, 100, MOROK_IO_ERROR_TRUNCATED, "truncated-header" },
+    { "truncated-data.safetensors", NULL, 300000, MOROK_IO_ERROR_TRUNCATED, "truncated-data" },
+    { "shape.safetensors", edit_shape, 0, MOROK_IO_ERROR_MALFORMED,
+      "'encoder.layers.1.norm_out.weight'" },
+    { "missing.safetensors", edit_missing_tensor, 0, MOROK_IO_ERROR_NOT_FOUND,
+      "encoder.layers.1.self_attn.linear_k.bias" },
+    { "no-config.safetensors", edit_no_config, 0, MOROK_IO_ERROR_NOT_FOUND, "morok.config" },
+    { "d-model.safetensors", edit_d_model, 0, MOROK_IO_ERROR_MALFORMED, "expected [32" },
+    { "heads.safetensors", edit_heads, 0, MOROK_IO_ERROR_MALFORMED, "n_heads" },
+    { "key.safetensors", edit_missing_key, 0, MOROK_IO_ERROR_NOT_FOUND, "'encoder.n_layers'" },
+    { "class.safetensors", edit_model_class, 0, MOROK_IO_ERROR_UNSUPPORTED, "rnnt" },
+    { "attention.safetensors", edit_attention, 0, MOROK_IO_ERROR_UNSUPPORTED, "rel_pos" },
+    { "vocabulary.safetensors", edit_vocabulary, 0, MOROK_IO_ERROR_MALFORMED, "vocabulary.tokens" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      GError *e = NULL;
+      g_autofree char *path = write_variant (cases[k].name, cases[k].edit, cases[k].truncate);
+      MorokGigaAm *m = morok_gigaam_load (path, &e);
+      g_assert_null (m);
+      g_test_message ("%s: %s", cases[k].name, e ? e->message : "(no error)");
+      g_assert_error (e, MOROK_IO_ERROR, (gint)cases[k].code);
+      g_assert_nonnull (strstr (e->message, cases[k].name));
+      g_assert_nonnull (strstr (e->message, cases[k].says));
+      g_clear_error (&e);
+      /* without a GError to fill, the same file fails the same way */
+      g_assert_null (morok_gigaam_load (path, NULL));
+      g_unlink (path);
+    }
+  GError *e = NULL;
+  g_assert_null (morok_gigaam_load ("/nonexistent/gigaam.safetensors", &e));
+  g_assert_error (e, MOROK_IO_ERROR, MOROK_IO_ERROR_OPEN);
+  g_clear_error (&e);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp ("morok-gigaam-load-XXXXXX", NULL);
+  g_test_add_func ("/gigaam/load/config", test_load_config);
+  g_test_add_func ("/gigaam/load/bad-files", test_load_bad_files);
+  int rc = g_test_run ();
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
+  return rc;
+}

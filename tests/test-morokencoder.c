@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* The morokencoder element: utterances in, NNStreamer flexible tensors out. */
+#include "element-cycles.h"
+#include "models/gigaam-encoder-jit.h"
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <math.h>
+#include <string.h>
+
+#define RATE 16000
+
+static char *
+fixture_path (const char *name)
+{
+  const char *dir = g_getenv ("G_TEST_SRCDIR");
+  return g_build_filename (dir ? dir : ".", "fixtures", name, NULL);
+}
+
+static gint16 *
+read_wav (const char *name, gsize *out_n)
+{
+  g_autofree char *path = fixture_path (name);
+  g_autofree char *data = NULL;
+  gsize len, off = 12;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  while (off + 8 <= len && memcmp (data + off, "data", 4) != 0)
+    {
+      guint32 sz;
+      memcpy (&sz, data + off + 4, 4);
+      off += 8 + sz;
+    }
+  guint32 n_bytes;
+  memcpy (&n_bytes, data + off + 4, 4);
+  *out_n = MIN (n_bytes, len - off - 8) / 2;
+  return g_memdup2 (data + off + 8, *out_n * 2);
+}
+
+/* NNStreamer's flexible header, read field by field as its headers lay it
+ * out: magic, version, type, dimension[16] innermost first, format, media. */
+typedef struct
+{
+  guint32 magic, version, type, dim[16], format, media;
+} Header;
+
+static Header
+parse_header (const guint8 *p)
+{
+  Header h;
+  guint32 *f = (guint32 *) &h;
+  for (guint i = 0; i < sizeof h / 4; i++)
+    {
+      guint32 v;
+      memcpy (&v, p + 4 * i, 4);
+      f[i] = GUINT32_FROM_LE (v);
+    }
+  return h;
+}
+
+static GstHarness *
+chain_harness (const char *desc)
+{
+  GstHarness *h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=16000, channels=1, layout=interleaved");
+  return h;
+}
+
+static void
+push_pcm (GstHarness *h, const gint16 *pcm, gsize first, gsize n, gsize block)
+{
+  for (gsize i = 0; i < n; i += block)
+    {
+      gsize len = MIN (block, n - i);
+      GstBuffer *buf = gst_buffer_new_memdup (pcm + first + i, len * 2);
+      GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (first + i, GST_SECOND, RATE);
+      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (len, GST_SECOND, RATE);
+      g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
+    }
+}
+
+/* morokvad remove-silence=true ! morokencoder on speech with pauses: one
+ * tensor buffer per speech segment, stamped with the segment's time, with a
+ * header NNStreamer parses, holding what the model computes on those samples. */
+GST_START_TEST (test_one_tensor_per_segment)
+{
+  gsize n;
+  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("morokvad remove-silence=true ! morokencoder model=%s "
+                                           "output=log-probs", model);
+  GstHarness *h = chain_harness (desc);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  push_pcm (h, pcm, 0, n, 1000);
+  gst_harness_push_event (h, gst_event_new_eos ());
+
+  /* the segments, from morokvad's messages */
+  GArray *starts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GArray *ends = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GstMessage *msg;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)))
+    {
+      const GstStructure *s = gst_message_get_structure (msg);
+      guint64 ts;
+      if (gst_structure_has_name (s, "morokvad") && gst_structure_get_uint64 (s, "timestamp", &ts))
+        g_array_append_val (g_str_equal (gst_structure_get_string (s, "type"), "speech-start") ? starts : ends, ts);
+      gst_message_unref (msg);
+    }
+  fail_unless (starts->len >= 3);
+  fail_unless_equals_int (starts->len, ends->len);
+
+  g_autoptr (MorokGigaAm) gigaam = morok_gigaam_load (model, NULL);
+  fail_unless (gigaam != NULL);
+  morok_gigaam_set_limits (gigaam, 1, 30 * RATE);
+  g_autoptr (GigaAmCtcJit) ref = gigaam_ctc_jit_new (morok_gigaam_ref (gigaam));
+  fail_unless (gigaam_ctc_jit_prepare_at_bounds (ref, NULL));
+  guint classes = morok_gigaam_config (gigaam)->n_classes;
+
+  for (guint i = 0; i < starts->len; i++)
+    {
+      GstBuffer *out = gst_harness_try_pull (h);
+      fail_unless (out != NULL, "no tensor for segment %u", i);
+      guint64 t0 = g_array_index (starts, guint64, i), t1 = g_array_index (ends, guint64, i);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), t0);
+      fail_unless (ABS ((gint64) GST_BUFFER_DURATION (out) - (gint64) (t1 - t0)) <= GST_MSECOND);
+      GstMapInfo map;
+      gst_buffer_map (out, &map, GST_MAP_READ);
+      Header hd = parse_header (map.data);
+      fail_unless_equals_int (hd.magic, 0xfeedcced);
+      fail_unless_equals_int (hd.version & 0xDE000000, 0xDE000000);
+      fail_unless_equals_int (hd.type, 7); /* float32 */
+      fail_unless_equals_int (hd.format, 1); /* flexible */
+      fail_unless_equals_int (hd.dim[0], classes);
+      fail_unless_equals_int (hd.dim[2], 0);
+      gint64 s0 = (gint64) gst_util_uint64_scale_round (t0, RATE, GST_SECOND);
+      gint64 len = (gint64) gst_util_uint64_scale_round (GST_BUFFER_DURATION (out), RATE, GST_SECOND);
+      fail_unless_equals_int (hd.dim[1], morok_gigaam_encoded_frames (gigaam, len));
+      fail_unless_equals_int (map.size, 128 + 4 * hd.dim[0] * hd.dim[1]);
+      /* the same samples through the model directly */
+      g_autofree float *wave = g_new (float, len);
+      for (gint64 k = 0; k < len; k++)
+        wave[k] = pcm[s0 + k] / 32768.0f;
+      const float *waves[] = { wave };
+      fail_unless (gigaam_ctc_jit_run (ref, waves, &len, 1, NULL));
+      const float *want = gigaam_ctc_jit_output (ref, NULL)->data;
+      const float *got = (const float *) (map.data + 128);
+      double err = 0;
+      for (guint k = 0; k < hd.dim[0] * hd.dim[1]; k++)
+        err = fmax (err, fabs (got[k] - want[k]));
+      fail_unless (err < 1e-5, "segment %u differs by %g", i, err);
+      gst_buffer_unmap (out, &map);
+      gst_buffer_unref (out);
+    }
+  fail_unless (gst_harness_try_pull (h) == NULL, "more tensors than segments");
+  g_array_unref (starts);
+  g_array_unref (ends);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* Continuous audio is cut at max-duration, and the encoder output has
+ * d_model rows; the LATENCY query includes max-duration. */
+GST_START_TEST (test_max_duration_cuts)
+{
+  gsize n;
+  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("morokencoder model=%s max-duration=1.0", model);
+  GstHarness *h = chain_harness (desc);
+  push_pcm (h, pcm, RATE, 3 * RATE + RATE / 2, 777); /* 3.5 s from 1.0 s on */
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (int i = 0; i < 4; i++)
+    {
+      GstBuffer *out = gst_harness_try_pull (h);
+      fail_unless (out != NULL);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), (guint64) (1 + i) * GST_SECOND);
+      fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), i < 3 ? GST_SECOND : GST_SECOND / 2);
+      GstMapInfo map;
+      gst_buffer_map (out, &map, GST_MAP_READ);
+      Header hd = parse_header (map.data);
+      fail_unless_equals_int (hd.dim[1], 64); /* d_model of the tiny model, outer dim */
+      gst_buffer_unmap (out, &map);
+      gst_buffer_unref (out);
+    }
+  GstQuery *q = gst_query_new_latency ();
+  fail_unless (gst_pad_peer_query (h->sinkpad, q));
+  GstClockTime min;
+  gst_query_parse_latency (q, NULL, &min, NULL);
+  fail_unless (min >= GST_SECOND);
+  gst_query_unref (q);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* A missing, wrong or absent model is an error message naming the file;
+ * the state change fails and nothing crashes. */
+static void
+assert_fails_to_start (const char *model, const char *expect)
+{
+  GstElement *enc = gst_element_factory_make ("morokencoder", NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (enc, bus);
+  if (model)
+    g_object_set (enc, "model", model, NULL);
+  fail_unless_equals_int (gst_element_set_state (enc, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  g_autofree char *all = g_strdup_printf ("%s %s", err->message, dbg);
+  fail_unless (strstr (all, expect) != NULL, "error '%s' does not mention '%s'", all, expect);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_state (enc, GST_STATE_NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (enc, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (enc);
+}
+
+GST_START_TEST (test_bad_model)
+{
+  assert_fails_to_start (NULL, "model property");
+  assert_fails_to_start ("/nonexistent/gigaam.safetensors", "/nonexistent/gigaam.safetensors");
+  g_autofree char *wrong = fixture_path ("onnx-tiny.onnx");
+  assert_fails_to_start (wrong, "onnx-tiny.onnx");
+  g_autofree char *wav = fixture_path ("speech-16k.wav");
+  assert_fails_to_start (wav, "speech-16k.wav");
+}
+GST_END_TEST;
+
+/* 20 cycles NULL <-> PLAYING, each preparing the model, leave nothing behind. */
+GST_START_TEST (test_state_cycles)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("audiotestsrc num-buffers=8 samplesperbuffer=1600 ! "
+                                           "audio/x-raw,rate=16000,channels=1 ! morokencoder "
+                                           "model=%s max-duration=2 ! fakesink", model);
+  assert_cycles_leak_nothing (desc, 20);
+}
+GST_END_TEST;
+
+static Suite *
+morokencoder_suite (void)
+{
+  Suite *s = suite_create ("morokencoder");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 180);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_one_tensor_per_segment);
+  tcase_add_test (tc, test_max_duration_cuts);
+  tcase_add_test (tc, test_bad_model);
+  tcase_add_test (tc, test_state_cycles);
+  return s;
+}
+
+GST_CHECK_MAIN (morokencoder);
