@@ -742,7 +742,8 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
   g_return_val_if_fail (sched != NULL, NULL);
   static const char *const isa_macro[] = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
   GString *out = g_string_new (NULL);
-  g_string_append_printf (out, "#define %s 1\n%s\n", isa_macro[isa], morok_kernel_prelude);
+  g_string_append_printf (out, "#define %s 1\n#define MOROK_GEMM_SMALL %d\n%s\n", isa_macro[isa],
+                          MOROK_GEMM_SMALL, morok_kernel_prelude);
   g_string_append (out, "#define MOROK_IMIN(a, b) ((a) < (b) ? (a) : (b))\n"
                         "#define MOROK_IMAX(a, b) ((a) > (b) ? (a) : (b))\n"
                         "#define MOROK_IDIV(a, b) ((a) / (b))\n"

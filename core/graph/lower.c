@@ -97,7 +97,6 @@ substitute (MorokNode *n, GHashTable *map)
  * not gets a copy in that layout, computed at prepare like any folded
  * weight: B -> copy (B), A -> permute (copy (permute (A))). The copy is an
  * identity cast, which no rule removes. */
-#define SMALL_SIDE 8
 
 static gboolean
 is_leaf (MorokNode *n, gpointer ctx)
@@ -157,9 +156,9 @@ relayout (MorokNode *n, GHashTable *map)
     {
       guint r = n->rank;
       MorokNode *a = p.src[0], *b = p.src[1];
-      if (n->shape[r - 2]->hi <= SMALL_SIDE && b->weight_only && !unit_stride (b, r - 1))
+      if (n->shape[r - 2]->hi <= MOROK_GEMM_SMALL && b->weight_only && !unit_stride (b, r - 1))
         p.src[1] = copy_of (b), changed = TRUE;
-      else if (n->shape[r - 1]->hi <= SMALL_SIDE && n->shape[r - 2]->hi > SMALL_SIDE
+      else if (n->shape[r - 1]->hi <= MOROK_GEMM_SMALL && n->shape[r - 2]->hi > MOROK_GEMM_SMALL
                && a->weight_only && !unit_stride (a, r - 2))
         p.src[0] = swap_last (copy_of (swap_last (a))), changed = TRUE;
     }
