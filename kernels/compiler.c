@@ -33,7 +33,7 @@ static atomic_uint_fast64_t n_cache_hits;
 static const char *const base_flags[] = {
   "-x", "c", "-std=c11", "-c", "-ffreestanding", "-fno-math-errno", "-fPIC",
   "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-fassociative-math",
-  "-fno-signed-zeros", "-fno-trapping-math", "-ffp-contract=fast", "-fvisibility=default",
+  "-fno-signed-zeros", "-fno-trapping-math", "-ffp-contract=fast", "-fvisibility=default", "-mprefer-vector-width=512",
 };
 
 void

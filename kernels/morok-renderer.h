@@ -12,6 +12,11 @@
 
 G_BEGIN_DECLS
 
+/* Contractions with at most this many rows (or columns) run without packing
+ * (morok_gemm_f32's small paths); the renderer passes it to the kernel
+ * headers, and lowering lays constant operands out for them. */
+#define MOROK_GEMM_SMALL 8
+
 typedef enum
 {
   MOROK_ISA_PORTABLE,

@@ -252,6 +252,88 @@ render_reduce (Ctx *c, MorokNode *n, char **idx)
   return acc;
 }
 
+/* The source index of a reshape, group by group: runs of dims with equal
+ * products (size-1 dims aside) map through the group's own flat index, so
+ * that merging [C, K] into [C*K] reads (i / K, i % K) and a dim that stays
+ * is passed through. FALSE (nothing allocated) when the dims do not pair up
+ * that way (a symbolic dim that differs between the sides). */
+static gboolean
+reshape_index (Ctx *c, MorokNode *n, char **idx, char **sidx)
+{
+  MorokNode *src = n->src[0];
+  guint i = 0, j = 0;
+  gint64 one;
+  GPtrArray *groups = g_ptr_array_new_with_free_func (g_free); /* lines to emit */
+  char *out[MOROK_MAX_RANK] = { NULL };
+  while (i < n->rank || j < src->rank)
+    {
+      if (i < n->rank && morok_sym_is_const (n->shape[i], &one) && one == 1)
+        {
+          i++;
+          continue;
+        }
+      if (j < src->rank && morok_sym_is_const (src->shape[j], &one) && one == 1)
+        {
+          out[j++] = g_strdup ("0");
+          continue;
+        }
+      if (i >= n->rank || j >= src->rank)
+        goto fail;
+      if (n->shape[i] == src->shape[j])
+        {
+          out[j++] = g_strdup (idx[i++]);
+          continue;
+        }
+      /* a group of constant dims: out [i, i1), src [j, j1) */
+      gint64 pi, pj, d;
+      guint i1 = i + 1, j1 = j + 1;
+      if (!morok_sym_is_const (n->shape[i], &pi) || !morok_sym_is_const (src->shape[j], &pj))
+        goto fail;
+      while (pi != pj)
+        {
+          if (pi < pj && i1 < n->rank && morok_sym_is_const (n->shape[i1], &d))
+            pi *= d, i1++;
+          else if (pj < pi && j1 < src->rank && morok_sym_is_const (src->shape[j1], &d))
+            pj *= d, j1++;
+          else
+            goto fail;
+        }
+      GString *flat = g_string_new (idx[i]);
+      for (guint k = i + 1; k < i1; k++)
+        {
+          morok_sym_is_const (n->shape[k], &d);
+          g_autofree char *prev = g_strdup (flat->str);
+          g_string_printf (flat, "(%s) * %" G_GINT64_FORMAT " + %s", prev, d, idx[k]);
+        }
+      char *f = i1 - i == 1 ? g_strdup (idx[i]) : tmp (c, "f");
+      if (i1 - i > 1)
+        g_ptr_array_add (groups, g_strdup_printf ("const int64_t %s = %s;", f, flat->str));
+      g_string_free (flat, TRUE);
+      gint64 stride = 1;
+      for (guint k = j1; k-- > j;)
+        {
+          morok_sym_is_const (src->shape[k], &d);
+          out[k] = d == 1 ? g_strdup ("0")
+                   : k == j ? g_strdup_printf ("(%s / %" G_GINT64_FORMAT ")", f, stride)
+                            : g_strdup_printf ("(%s / %" G_GINT64_FORMAT " %% %" G_GINT64_FORMAT ")",
+                                               f, stride, d);
+          stride *= d;
+        }
+      g_free (f);
+      i = i1, j = j1;
+    }
+  for (guint k = 0; k < groups->len; k++)
+    line (c, "%s", (const char *) groups->pdata[k]);
+  g_ptr_array_unref (groups);
+  memcpy (sidx, out, src->rank * sizeof *sidx);
+  return TRUE;
+fail:
+  for (guint k = 0; k < src->rank; k++)
+    g_free (out[k]);
+  g_ptr_array_unref (groups);
+  return FALSE;
+}
+
 /* The source index of a view node at @idx, into @sidx (allocated strings);
  * a pad or cat may also need a condition, written to @cond. */
 static void
@@ -333,26 +415,9 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
         return;
       }
     case MOROK_OP_RESHAPE:
+      if (reshape_index (c, n, idx, sidx))
+        return;
       {
-        /* only size-1 dims differ: map the others in order */
-        guint i = 0, j = 0;
-        gboolean simple = TRUE;
-        gint64 one;
-        while (simple && (i < n->rank || j < src->rank))
-          {
-            if (i < n->rank && morok_sym_is_const (n->shape[i], &one) && one == 1)
-              i++;
-            else if (j < src->rank && morok_sym_is_const (src->shape[j], &one) && one == 1)
-              sidx[j++] = g_strdup ("0");
-            else if (i < n->rank && j < src->rank && n->shape[i] == src->shape[j])
-              sidx[j++] = g_strdup (idx[i++]);
-            else
-              simple = FALSE;
-          }
-        if (simple)
-          return;
-        for (guint k = 0; k < j; k++)
-          g_free (sidx[k]);
         /* general: the dims equal at both ends map one to one, and only the
          * middle goes through a flat index, so a split or merge of fixed
          * dims next to symbolic ones divides by constants only */
@@ -677,7 +742,8 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
   g_return_val_if_fail (sched != NULL, NULL);
   static const char *const isa_macro[] = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
   GString *out = g_string_new (NULL);
-  g_string_append_printf (out, "#define %s 1\n%s\n", isa_macro[isa], morok_kernel_prelude);
+  g_string_append_printf (out, "#define %s 1\n#define MOROK_GEMM_SMALL %d\n%s\n", isa_macro[isa],
+                          MOROK_GEMM_SMALL, morok_kernel_prelude);
   g_string_append (out, "#define MOROK_IMIN(a, b) ((a) < (b) ? (a) : (b))\n"
                         "#define MOROK_IMAX(a, b) ((a) > (b) ? (a) : (b))\n"
                         "#define MOROK_IDIV(a, b) ((a) / (b))\n"

@@ -42,6 +42,7 @@
  */
 #include "morokvad.h"
 #include "model-path.h"
+#include "silence-gate.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
@@ -136,11 +137,7 @@ struct _MorokVad
   gint64 samples;          /* analysed since the last reset */
   GstClockTime base_pts;   /* time of sample 0 */
   gboolean active;         /* hysteresis state for the meta */
-  gboolean in_speech;      /* a START without its END yet (remove-silence) */
-  gint64 keep_from;        /* remove-silence: first sample of the open segment */
-  GArray *kept;            /* remove-silence: closed segments not yet output, start, end pairs */
-  GQueue pending;          /* remove-silence: buffers not yet decided */
-  gint64 pending_start;    /* sample of the first pending buffer */
+  MorokSilenceGate *gate;  /* remove-silence: audio held until it is decided */
   gint64 delay;            /* remove-silence: samples held back */
 };
 
@@ -245,8 +242,7 @@ morok_vad_stop (GstBaseTransform *trans)
   free_plans (self);
   g_clear_pointer (&self->seg, morok_vad_segmenter_free);
   g_clear_pointer (&self->window, g_free);
-  while (!g_queue_is_empty (&self->pending))
-    gst_buffer_unref (g_queue_pop_head (&self->pending));
+  morok_silence_gate_reset (self->gate);
   return TRUE;
 }
 
@@ -265,8 +261,7 @@ reset_stream (MorokVad *self, GstClockTime base_pts)
   self->samples = 0;
   self->base_pts = base_pts;
   self->active = FALSE;
-  self->in_speech = FALSE;
-  g_array_set_size (self->kept, 0);
+  morok_silence_gate_reset (self->gate);
 }
 
 static gboolean
@@ -306,6 +301,7 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   g_free (self->window);
   self->window = g_new0 (float, self->context + self->chunk);
   self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
+  morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate);
   reset_stream (self, GST_CLOCK_TIME_NONE);
   GST_DEBUG_OBJECT (self, "%d Hz, %d channels: chunks of %u samples", self->plan->rate,
                     GST_AUDIO_INFO_CHANNELS (info), self->chunk);
@@ -362,17 +358,10 @@ post_event (MorokVad *self, const MorokVadEvent *ev)
   gboolean start = ev->type == MOROK_VAD_EVENT_START;
   GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT " (%" GST_TIME_FORMAT ")",
                     start ? "start" : "end", ev->sample, GST_TIME_ARGS (ts));
-  if (self->remove_silence)
-    {
-      if (start)
-        self->keep_from = ev->sample, self->in_speech = TRUE;
-      else
-        {
-          gint64 seg[2] = { self->keep_from, ev->sample };
-          g_array_append_vals (self->kept, seg, 2);
-          self->in_speech = FALSE;
-        }
-    }
+  if (self->remove_silence && start)
+    morok_silence_gate_speech_start (self->gate, ev->sample);
+  else if (self->remove_silence)
+    morok_silence_gate_speech_end (self->gate, ev->sample);
   GST_OBJECT_LOCK (self);
   gboolean post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
@@ -465,90 +454,9 @@ set_meta (MorokVad *self, GstBuffer *buf)
     gst_buffer_add_audio_level_meta (buf, 127, self->active);
 }
 
-/* ---- remove-silence: hold audio until its fate is decided ---- */
-
-/* Pushes a GAP for samples [a, b) of @buf, which starts at sample @b0. */
-static void
-push_gap (MorokVad *self, GstBuffer *buf, gint64 b0, gint64 a, gint64 b)
-{
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  if (!GST_CLOCK_TIME_IS_VALID (pts) || b <= a)
-    return;
-  guint rate = self->plan->rate;
-  GST_LOG_OBJECT (self, "dropping %" G_GINT64_FORMAT " samples of silence", b - a);
-  gst_pad_push_event (GST_BASE_TRANSFORM_SRC_PAD (self),
-                      gst_event_new_gap (pts + gst_util_uint64_scale_int (a - b0, GST_SECOND, rate),
-                                         gst_util_uint64_scale_int (b - a, GST_SECOND, rate)));
-}
-
-/* Pushes samples [a, b) of @buf (starting at sample @b0) as a buffer of its own. */
-static GstFlowReturn
-push_piece (MorokVad *self, GstBuffer *buf, gint64 b0, gint64 a, gint64 b)
-{
-  GstAudioFilter *filter = GST_AUDIO_FILTER (self);
-  gint bpf = GST_AUDIO_INFO_BPF (&filter->info);
-  gint64 len = (gint64) (gst_buffer_get_size (buf) / bpf);
-  GstBuffer *piece = gst_buffer_ref (buf);
-  if (a > b0 || b < b0 + len)
-    {
-      /* truncate keeps no timestamp when it trims the front: it has no rate */
-      guint rate = GST_AUDIO_INFO_RATE (&filter->info);
-      piece = gst_audio_buffer_truncate (piece, bpf, a - b0, b - a);
-      if (GST_BUFFER_PTS_IS_VALID (buf))
-        GST_BUFFER_PTS (piece) = GST_BUFFER_PTS (buf)
-                                 + gst_util_uint64_scale_int (a - b0, GST_SECOND, rate);
-      GST_BUFFER_DURATION (piece) = gst_util_uint64_scale_int (b - a, GST_SECOND, rate);
-    }
-  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), piece);
-}
-
-/* Outputs the pending buffers whose samples are all older than the
- * segmenter's worst-case delay (or all of them at @drain): the parts inside
- * speech segments as buffers, the parts outside as GAP events. */
-static GstFlowReturn
-push_decided (MorokVad *self, gboolean drain)
-{
-  GstAudioFilter *filter = GST_AUDIO_FILTER (self);
-  gint bpf = GST_AUDIO_INFO_BPF (&filter->info);
-  GstFlowReturn ret = GST_FLOW_OK;
-  while (ret == GST_FLOW_OK && !g_queue_is_empty (&self->pending))
-    {
-      GstBuffer *buf = g_queue_peek_head (&self->pending);
-      gint64 b0 = self->pending_start, b1 = b0 + (gint64) (gst_buffer_get_size (buf) / bpf);
-      if (!drain && b1 > self->samples + self->filled - self->delay)
-        break;
-      g_queue_pop_head (&self->pending);
-      self->pending_start = b1;
-      /* walk the buffer through the closed segments, then the open one */
-      gint64 at = b0;
-      for (guint i = 0; ret == GST_FLOW_OK && i + 1 <= self->kept->len; i += 2)
-        {
-          gint64 k0 = MAX (g_array_index (self->kept, gint64, i), at);
-          gint64 k1 = MIN (g_array_index (self->kept, gint64, i + 1), b1);
-          if (k0 >= k1)
-            continue;
-          push_gap (self, buf, b0, at, k0);
-          ret = push_piece (self, buf, b0, k0, k1);
-          at = k1;
-        }
-      if (ret == GST_FLOW_OK && self->in_speech && self->keep_from < b1)
-        {
-          gint64 k0 = MAX (self->keep_from, at);
-          push_gap (self, buf, b0, at, k0);
-          ret = push_piece (self, buf, b0, k0, b1);
-          at = b1;
-        }
-      if (ret == GST_FLOW_OK)
-        push_gap (self, buf, b0, at, b1);
-      /* segments that end in this buffer are done with */
-      while (self->kept->len && g_array_index (self->kept, gint64, 1) <= b1)
-        g_array_remove_range (self->kept, 0, 2);
-      gst_buffer_unref (buf);
-    }
-  return ret;
-}
-
 /* ---- buffers ---- */
+
+static void finish_stream (MorokVad *self);
 
 static GstFlowReturn
 morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuffer *buf)
@@ -567,7 +475,9 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
   buf = trans->queued_buf;
   if (GST_BUFFER_IS_DISCONT (buf) && self->samples + self->filled > 0)
     {
+      /* time jumps: close what is open, output what is held, start afresh */
       GST_DEBUG_OBJECT (self, "discont: resetting the model state");
+      finish_stream (self);
       reset_stream (self, GST_BUFFER_PTS (buf));
     }
   if (!GST_CLOCK_TIME_IS_VALID (self->base_pts) && GST_BUFFER_PTS_IS_VALID (buf))
@@ -600,13 +510,15 @@ morok_vad_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
           *outbuf = buf;
           return GST_FLOW_OK;
         }
-      if (g_queue_is_empty (&self->pending))
-        self->pending_start = self->samples + self->filled
-                              - (gint64) (gst_buffer_get_size (buf)
-                                          / GST_AUDIO_INFO_BPF (&GST_AUDIO_FILTER (self)->info));
-      g_queue_push_tail (&self->pending, buf);
+      gint64 frames = (gint64) (gst_buffer_get_size (buf)
+                                / GST_AUDIO_INFO_BPF (&GST_AUDIO_FILTER (self)->info));
+      morok_silence_gate_hold (self->gate, buf, self->samples + self->filled - frames);
     }
-  return self->remove_silence ? push_decided (self, FALSE) : GST_FLOW_OK;
+  if (!self->remove_silence)
+    return GST_FLOW_OK;
+  /* what lies further back than the segmenter's delay is decided */
+  return morok_silence_gate_release (self->gate, GST_BASE_TRANSFORM_SRC_PAD (self),
+                                     self->samples + self->filled - self->delay);
 }
 
 /* EOS: the last partial chunk, zero-padded; close what is open; output
@@ -628,7 +540,7 @@ finish_stream (MorokVad *self)
   guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
   for (guint i = 0; i < n; i++)
     post_event (self, &ev[i]);
-  push_decided (self, TRUE);
+  morok_silence_gate_release (self->gate, GST_BASE_TRANSFORM_SRC_PAD (self), G_MAXINT64);
   self->samples = 0;
 }
 
@@ -642,8 +554,6 @@ morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
       finish_stream (self);
       break;
     case GST_EVENT_FLUSH_STOP:
-      while (!g_queue_is_empty (&self->pending))
-        gst_buffer_unref (g_queue_pop_head (&self->pending));
       reset_stream (self, GST_CLOCK_TIME_NONE);
       break;
     case GST_EVENT_SEGMENT:
@@ -749,7 +659,7 @@ morok_vad_finalize (GObject *object)
 {
   MorokVad *self = MOROK_VAD (object);
   g_free (self->model);
-  g_array_unref (self->kept);
+  morok_silence_gate_free (self->gate);
   G_OBJECT_CLASS (morok_vad_parent_class)->finalize (object);
 }
 
@@ -850,8 +760,7 @@ morok_vad_init (MorokVad *self)
   self->max_speech_s = DEFAULT_MAX_SPEECH_S;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->remove_silence = DEFAULT_REMOVE_SILENCE;
-  self->kept = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_queue_init (&self->pending);
+  self->gate = morok_silence_gate_new ();
   self->base_pts = GST_CLOCK_TIME_NONE;
   gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self), GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
                      check_rate_probe, self, NULL);

@@ -4,7 +4,8 @@
  *
  * Shapes straddle the blocking boundaries of every ISA's path (MR = 4, 6;
  * NR = 4, 16, 64; KC = 128, 256; MC = 12 MR; NC = 256) and include the
- * matrix-vector cases (M or N = 1);
+ * matrix-vector cases (M or N = 1) and the unpacked small paths (M or N up
+ * to 8, Silero VAD's shapes among them; K past their 1024-wide blocks);
  * each runs with A and B stored row-major, transposed, with padded or odd
  * leading dimensions, with arbitrary element strides and broadcast (stride
  * 0), and with accumulate off and on. C has padding between rows, which must
@@ -31,7 +32,8 @@ static const int64_t shapes[][3] = {
   { 24, 64, 512 }, { 25, 65, 513 },   { 5, 17, 9 },    { 2, 1000, 3 },  { 1000, 2, 3 },
   { 145, 70, 20 }, { 50, 260, 40 },   { 47, 129, 19 }, { 97, 47, 300 }, { 17, 300, 33 },
   { 9, 9, 1 },     { 160, 520, 300 }, { 6, 64, 128 },  { 7, 65, 129 },  { 73, 63, 127 },
-  { 49, 16, 64 },
+  { 49, 16, 64 },    { 4, 258, 256 },   { 128, 4, 387 }, { 2, 64, 384 },  { 64, 2, 384 },
+  { 1, 512, 128 },   { 8, 70, 1100 },   { 70, 8, 40 },   { 3, 33, 17 },   { 33, 3, 2100 },
 };
 
 typedef struct

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The morokencoder element: utterances in, NNStreamer flexible tensors out. */
+#include "element-cycles.h"
 #include "models/gigaam-encoder-jit.h"
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -232,6 +233,17 @@ GST_START_TEST (test_bad_model)
 }
 GST_END_TEST;
 
+/* 20 cycles NULL <-> PLAYING, each preparing the model, leave nothing behind. */
+GST_START_TEST (test_state_cycles)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("audiotestsrc num-buffers=8 samplesperbuffer=1600 ! "
+                                           "audio/x-raw,rate=16000,channels=1 ! morokencoder "
+                                           "model=%s max-duration=2 ! fakesink", model);
+  assert_cycles_leak_nothing (desc, 20);
+}
+GST_END_TEST;
+
 static Suite *
 morokencoder_suite (void)
 {
@@ -242,6 +254,7 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_one_tensor_per_segment);
   tcase_add_test (tc, test_max_duration_cuts);
   tcase_add_test (tc, test_bad_model);
+  tcase_add_test (tc, test_state_cycles);
   return s;
 }
 

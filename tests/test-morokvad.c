@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The morokvad element, driven with GstHarness on the espeak-ng fixture. */
+#include "element-cycles.h"
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
 #include <gst/check/gstcheck.h>
@@ -407,69 +408,12 @@ GST_START_TEST (test_bad_model)
 }
 GST_END_TEST;
 
-/* The leaks tracer (GST_TRACERS=leaks, set by meson), or NULL. */
-static GstTracer *
-leaks_tracer (void)
-{
-  GList *tracers = gst_tracing_get_active_tracers ();
-  GstTracer *found = NULL;
-  for (GList *l = tracers; l; l = l->next)
-    if (!found && g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))
-      found = gst_object_ref (l->data);
-  g_list_free_full (tracers, gst_object_unref);
-  return found;
-}
-
-static void
-cycle (GstElement *pipe)
-{
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  fail_unless (gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS);
-  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-  GstBus *bus = gst_element_get_bus (pipe);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_bus_set_flushing (bus, FALSE);
-  gst_object_unref (bus);
-}
-
 /* 50 cycles NULL <-> PLAYING in a pipeline with audio flowing leave no
  * object or buffer behind. */
 GST_START_TEST (test_state_cycles)
 {
-  GstElement *pipe = gst_parse_launch ("audiotestsrc num-buffers=4 samplesperbuffer=700 ! "
-                                       "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink",
-                                       NULL);
-  fail_unless (pipe != NULL);
-  cycle (pipe); /* the first cycle makes the types and caches that live on */
-  GstTracer *leaks = leaks_tracer ();
-  fail_unless (leaks != NULL, "run with GST_TRACERS=leaks");
-  g_signal_emit_by_name (leaks, "activity-start-tracking");
-  for (int i = 0; i < 50; i++)
-    cycle (pipe);
-  GstStructure *cp = NULL;
-  g_signal_emit_by_name (leaks, "activity-get-checkpoint", &cp);
-  /* every object made during the cycles must also have been removed */
-  const GValue *created = gst_structure_get_value (cp, "objects-created-list");
-  const GValue *removed = gst_structure_get_value (cp, "objects-removed-list");
-  g_autoptr (GHashTable) gone = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < gst_value_list_get_size (removed); i++)
-    g_hash_table_add (gone, (gpointer) gst_structure_get_string (
-                                gst_value_get_structure (gst_value_list_get_value (removed, i)),
-                                "address"));
-  guint n_alive = 0;
-  for (guint i = 0; i < gst_value_list_get_size (created); i++)
-    {
-      const GstStructure *o = gst_value_get_structure (gst_value_list_get_value (created, i));
-      if (g_hash_table_contains (gone, gst_structure_get_string (o, "address")))
-        continue;
-      g_printerr ("alive after the cycles: %s\n", gst_structure_get_string (o, "type-name"));
-      n_alive++;
-    }
-  fail_unless_equals_int (n_alive, 0);
-  gst_structure_free (cp);
-  g_signal_emit_by_name (leaks, "activity-stop-tracking");
-  gst_object_unref (leaks);
-  gst_object_unref (pipe);
+  assert_cycles_leak_nothing ("audiotestsrc num-buffers=4 samplesperbuffer=700 ! "
+                              "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink", 50);
 }
 GST_END_TEST;
 

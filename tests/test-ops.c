@@ -152,6 +152,51 @@ test_binary (void)
       }
 }
 
+/* Every unary and binary op computed on f16 and bf16 tensors (inputs cast
+ * down, result cast back) stays within that type's precision: its inputs
+ * and its result are each rounded once, to 11 (8) significant bits, and the
+ * error stays within two units of 2^-11 (2^-8), relative to max (1, |value|)
+ * (measured: within one). */
+static void
+test_half_precision (void)
+{
+  const struct { MorokDType t; double tol; } types[] = {
+    { MOROK_DTYPE_F16, 2.0 / 2048 }, { MOROK_DTYPE_BF16, 2.0 / 256 },
+  };
+  for (guint ti = 0; ti < G_N_ELEMENTS (types); ti++)
+    {
+      MorokDType t = types[ti].t;
+      for (guint k = 0; k < G_N_ELEMENTS (unary_cases); k++)
+        {
+          g_autoptr (Ref) a = rnd (SHAPE (5, 13));
+          g_autoptr (Ref) want = ref_map (a, unary_cases[k].ref);
+          Case c;
+          case_init (&c);
+          GError *e = NULL;
+          MorokTensor *x = morok_tensor_cast (case_input (&c, a), t, &e);
+          MorokTensor *y = morok_tensor_cast (unary_cases[k].op (x, &e), MOROK_DTYPE_F32, &e);
+          g_assert_no_error (e);
+          case_check (&c, y, want, types[ti].tol, unary_cases[k].name);
+        }
+      for (guint k = 0; k < G_N_ELEMENTS (binary_cases); k++)
+        {
+          if (k >= 7) /* comparisons of rounded inputs flip near ties: not a precision matter */
+            continue;
+          g_autoptr (Ref) a = rnd (SHAPE (3, 1, 7));
+          g_autoptr (Ref) b = rnd (SHAPE (1, 4, 7));
+          g_autoptr (Ref) want = ref_zip (a, b, binary_cases[k].ref);
+          Case c;
+          case_init (&c);
+          GError *e = NULL;
+          MorokTensor *x = morok_tensor_cast (case_input (&c, a), t, &e);
+          MorokTensor *z = morok_tensor_cast (case_input (&c, b), t, &e);
+          MorokTensor *y = morok_tensor_cast (binary_cases[k].op (x, z, &e), MOROK_DTYPE_F32, &e);
+          g_assert_no_error (e);
+          case_check (&c, y, want, types[ti].tol, binary_cases[k].name);
+        }
+    }
+}
+
 /* where (a < b, a, b * 2) matches the reference. */
 static void
 test_where (void)
@@ -240,13 +285,28 @@ test_views (void)
   {
     Case c;
     case_init (&c);
-    /* permute then reshape: not a plain split, goes through the flat index */
+    /* permute then reshape: one group of dims ([3, 2, 5] -> [5, 6]) */
     const guint perm[] = { 1, 0, 2 };
     g_autoptr (Ref) p = ref_permute (a, perm);
     g_autoptr (Ref) want = ref_reshape (p, SHAPE (5, 6));
     MorokTensor *x = morok_tensor_permute (case_input (&c, a), perm, 3, &e);
     case_check (&c, morok_tensor_reshape_c (x, DIMS (5, 6), &e), want, 0, "permute+reshape");
   }
+  for (int merge_last = 0; merge_last < 2; merge_last++)
+    {
+      /* the im2col pattern: a permuted view whose dims merge group by group,
+       * [2, 5, 3] -> [2, 15] (2 stays, 5 x 3 merge) or [10, 3] */
+      Case c;
+      case_init (&c);
+      const guint perm[] = { 0, 2, 1 };
+      g_autoptr (Ref) p = ref_permute (a, perm);
+      static const gint64 to[2][2] = { { 10, 3 }, { 2, 15 } };
+      g_autoptr (Ref) want = ref_reshape (p, 2, to[merge_last]);
+      MorokTensor *x = morok_tensor_permute (morok_tensor_neg (case_input (&c, a), &e), perm, 3, &e);
+      g_autoptr (Ref) neg = ref_map (want, d_neg);
+      case_check (&c, morok_tensor_reshape_c (x, to[merge_last], 2, &e), neg, 0,
+                  "permute+reshape by groups");
+    }
   {
     Case c;
     case_init (&c);
@@ -385,6 +445,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ops/elementwise/unary", test_unary);
   g_test_add_func ("/ops/elementwise/binary-broadcast", test_binary);
   g_test_add_func ("/ops/elementwise/where", test_where);
+  g_test_add_func ("/ops/elementwise/f16-and-bf16-precision", test_half_precision);
   g_test_add_func ("/ops/reduce/sum-max-mean", test_reduce);
   g_test_add_func ("/ops/views/all", test_views);
   g_test_add_func ("/ops/symbolic/bound-values", test_symbolic);

@@ -95,6 +95,116 @@ test_fusion_matmul_epilogue (void)
       }
 }
 
+/* Builds y = op (x) with a [rows, cols] weight w (op: 0 x [2, K] @ w^T,
+ * w [N, K]; 1 x @ w, w [K, N]; 2 w @ x, w [16, K], x [K, 3]), checks y
+ * against a loop in double, and returns whether the plan reads w in place. */
+static gboolean
+small_matmul_reads_weight_in_place (int op)
+{
+  GError *e = NULL;
+  const gint64 K = 40, N = 24, R = op == 2 ? 16 : 2, C = op == 2 ? 3 : N;
+  const gint64 wr = op == 0 ? N : op == 1 ? K : R, wc = op == 2 ? K : op == 0 ? K : N;
+  g_autofree float *w = rand_floats (wr * wc);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2];
+  morok_tensor_syms (g, op == 2 ? (gint64[]){ K, C } : (gint64[]){ R, K }, 2, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ wr, wc }, 2);
+  MorokTensor *y = op == 0   ? morok_tensor_matmul (x, morok_tensor_transpose (wt, 0, 1, &e), &e)
+                   : op == 1 ? morok_tensor_matmul (x, wt, &e)
+                             : morok_tensor_matmul (wt, x, &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < (op == 2 ? K * C : R * K); i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 m = 0; m < R; m++)
+    for (gint64 n = 0; n < C; n++)
+      {
+        double acc = 0;
+        for (gint64 k = 0; k < K; k++)
+          acc += op == 0   ? (double) xv[m * K + k] * w[n * K + k]
+                 : op == 1 ? (double) xv[m * K + k] * w[k * N + n]
+                           : (double) w[m * K + k] * xv[k * C + n];
+        g_assert_cmpfloat_with_epsilon (yv[m * C + n], acc, 1e-5 * fmax (1, fabs (acc)));
+      }
+  guint n_bufs;
+  void *const *bufs = morok_plan_buffers (plan, &n_bufs);
+  for (guint i = 0; i < n_bufs; i++)
+    if (bufs[i] == (void *) w)
+      return TRUE;
+  return FALSE;
+}
+
+/* A contraction with at most 8 rows (or columns) reads its constant operand
+ * contiguous along the wide side: a weight stored the other way is copied
+ * in that layout at prepare, one stored that way is read in place. */
+static void
+test_layout_small_matmul_weights (void)
+{
+  g_assert_false (small_matmul_reads_weight_in_place (0)); /* x [2, K] @ w^T */
+  g_assert_true (small_matmul_reads_weight_in_place (1));  /* x [2, K] @ w [K, N] */
+  g_assert_false (small_matmul_reads_weight_in_place (2)); /* w [16, K] @ x [K, 3] */
+}
+
+/* conv -> bias -> ReLU -> padded conv: the bias and ReLU are the first
+ * matmul's epilogue (its kernel writes the ReLU), not recomputed by the
+ * padded im2col of the second conv for every tap; the values are right. */
+static void
+test_fusion_epilogue_before_view (void)
+{
+  GError *e = NULL;
+  g_autofree float *w1 = rand_floats (8 * 4 * 3), *b1 = rand_floats (8), *w2 = rand_floats (6 * 8 * 3);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[3];
+  morok_tensor_syms (g, (gint64[]){ 1, 4, 20 }, 3, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 3);
+  MorokTensor *wt1 = morok_tensor_weight (g, "w1", MOROK_DTYPE_F32, w1, (gint64[]){ 8, 4, 3 }, 3);
+  MorokTensor *bt1 = morok_tensor_weight (g, "b1", MOROK_DTYPE_F32, b1, (gint64[]){ 8 }, 1);
+  MorokTensor *wt2 = morok_tensor_weight (g, "w2", MOROK_DTYPE_F32, w2, (gint64[]){ 6, 8, 3 }, 3);
+  MorokTensor *h = morok_tensor_relu (morok_tensor_conv1d (x, wt1, bt1, 1, 1, 1, 1, &e), &e);
+  MorokTensor *y = morok_tensor_conv1d (h, wt2, NULL, 1, 1, 1, 1, &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (int i = 0; i < 80; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_autoptr (GArray) prof = morok_plan_execute_profiled (plan, NULL, 0, &e);
+  g_assert_no_error (e);
+  gboolean relu_epilogue = FALSE;
+  for (guint i = 0; i < prof->len; i++)
+    relu_epilogue = relu_epilogue
+                    || strstr (g_array_index (prof, MorokKernelProfile, i).name, "matmul relu");
+  for (guint i = 0; !relu_epilogue && i < prof->len; i++)
+    g_test_message ("step %s", g_array_index (prof, MorokKernelProfile, i).name);
+  g_assert_true (relu_epilogue);
+  /* reference: two direct convolutions */
+  double hv[8][20], want;
+  for (int o = 0; o < 8; o++)
+    for (int t = 0; t < 20; t++)
+      {
+        double acc = b1[o];
+        for (int c = 0; c < 4; c++)
+          for (int k = 0; k < 3; k++)
+            if (t + k - 1 >= 0 && t + k - 1 < 20)
+              acc += (double) w1[(o * 4 + c) * 3 + k] * xv[c * 20 + t + k - 1];
+        hv[o][t] = acc > 0 ? acc : 0;
+      }
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (int o = 0; o < 6; o++)
+    for (int t = 0; t < 20; t++)
+      {
+        want = 0;
+        for (int c = 0; c < 8; c++)
+          for (int k = 0; k < 3; k++)
+            if (t + k - 1 >= 0 && t + k - 1 < 20)
+              want += w2[(o * 8 + c) * 3 + k] * hv[c][t + k - 1];
+        g_assert_cmpfloat_with_epsilon (yv[o * 20 + t], want, 1e-5 * fmax (1, fabs (want)));
+      }
+}
+
 /* A linear layer on [t, 16] with t in [1, 50]: prepared once, executed 1000
  * times with new data and new values of t; every output is checked, and no
  * plan is built nor kernel compiled after prepare. */
@@ -313,6 +423,9 @@ main (int argc, char **argv)
   rng = g_rand_new_with_seed (42);
   g_test_add_func ("/plan/fusion/elementwise-chain-is-one-kernel", test_fusion_elementwise);
   g_test_add_func ("/plan/fusion/matmul-epilogue-is-one-kernel", test_fusion_matmul_epilogue);
+  g_test_add_func ("/plan/layout/small-matmul-weights-laid-out-at-prepare",
+                   test_layout_small_matmul_weights);
+  g_test_add_func ("/plan/fusion/epilogue-before-a-view", test_fusion_epilogue_before_view);
   g_test_add_func ("/plan/execute/never-rebuilds", test_replay_never_rebuilds);
   g_test_add_func ("/plan/threads/parallel-steps-match-reference", test_threads_parallel_steps);
   g_test_add_func ("/plan/cache/second-process-hits", test_cache_second_process);

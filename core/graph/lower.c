@@ -4,6 +4,7 @@
 #include "graph/morok-lower.h"
 #include "graph/morok-pattern.h"
 #include "graph/morok-schedule.h"
+#include "graph/schedule-private.h"
 #include "runtime/plan-private.h"
 #include <string.h>
 
@@ -44,15 +45,21 @@ is_free_view_of_leaf (const MorokNode *n)
 }
 
 /* Weight-only nodes read by a node that depends on an input (or that are
- * outputs): computing them once at prepare bakes them into the plan. */
+ * outputs): computing them once at prepare bakes them into the plan. Free
+ * views above a computed node stay views: the node under them is what is
+ * computed, in its own layout. */
 static void
 find_foldable (MorokNode *n, gboolean consumer_live, GHashTable *seen, GPtrArray *out)
 {
   if (n->weight_only)
     {
-      if (consumer_live && !is_free_view_of_leaf (n) && !g_hash_table_contains (seen, n))
-        g_ptr_array_add (out, n);
+      MorokNode *root = n;
+      while (morok_op_is_view (root->op) && root->op != MOROK_OP_PAD && root->op != MOROK_OP_CAT)
+        root = root->src[0];
+      if (consumer_live && !is_free_view_of_leaf (n) && !g_hash_table_contains (seen, root))
+        g_ptr_array_add (out, root);
       g_hash_table_add (seen, n);
+      g_hash_table_add (seen, root);
       return;
     }
   if (g_hash_table_contains (seen, n))
@@ -75,6 +82,85 @@ substitute (MorokNode *n, GHashTable *map)
       src[i] = substitute (n->src[i], map);
       changed = changed || src[i] != n->src[i];
       p.src[i] = src[i];
+    }
+  m = changed ? morok_graph_intern (n->graph, &p) : n;
+  g_hash_table_insert (map, n, m);
+  return m;
+}
+
+/* ---- constant operands laid out for small contractions ----
+ *
+ * A contraction with at most this many rows (or columns) runs unpacked
+ * (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
+ * operand on the wide side is contiguous along that side: B [K, N] with
+ * unit stride in n, or A with unit stride in m. A weight-only operand that is
+ * not gets a copy in that layout, computed at prepare like any folded
+ * weight: B -> copy (B), A -> permute (copy (permute (A))). The copy is an
+ * identity cast, which no rule removes. */
+
+static gboolean
+is_leaf (MorokNode *n, gpointer ctx)
+{
+  (void) ctx;
+  return n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_INPUT;
+}
+
+/* TRUE if @n is a strided view of a leaf whose axis @axis has unit stride. */
+static gboolean
+unit_stride (MorokNode *n, guint axis)
+{
+  MorokStrided s;
+  MorokNode *stop;
+  gint64 one;
+  return morok_strided_walk (n, is_leaf, NULL, &s, &stop)
+         && morok_sym_is_const (s.stride[axis], &one) && one == 1;
+}
+
+static MorokNode *
+copy_of (MorokNode *n)
+{
+  MorokNode c = { .op = MOROK_OP_CAST, .dtype = n->dtype, .rank = n->rank, .n_src = 1 };
+  memcpy (c.shape, n->shape, sizeof c.shape);
+  c.src[0] = n;
+  return morok_graph_intern (n->graph, &c);
+}
+
+static MorokNode *
+swap_last (MorokNode *n)
+{
+  MorokNode p = { .op = MOROK_OP_PERMUTE, .dtype = n->dtype, .rank = n->rank, .n_src = 1 };
+  for (guint i = 0; i < n->rank; i++)
+    {
+      guint from = i + 2 == n->rank ? i + 1 : i + 1 == n->rank ? i - 1 : i;
+      p.perm[i] = from;
+      p.shape[i] = n->shape[from];
+    }
+  p.src[0] = n;
+  return morok_graph_intern (n->graph, &p);
+}
+
+static MorokNode *
+relayout (MorokNode *n, GHashTable *map)
+{
+  MorokNode *m = g_hash_table_lookup (map, n);
+  if (m)
+    return m;
+  MorokNode p = *n;
+  gboolean changed = FALSE;
+  for (guint i = 0; i < n->n_src; i++)
+    {
+      p.src[i] = relayout (n->src[i], map);
+      changed = changed || p.src[i] != n->src[i];
+    }
+  if (n->op == MOROK_OP_MATMUL && n->dtype == MOROK_DTYPE_F32)
+    {
+      guint r = n->rank;
+      MorokNode *a = p.src[0], *b = p.src[1];
+      if (n->shape[r - 2]->hi <= MOROK_GEMM_SMALL && b->weight_only && !unit_stride (b, r - 1))
+        p.src[1] = copy_of (b), changed = TRUE;
+      else if (n->shape[r - 1]->hi <= MOROK_GEMM_SMALL && n->shape[r - 2]->hi > MOROK_GEMM_SMALL
+               && a->weight_only && !unit_stride (a, r - 2))
+        p.src[0] = swap_last (copy_of (swap_last (a))), changed = TRUE;
     }
   m = changed ? morok_graph_intern (n->graph, &p) : n;
   g_hash_table_insert (map, n, m);
@@ -223,6 +309,12 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
   g_atomic_pointer_add (&build_count, 1);
   if (!morok_graph_rewrite (roots, n_roots, rule_sets, G_N_ELEMENTS (rule_sets), error))
     return NULL;
+  if (fold)
+    {
+      g_autoptr (GHashTable) map = g_hash_table_new (NULL, NULL);
+      for (guint i = 0; i < n_roots; i++)
+        roots[i] = relayout (roots[i], map);
+    }
   if (fold && !fold_weights (graph, roots, n_roots, opts, keep, error))
     return NULL;
   g_autoptr (MorokSchedule) sched = morok_schedule_new (roots, n_roots, inputs, n_inputs, error);

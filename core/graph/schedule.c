@@ -87,6 +87,28 @@ realize_operand (Planner *p, MorokNode *operand)
     g_hash_table_add (p->realized, operand);
 }
 
+/* The element-wise chain that follows a matmul (bias, activation, scale)
+ * is worth storing instead of the matmul's raw result: realized, its end
+ * becomes the matmul kernel's epilogue, where a view consumer (the padding
+ * before the next convolution) would otherwise recompute the chain for
+ * every element it reads. */
+static void
+realize_epilogue_end (Planner *p, MorokNode *m)
+{
+  MorokNode *end = m;
+  while (n_consumers (p, end) == 1)
+    {
+      MorokNode *c = g_ptr_array_index ((GPtrArray *) g_hash_table_lookup (p->consumers, end), 0);
+      if (!morok_op_is_elementwise (c->op) || c->dtype != MOROK_DTYPE_F32)
+        break;
+      end = c;
+      if (g_hash_table_contains (p->realized, end))
+        return; /* already a kernel root: the epilogue fuses into it */
+    }
+  if (end != m)
+    g_hash_table_add (p->realized, end);
+}
+
 static void
 decide (Planner *p)
 {
@@ -113,8 +135,11 @@ decide (Planner *p)
             g_hash_table_add (p->realized, n);
         }
       if (n->op == MOROK_OP_MATMUL)
-        for (guint i = 0; i < 2; i++)
-          realize_operand (p, n->src[i]);
+        {
+          realize_epilogue_end (p, n);
+          for (guint i = 0; i < 2; i++)
+            realize_operand (p, n->src[i]);
+        }
     }
 }
 

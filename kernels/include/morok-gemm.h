@@ -15,8 +15,11 @@
  * other strides, and a last partial panel of rows, are packed MR-interleaved.
  * B packing from k-contiguous storage (sbk == 1, PyTorch's [out, in] weights)
  * transposes 16x16 (8x8) blocks in registers. Buffers are on the stack, no
- * malloc. M == 1 and N == 1 take a matrix-vector path that streams the matrix
- * once.
+ * malloc. When M or N is at most MOROK_GEMM_SMALL (8) and the other operand
+ * has a unit stride, nothing is packed: dot products along k for a
+ * k-contiguous B, broadcasts of A against B's rows for an n-contiguous one
+ * (N small: the same on C^T = B^T A^T). Otherwise M == 1 and N == 1 take a
+ * matrix-vector path that streams the matrix once.
  *
  *   ISA               tile              vectors
  *   MOROK_ISA_AVX512  6 x 64 (24 zmm)   16 x f32
@@ -336,6 +339,334 @@ morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float 
     }
 }
 
+#if MOROK_GEMM_VL > 1
+/* ---- small M or N: no packing ----
+ *
+ * With M (or, transposed, N) at most MOROK_GEMM_SMALL, packing the wide
+ * operand costs as much as the product itself: these paths read it once,
+ * straight from its storage, with the few rows of the narrow side in
+ * registers (Silero VAD: every contraction of a chunk). */
+#ifndef MOROK_GEMM_SMALL /* the renderer defines it (kernels/morok-renderer.h) */
+#define MOROK_GEMM_SMALL 8
+#endif
+#define MOROK_GEMM_DOT_KC 1024 /* k per packed block of the narrow operand */
+
+#if defined(MOROK_ISA_AVX512)
+typedef int32_t morok_gemm_ivec __attribute__ ((ext_vector_type (16)));
+#define MOROK_GEMM_HLO_8 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23
+#define MOROK_GEMM_HHI_8 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
+#define MOROK_GEMM_HLO_4 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27
+#define MOROK_GEMM_HHI_4 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
+#define MOROK_GEMM_HLO_2 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29
+#define MOROK_GEMM_HHI_2 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
+#define MOROK_GEMM_HLO_1 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30
+#define MOROK_GEMM_HHI_1 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
+#else
+typedef int32_t morok_gemm_ivec __attribute__ ((ext_vector_type (8)));
+#define MOROK_GEMM_HLO_4 0, 1, 2, 3, 8, 9, 10, 11
+#define MOROK_GEMM_HHI_4 4, 5, 6, 7, 12, 13, 14, 15
+#define MOROK_GEMM_HLO_2 0, 1, 8, 9, 4, 5, 12, 13
+#define MOROK_GEMM_HHI_2 2, 3, 10, 11, 6, 7, 14, 15
+#define MOROK_GEMM_HLO_1 0, 8, 2, 10, 4, 12, 6, 14
+#define MOROK_GEMM_HHI_1 1, 9, 3, 11, 5, 13, 7, 15
+#endif
+
+/* p[0 .. n-1], 0 <= n <= VL, zeros above, reading nothing past p[n-1]. */
+MOROK_INLINE morok_gemm_vec
+morok_gemm_load_part (const float *p, int64_t n)
+{
+#if defined(MOROK_ISA_AVX512)
+  return __builtin_ia32_loadups512_mask (p, (morok_gemm_vec)0.0f, (unsigned short)((1u << n) - 1));
+#else
+  const morok_gemm_ivec lane = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  return __builtin_ia32_maskloadps256 ((const morok_gemm_vec *)p, lane < (int32_t)n);
+#endif
+}
+
+/* One stage of the horizontal-sum tree: in each block of 2H lanes, x's
+ * partial sums fold into the low H lanes and y's into the high H. A lane's
+ * label (the accumulator it sums) is the low half's, carried alongside. */
+// clang-format off
+#define MOROK_GEMM_HSTAGE(H)                                                                       \
+  if (MOROK_GEMM_VL >= 2 * (H))                                                                    \
+    {                                                                                              \
+      int half = cnt > 1 ? cnt / 2 : 1;                                                            \
+      _Pragma ("clang loop unroll(full)")                                                          \
+      for (int i = 0; i < half; i++)                                                               \
+        {                                                                                          \
+          int x = cnt > 1 ? 2 * i : 0, y = cnt > 1 ? 2 * i + 1 : 0;                                \
+          v[i] = __builtin_shufflevector (v[x], v[y], MOROK_GEMM_HLO_##H)                          \
+                 + __builtin_shufflevector (v[x], v[y], MOROK_GEMM_HHI_##H);                       \
+          lab[i] = __builtin_shufflevector (lab[x], lab[y], MOROK_GEMM_HLO_##H);                   \
+        }                                                                                          \
+      cnt = half;                                                                                  \
+    }
+// clang-format on
+
+/* out[t] = the sum of v[t]'s lanes, t < nt (a power of two <= VL), in
+ * log2 (VL) stages of shuffles: 15 shuffle pairs for 16 vectors where a
+ * transpose takes 64. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_hsum (const int nt, morok_gemm_vec *v, float *out)
+{
+  morok_gemm_ivec lab[MOROK_GEMM_VL];
+#pragma clang loop unroll(full)
+  for (int t = 0; t < nt; t++)
+    lab[t] = (morok_gemm_ivec)t;
+  int cnt = nt;
+#if MOROK_GEMM_VL == 16
+  MOROK_GEMM_HSTAGE (8)
+#endif
+  MOROK_GEMM_HSTAGE (4)
+  MOROK_GEMM_HSTAGE (2)
+  MOROK_GEMM_HSTAGE (1)
+#pragma clang loop unroll(full)
+  for (int l = 0; l < MOROK_GEMM_VL; l++)
+    out[lab[0][l]] = v[0][l];
+}
+
+/* Dot-product form, B k-contiguous (sbk == 1: PyTorch's [out, in] weights):
+ * C[i*csm + n*csn] (=|+=) sum_k ab[i*lda + k] B[n*sbn + k], i < mr <= mb,
+ * over kc. ab holds mb rows of A packed k-contiguous, zero from kc to the
+ * next multiple of VL. A tile is mb rows x VL/mb columns of B, one vector
+ * accumulator per dot product, summed by morok_gemm_hsum. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_dot_rows (const int mb, int64_t N, int64_t kc, const float *ab, int64_t lda,
+                     const float *B, int64_t sbn, float *C, int64_t csm, int64_t csn, int64_t mr,
+                     int load_c)
+{
+  const int nb = MOROK_GEMM_VL / mb;
+  const int64_t kv = kc - kc % MOROK_GEMM_VL;
+  for (int64_t n0 = 0; n0 < N; n0 += nb)
+    {
+      /* a last partial group repeats column N - 1, whose sums are dropped */
+      const float *w[MOROK_GEMM_VL];
+#pragma clang loop unroll(full)
+      for (int j = 0; j < nb; j++)
+        w[j] = B + morok_gemm_min (n0 + j, N - 1) * sbn;
+      morok_gemm_vec acc[MOROK_GEMM_VL];
+#pragma clang loop unroll(full)
+      for (int t = 0; t < mb * nb; t++)
+        acc[t] = (morok_gemm_vec)0.0f;
+      for (int64_t k = 0; k < kv; k += MOROK_GEMM_VL)
+#pragma clang loop unroll(full)
+        for (int j = 0; j < nb; j++)
+          {
+            morok_gemm_vec wv = *(const morok_gemm_vecu *)(w[j] + k);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < mb; i++)
+              acc[i * nb + j] += *(const morok_gemm_vec *)(ab + i * lda + k) * wv;
+          }
+      if (kv < kc)
+#pragma clang loop unroll(full)
+        for (int j = 0; j < nb; j++)
+          {
+            morok_gemm_vec wv = morok_gemm_load_part (w[j] + kv, kc - kv);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < mb; i++)
+              acc[i * nb + j] += *(const morok_gemm_vec *)(ab + i * lda + kv) * wv;
+          }
+      float out[MOROK_GEMM_VL];
+      morok_gemm_hsum (mb * nb, acc, out);
+      int64_t nr = morok_gemm_min (nb, N - n0);
+      for (int64_t i = 0; i < mr; i++)
+        for (int64_t j = 0; j < nr; j++)
+          {
+            float *c = C + i * csm + (n0 + j) * csn;
+            *c = (load_c ? *c : 0.0f) + out[i * nb + j];
+          }
+    }
+}
+
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm_dot_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                    const float *B, int64_t sbn, float *C, int64_t csm, int64_t csn, int accumulate)
+{
+  enum
+  {
+    LDA = MOROK_GEMM_DOT_KC + MOROK_GEMM_VL
+  };
+  float ab[4 * LDA] __attribute__ ((aligned (64)));
+  for (int64_t m0 = 0; m0 < M; m0 += 4)
+    {
+      int64_t mr = morok_gemm_min (4, M - m0);
+      for (int64_t k0 = 0; k0 < K; k0 += MOROK_GEMM_DOT_KC)
+        {
+          int64_t kc = morok_gemm_min (MOROK_GEMM_DOT_KC, K - k0);
+          int64_t kp = (kc + MOROK_GEMM_VL - 1) / MOROK_GEMM_VL * MOROK_GEMM_VL;
+          for (int64_t i = 0; i < mr; i++)
+            {
+              const float *a = A + (m0 + i) * sam + k0 * sak;
+              for (int64_t k = 0; k < kc; k++)
+                ab[i * LDA + k] = a[k * sak];
+              for (int64_t k = kc; k < kp; k++)
+                ab[i * LDA + k] = 0.0f;
+            }
+          for (int64_t i = mr; i < (mr == 3 ? 4 : mr); i++)
+            for (int64_t k = 0; k < kp; k++)
+              ab[i * LDA + k] = 0.0f;
+          const float *b = B + k0;
+          float *c = C + m0 * csm;
+          int load_c = accumulate || k0 > 0;
+          if (mr == 1)
+            morok_gemm_dot_rows (1, N, kc, ab, LDA, b, sbn, c, csm, csn, mr, load_c);
+          else if (mr == 2)
+            morok_gemm_dot_rows (2, N, kc, ab, LDA, b, sbn, c, csm, csn, mr, load_c);
+          else
+            morok_gemm_dot_rows (4, N, kc, ab, LDA, b, sbn, c, csm, csn, mr, load_c);
+        }
+    }
+}
+
+/* Broadcast form, B n-contiguous (sbn == 1): C[i*csm + n*csn] (=|+=)
+ * sum_k a[i][k*sak] B[k*sbk + n] for i < mr <= mb, n < N, a tile of mb rows
+ * x nv vectors (MOROK_GEMM_BACC accumulators) over all of K, A broadcast
+ * from its rows, B read by rows straight from storage, a last partial panel
+ * by masked loads. */
+#if defined(MOROK_ISA_AVX512)
+#define MOROK_GEMM_BACC 16 /* of 32 zmm */
+#else
+#define MOROK_GEMM_BACC 8 /* of 16 ymm */
+#endif
+/* One block of nr <= nv * VL columns of C, from b and to c. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const float *const *a,
+                        int64_t sak, const float *b, int64_t sbk, float *C, int64_t csm,
+                        int64_t csn, int64_t mr, int accumulate)
+{
+  const int64_t nr_max = (int64_t)nv * MOROK_GEMM_VL;
+  morok_gemm_vec acc[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+  for (int t = 0; t < mb * nv; t++)
+    acc[t] = (morok_gemm_vec)0.0f;
+  if (nr == nr_max)
+    for (int64_t k = 0; k < K; k++)
+      {
+        morok_gemm_vec bv[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+        for (int j = 0; j < nv; j++)
+          bv[j] = *(const morok_gemm_vecu *)(b + k * sbk + j * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+        for (int i = 0; i < mb; i++)
+          {
+            morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
+#pragma clang loop unroll(full)
+            for (int j = 0; j < nv; j++)
+              acc[i * nv + j] += av * bv[j];
+          }
+      }
+  else
+    {
+      int64_t lanes[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+      for (int j = 0; j < nv; j++)
+        lanes[j] = nr - j * MOROK_GEMM_VL < 0 ? 0
+                   : nr - j * MOROK_GEMM_VL > MOROK_GEMM_VL ? MOROK_GEMM_VL
+                                                            : nr - j * MOROK_GEMM_VL;
+      for (int64_t k = 0; k < K; k++)
+        {
+          morok_gemm_vec bv[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+          for (int j = 0; j < nv; j++)
+            bv[j] = morok_gemm_load_part (b + k * sbk + j * MOROK_GEMM_VL, lanes[j]);
+#pragma clang loop unroll(full)
+          for (int i = 0; i < mb; i++)
+            {
+              morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
+#pragma clang loop unroll(full)
+              for (int j = 0; j < nv; j++)
+                acc[i * nv + j] += av * bv[j];
+            }
+        }
+    }
+  if (csn == 1 && nr == nr_max)
+    {
+#pragma clang loop unroll(full)
+      for (int i = 0; i < mb; i++)
+        if (i < mr)
+#pragma clang loop unroll(full)
+          for (int j = 0; j < nv; j++)
+            {
+              morok_gemm_vecu *p = (morok_gemm_vecu *)(C + i * csm + j * MOROK_GEMM_VL);
+              *p = accumulate ? *p + acc[i * nv + j] : acc[i * nv + j];
+            }
+      return;
+    }
+  float tile[MOROK_GEMM_BACC * MOROK_GEMM_VL];
+#pragma clang loop unroll(full)
+  for (int t = 0; t < mb * nv; t++)
+    *(morok_gemm_vecu *)(tile + t * MOROK_GEMM_VL) = acc[t];
+  for (int64_t i = 0; i < mr; i++)
+    for (int64_t j = 0; j < nr; j++)
+      {
+        float *c = C + i * csm + j * csn;
+        *c = (accumulate ? *c : 0.0f) + tile[i * nr_max + j];
+      }
+}
+
+/* All N columns for mb rows: blocks of BACC / mb vectors, then of 4, then
+ * single vectors, the last one masked. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a, int64_t sak,
+                       const float *B, int64_t sbk, float *C, int64_t csm, int64_t csn, int64_t mr,
+                       int accumulate)
+{
+  const int nv = MOROK_GEMM_BACC / mb;
+  int64_t n0 = 0;
+  for (; n0 + nv * MOROK_GEMM_VL <= N; n0 += nv * MOROK_GEMM_VL)
+    morok_gemm_bcast_block (mb, nv, nv * MOROK_GEMM_VL, K, a, sak, B + n0, sbk, C + n0 * csn, csm,
+                            csn, mr, accumulate);
+  /* narrower blocks keep several accumulator chains going past the wide ones */
+  if (nv > 4)
+    for (; n0 + 4 * MOROK_GEMM_VL <= N; n0 += 4 * MOROK_GEMM_VL)
+      morok_gemm_bcast_block (mb, 4, 4 * MOROK_GEMM_VL, K, a, sak, B + n0, sbk, C + n0 * csn, csm,
+                              csn, mr, accumulate);
+  for (; n0 < N; n0 += MOROK_GEMM_VL)
+    morok_gemm_bcast_block (mb, 1, morok_gemm_min (MOROK_GEMM_VL, N - n0), K, a, sak, B + n0, sbk,
+                            C + n0 * csn, csm, csn, mr, accumulate);
+}
+
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm_bcast_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                      const float *B, int64_t sbk, float *C, int64_t csm, int64_t csn,
+                      int accumulate)
+{
+  for (int64_t m0 = 0; m0 < M; m0 += 4)
+    {
+      /* rows past M repeat the last one, their sums dropped */
+      int64_t mr = morok_gemm_min (4, M - m0);
+      const float *a[4];
+      for (int i = 0; i < 4; i++)
+        a[i] = A + (m0 + morok_gemm_min (i, mr - 1)) * sam;
+      float *c = C + m0 * csm;
+      if (mr == 1)
+        morok_gemm_bcast_rows (1, N, K, a, sak, B, sbk, c, csm, csn, mr, accumulate);
+      else if (mr == 2)
+        morok_gemm_bcast_rows (2, N, K, a, sak, B, sbk, c, csm, csn, mr, accumulate);
+      else
+        morok_gemm_bcast_rows (4, N, K, a, sak, B, sbk, c, csm, csn, mr, accumulate);
+    }
+}
+
+/* C[m*csm + n*csn] (=|+=) A B through the paths above when M is small and B
+ * has a unit stride; FALSE (nothing done) otherwise. */
+MOROK_INLINE int
+morok_gemm_small (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                  const float *B, int64_t sbk, int64_t sbn, float *C, int64_t csm, int64_t csn,
+                  int accumulate)
+{
+  if (M > MOROK_GEMM_SMALL)
+    return 0;
+  if (sbn == 1)
+    morok_gemm_bcast_f32 (M, N, K, A, sam, sak, B, sbk, C, csm, csn, accumulate);
+  else if (sbk == 1)
+    morok_gemm_dot_f32 (M, N, K, A, sam, sak, B, sbn, C, csm, csn, accumulate);
+  else
+    return 0;
+  return 1;
+}
+#endif
+
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                 const float *B, int64_t sbk, int64_t sbn, float *C, int64_t ldc, int accumulate)
@@ -349,6 +680,12 @@ morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, in
           C[m * ldc + n] = 0.0f;
       return;
     }
+#if MOROK_GEMM_VL > 1
+  /* C^T = B^T A^T when N is the small side */
+  if (morok_gemm_small (M, N, K, A, sam, sak, B, sbk, sbn, C, ldc, 1, accumulate)
+      || morok_gemm_small (N, M, K, B, sbn, sbk, A, sak, sam, C, 1, ldc, accumulate))
+    return;
+#endif
   if (M == 1)
     {
       morok_gemv_f32 (K, N, A, sak, B, sbk, sbn, C, 1, accumulate);

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+#include "element-cycles.h"
+#include <gst/check/gstcheck.h>
+
+/* The leaks tracer (GST_TRACERS=leaks, set by meson), or NULL. */
+static GstTracer *
+leaks_tracer (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers ();
+  GstTracer *found = NULL;
+  for (GList *l = tracers; l; l = l->next)
+    if (!found && g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))
+      found = gst_object_ref (l->data);
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
+static void
+cycle (GstElement *pipe)
+{
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipe, NULL, NULL, 10 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+  gst_object_unref (bus);
+}
+
+void
+assert_cycles_leak_nothing (const char *pipeline, guint cycles)
+{
+  GstElement *pipe = gst_parse_launch (pipeline, NULL);
+  fail_unless (pipe != NULL);
+  cycle (pipe); /* the first cycle makes the types and caches that live on */
+  GstTracer *leaks = leaks_tracer ();
+  fail_unless (leaks != NULL, "run with GST_TRACERS=leaks");
+  g_signal_emit_by_name (leaks, "activity-start-tracking");
+  for (guint i = 0; i < cycles; i++)
+    cycle (pipe);
+  GstStructure *cp = NULL;
+  g_signal_emit_by_name (leaks, "activity-get-checkpoint", &cp);
+  /* every object made during the cycles must also have been removed */
+  const GValue *created = gst_structure_get_value (cp, "objects-created-list");
+  const GValue *removed = gst_structure_get_value (cp, "objects-removed-list");
+  GHashTable *gone = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < gst_value_list_get_size (removed); i++)
+    g_hash_table_add (gone, (gpointer) gst_structure_get_string (
+                                gst_value_get_structure (gst_value_list_get_value (removed, i)),
+                                "address"));
+  guint n_alive = 0;
+  for (guint i = 0; i < gst_value_list_get_size (created); i++)
+    {
+      const GstStructure *o = gst_value_get_structure (gst_value_list_get_value (created, i));
+      if (g_hash_table_contains (gone, gst_structure_get_string (o, "address")))
+        continue;
+      g_printerr ("alive after the cycles: %s\n", gst_structure_get_string (o, "type-name"));
+      n_alive++;
+    }
+  g_hash_table_unref (gone);
+  fail_unless_equals_int (n_alive, 0);
+  gst_structure_free (cp);
+  g_signal_emit_by_name (leaks, "activity-stop-tracking");
+  gst_object_unref (leaks);
+  gst_object_unref (pipe);
+}
