@@ -121,7 +121,8 @@ def max_abs(a, b):
 
 
 def main(argv):
-    outdir = argv[1] if len(argv) > 1 else os.path.join(HERE, "..", "..", ".cache", "gigaam-bench")
+    outdir = os.path.normpath(argv[1] if len(argv) > 1
+                              else os.path.join(HERE, "..", "..", ".cache", "gigaam-bench"))
     os.makedirs(outdir, exist_ok=True)
     model_path = os.path.join(outdir, "gigaam-v3-full.safetensors")
     onnx_path = os.path.join(outdir, "gigaam-v3-full.onnx")
