@@ -46,7 +46,7 @@ now_s (void)
 static int
 cmp_double (const void *a, const void *b)
 {
-  double x = *(const double *) a, y = *(const double *) b;
+  double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
@@ -73,7 +73,7 @@ load_input (GigaAmEncoderJit *jit, const float *samples, gint64 n, GError **erro
   if (!len)
     return FALSE;
   memcpy (wav->data, samples, n * sizeof (float));
-  ((gint64 *) len->data)[0] = n;
+  ((gint64 *)len->data)[0] = n;
   return TRUE;
 }
 
@@ -127,7 +127,7 @@ check (GigaAmEncoderJit *jit, MorokSafetensors *inputs, GError **error)
   const float *o = out->data;
   double err = 0;
   for (gint64 i = 0; i < r->n_elements; i++)
-    err = fmax (err, fabs ((double) o[i] - ref[i]));
+    err = fmax (err, fabs ((double)o[i] - ref[i]));
   printf ("morok check: %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
           " encoder output of 2 s, max abs error %.2e against the float64 reference\n",
           out->shape[0], out->shape[1], out->shape[2], err);
@@ -262,12 +262,11 @@ profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError *
     }
   g_array_sort (rows, cmp_row);
   const char *top_env = g_getenv ("BENCH_GIGAAM_TOP");
-  guint top = top_env ? (guint) atoi (top_env) : 10;
+  guint top = top_env ? (guint)atoi (top_env) : 10;
   printf ("morok profile, 10 s (T' = %" G_GINT64_FORMAT "), 1 thread, %u kernels, median of %d "
           "profiled executes;\nGFLOP: the estimates of the same kernels in a plan bound at 10 s"
           ":\n%9s %6s %9s %8s  %s\n",
-          frames, rows->len, PROFILE_REPS, "ms", "share", "GFLOP", "GFLOP/s",
-          "kernel");
+          frames, rows->len, PROFILE_REPS, "ms", "share", "GFLOP", "GFLOP/s", "kernel");
   for (guint i = 0; i < MIN (top, rows->len); i++)
     {
       Row *r = &g_array_index (rows, Row, i);
@@ -309,12 +308,12 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: bench-gigaam [--cold] MODEL INPUTS [REPS [THREADS...]]\n");
       return 2;
     }
-  guint reps = argc > 3 ? (guint) atoi (argv[3]) : 5;
+  guint reps = argc > 3 ? (guint)atoi (argv[3]) : 5;
   guint threads[8] = { 1, 2 }, n_threads = 2;
   if (argc > 4)
-    for (n_threads = 0; n_threads < G_N_ELEMENTS (threads) && n_threads + 4 < (guint) argc;
+    for (n_threads = 0; n_threads < G_N_ELEMENTS (threads) && n_threads + 4 < (guint)argc;
          n_threads++)
-      threads[n_threads] = (guint) atoi (argv[4 + n_threads]);
+      threads[n_threads] = (guint)atoi (argv[4 + n_threads]);
   if (reps < 1)
     reps = 1;
   g_autoptr (GError) error = NULL;
@@ -361,7 +360,8 @@ main (int argc, char **argv)
               threads[i], cold && i == 0 ? ", warm (kernel cache filled just before)" : "", s,
               gigaam_encoder_jit_prepared_kernels (jit, NULL), morok_gigaam_max_samples (model));
       fflush (stdout);
-      if ((i == 0 && !check (jit, inputs, &error)) || !time_lengths (jit, threads[i], bench, reps, &error)
+      if ((i == 0 && !check (jit, inputs, &error))
+          || !time_lengths (jit, threads[i], bench, reps, &error)
           || (threads[i] == 1 && !profile (jit, model, bench, &error)))
         return !fail (error);
     }
