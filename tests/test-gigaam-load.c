@@ -5,6 +5,7 @@
  * fields, unsupported models) as MOROK_IO_ERRORs naming the file and what is
  * wrong, never a crash. */
 #include <glib.h>
+#include "fixtures.h"
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -13,12 +14,6 @@
 #include "models/gigaam.h"
 
 static char *tmp_dir;
-
-static char *
-fixture_path (const char *name)
-{
-  return g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
-}
 
 /* Element @i of the I64 tensor @name of @st. */
 static gint64

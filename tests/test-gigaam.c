@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "alloc-counter.h"
+#include "fixtures.h"
 #include "io/safetensors.h"
 #include "models/ctc-decode.h"
 #include "models/gigaam-encoder-jit.h"
@@ -24,69 +26,6 @@
 #define FEATURE_TOL 1e-4
 #define ENCODER_TOL 1e-4 /* absolute, or relative above 1 */
 
-/* ---- counting allocations (as tests/test-jit-alloc.c) ---- */
-
-/* AddressSanitizer owns malloc: there the count is skipped */
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNT_ALLOCATIONS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define COUNT_ALLOCATIONS 0
-#endif
-#endif
-#ifndef COUNT_ALLOCATIONS
-#define COUNT_ALLOCATIONS 1
-#endif
-
-static gint counting, allocations;
-
-#if COUNT_ALLOCATIONS
-void *__libc_malloc (size_t n);
-void *__libc_calloc (size_t n, size_t size);
-void *__libc_realloc (void *p, size_t n);
-void *__libc_memalign (size_t align, size_t n);
-
-static inline void
-count (void)
-{
-  if (g_atomic_int_get (&counting))
-    g_atomic_int_inc (&allocations);
-}
-
-void *
-malloc (size_t n)
-{
-  count ();
-  return __libc_malloc (n);
-}
-
-void *
-calloc (size_t n, size_t size)
-{
-  count ();
-  return __libc_calloc (n, size);
-}
-
-void *
-realloc (void *p, size_t n)
-{
-  count ();
-  return __libc_realloc (p, n);
-}
-
-void *
-aligned_alloc (size_t align, size_t n)
-{
-  count ();
-  return __libc_memalign (align, n);
-}
-#endif
-
-static char *
-fixture_path (const char *name)
-{
-  return g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
-}
 
 /* ---- fixtures ---- */
 
@@ -445,6 +384,7 @@ check_ctc (const char *version)
   g_assert_no_error (e);
   g_test_message ("%s GigaAmCtcJit: prepare %.1f ms, %u kernels", version,
                   (g_get_monotonic_time () - t0) / 1e3, gigaam_ctc_jit_prepared_kernels (jit, &e));
+  gint allocations = 0;
   guint64 builds = morok_plan_build_count (), compiles = morok_compile_count_invocations ();
   guint64 hits = morok_compile_count_cache_hits ();
   double worst = 0;
@@ -459,9 +399,9 @@ check_ctc (const char *version)
           n[i] = f.n[run->utt[i]];
           longest = MAX (longest, n[i]);
         }
-      g_atomic_int_set (&counting, 1);
+      alloc_counter_start ();
       gboolean ok = gigaam_ctc_jit_run (jit, waves, n, run->n, &e);
-      g_atomic_int_set (&counting, 0);
+      allocations += alloc_counter_stop ();
       g_assert_no_error (e);
       g_assert_true (ok);
       const MorokBuffer *out = gigaam_ctc_jit_output (jit, &e); /* [b, T', C] */
@@ -492,7 +432,7 @@ check_ctc (const char *version)
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
   g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits);
-  g_assert_cmpint (g_atomic_int_get (&allocations), ==, 0);
+  g_assert_cmpint (allocations, ==, 0);
 
   /* the 2.3 s utterance alone: execute time, median of 9 */
   gint64 us[9];

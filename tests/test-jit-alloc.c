@@ -1,66 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* execute () allocates nothing: this program replaces malloc and its
- * siblings with counting versions (glibc's __libc_* do the work) and counts
- * the allocations made by replaying prepared wrappers. */
+ * siblings with counting versions (tests/alloc-counter.c) and counts the
+ * allocations made by replaying prepared wrappers. */
+#include "alloc-counter.h"
 #include "jit-fixtures.h"
-#include <stddef.h>
-
-void *__libc_malloc (size_t n);
-void *__libc_calloc (size_t n, size_t size);
-void *__libc_realloc (void *p, size_t n);
-void *__libc_memalign (size_t align, size_t n);
-
-static gint counting;    /* count only between start () and stop () */
-static gint allocations; /* malloc, calloc, realloc, aligned allocations */
-
-static inline void
-count (void)
-{
-  if (g_atomic_int_get (&counting))
-    g_atomic_int_inc (&allocations);
-}
-
-void *
-malloc (size_t n)
-{
-  count ();
-  return __libc_malloc (n);
-}
-
-void *
-calloc (size_t n, size_t size)
-{
-  count ();
-  return __libc_calloc (n, size);
-}
-
-void *
-realloc (void *p, size_t n)
-{
-  count ();
-  return __libc_realloc (p, n);
-}
-
-void *
-aligned_alloc (size_t align, size_t n)
-{
-  count ();
-  return __libc_memalign (align, n);
-}
-
-static void
-start (void)
-{
-  g_atomic_int_set (&allocations, 0);
-  g_atomic_int_set (&counting, 1);
-}
-
-static gint
-stop (void)
-{
-  g_atomic_int_set (&counting, 0);
-  return g_atomic_int_get (&allocations);
-}
 
 /* The counter sees allocations made inside libglib and libmorok, so a zero
  * below means something: a failing execute (its GError) is counted. */
@@ -69,9 +12,9 @@ test_counter_sees_library_allocations (void)
 {
   GError *e = NULL;
   g_autoptr (WindowJit) jit = window_jit_new_prepared (2, 3);
-  start ();
+  alloc_counter_start ();
   gboolean ok = window_jit_execute_with_vars (jit, (MorokVarValue[]){ { "t", 9 } }, 1, &e);
-  gint n = stop ();
+  gint n = alloc_counter_stop ();
   g_assert_false (ok);
   g_clear_error (&e);
   g_assert_cmpint (n, >, 0);
@@ -86,7 +29,7 @@ test_execute_allocates_nothing (void)
   MorokVarValue vars[] = { { "b", 1 }, { "t", 1 } };
   g_assert_true (window_jit_execute (jit, &e)); /* warm: first calls may set things up */
   g_assert_true (window_jit_execute_with_vars (jit, vars, 2, &e));
-  start ();
+  alloc_counter_start ();
   for (int i = 0; i < 1000; i++)
     {
       vars[0].value = 1 + i % 4;
@@ -94,7 +37,7 @@ test_execute_allocates_nothing (void)
       window_jit_execute (jit, &e);
       window_jit_execute_with_vars (jit, vars, i % 2 + 1, &e);
     }
-  g_assert_cmpint (stop (), ==, 0);
+  g_assert_cmpint (alloc_counter_stop (), ==, 0);
   g_assert_no_error (e);
 }
 
@@ -107,10 +50,10 @@ test_recurrent_step_allocates_nothing (void)
   g_autoptr (MorokJitRecurrent) rec
       = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
   g_assert_nonnull (morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e));
-  start ();
+  alloc_counter_start ();
   for (int i = 0; i < 1000; i++)
     morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (i), &e);
-  g_assert_cmpint (stop (), ==, 0);
+  g_assert_cmpint (alloc_counter_stop (), ==, 0);
   g_assert_no_error (e);
 }
 

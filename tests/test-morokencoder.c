@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The morokencoder element: utterances in, NNStreamer flexible tensors out. */
 #include "element-cycles.h"
+#include "fixtures.h"
 #include "models/gigaam-encoder-jit.h"
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -8,32 +9,6 @@
 #include <string.h>
 
 #define RATE 16000
-
-static char *
-fixture_path (const char *name)
-{
-  const char *dir = g_getenv ("G_TEST_SRCDIR");
-  return g_build_filename (dir ? dir : ".", "fixtures", name, NULL);
-}
-
-static gint16 *
-read_wav (const char *name, gsize *out_n)
-{
-  g_autofree char *path = fixture_path (name);
-  g_autofree char *data = NULL;
-  gsize len, off = 12;
-  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
-  while (off + 8 <= len && memcmp (data + off, "data", 4) != 0)
-    {
-      guint32 sz;
-      memcpy (&sz, data + off + 4, 4);
-      off += 8 + sz;
-    }
-  guint32 n_bytes;
-  memcpy (&n_bytes, data + off + 4, 4);
-  *out_n = MIN (n_bytes, len - off - 8) / 2;
-  return g_memdup2 (data + off + 8, *out_n * 2);
-}
 
 /* NNStreamer's flexible header, read field by field as its headers lay it
  * out: magic, version, type, dimension[16] innermost first, format, media. */
@@ -83,7 +58,7 @@ push_pcm (GstHarness *h, const gint16 *pcm, gsize first, gsize n, gsize block)
 GST_START_TEST (test_one_tensor_per_segment)
 {
   gsize n;
-  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
   g_autofree char *desc = g_strdup_printf ("morokvad remove-silence=true ! morokencoder model=%s "
                                            "output=log-probs", model);
@@ -165,7 +140,7 @@ GST_END_TEST;
 GST_START_TEST (test_max_duration_cuts)
 {
   gsize n;
-  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
   g_autofree char *desc = g_strdup_printf ("morokencoder model=%s max-duration=1.0", model);
   GstHarness *h = chain_harness (desc);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The morokvad element, driven with GstHarness on the espeak-ng fixture. */
 #include "element-cycles.h"
+#include "fixtures.h"
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
 #include <gst/check/gstcheck.h>
@@ -12,55 +13,6 @@
 #define CHUNK 512
 
 /* ---- fixtures ---- */
-
-/* tests/fixtures/@name (G_TEST_SRCDIR is tests/, set by meson). */
-static char *
-fixture_path (const char *name)
-{
-  const char *dir = g_getenv ("G_TEST_SRCDIR");
-  return g_build_filename (dir ? dir : ".", "fixtures", name, NULL);
-}
-
-/* 16-bit mono PCM of a canonical WAV file (the fixture script writes them). */
-static gint16 *
-read_wav (const char *name, gsize *out_n)
-{
-  g_autofree char *path = fixture_path (name);
-  g_autofree char *data = NULL;
-  gsize len;
-  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
-  /* find the "data" chunk */
-  gsize off = 12;
-  while (off + 8 <= len && memcmp (data + off, "data", 4) != 0)
-    {
-      guint32 sz;
-      memcpy (&sz, data + off + 4, 4);
-      off += 8 + sz;
-    }
-  g_assert_cmpuint (off + 8, <=, len);
-  guint32 n_bytes;
-  memcpy (&n_bytes, data + off + 4, 4);
-  *out_n = MIN (n_bytes, len - off - 8) / 2;
-  return g_memdup2 (data + off + 8, *out_n * 2);
-}
-
-/* Per-chunk probabilities of onnxruntime (tests/fixtures/make-vad-fixtures.sh). */
-static GArray *
-read_probs (const char *name)
-{
-  g_autofree char *path = fixture_path (name);
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  GArray *probs = g_array_new (FALSE, FALSE, sizeof (float));
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    if (lines[i][0] && lines[i][0] != '#')
-      {
-        float p = (float) g_ascii_strtod (lines[i], NULL);
-        g_array_append_val (probs, p);
-      }
-  return probs;
-}
 
 /* A harness around morokvad with @prop set to @value (both may be NULL). */
 static GstHarness *
@@ -162,8 +114,8 @@ expected_segments (GArray *probs, gsize n_samples)
 GST_START_TEST (test_messages_match_reference_segments)
 {
   gsize n;
-  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
-  g_autoptr (GArray) probs = read_probs ("vad-probs-v6-16k.txt");
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  g_autoptr (GArray) probs = fixture_read_floats ("vad-probs-v6-16k.txt");
   g_autoptr (GArray) want = expected_segments (probs, n);
   GstHarness *h = vad_harness (NULL, NULL);
   push_pcm (h, pcm, 0, n, 1000);
@@ -197,7 +149,7 @@ GST_END_TEST;
 GST_START_TEST (test_meta_on_every_buffer)
 {
   gsize n;
-  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   GstHarness *h = vad_harness (NULL, NULL);
   gboolean any_voice = FALSE;
   for (gsize i = 0; i + 1600 <= 16000 * 6; i += 1600)
@@ -237,7 +189,7 @@ probs_by_chunk (GstHarness *h, const gint16 *pcm, gsize first, guint n_chunks, d
 GST_START_TEST (test_discont_resets_state)
 {
   gsize n;
-  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   enum { AFTER = 40 };
   const gsize split = 150 * CHUNK; /* inside speech: the state matters */
   double fresh[AFTER], resumed[AFTER], carried[AFTER];
@@ -269,8 +221,8 @@ GST_END_TEST;
 GST_START_TEST (test_eos_closes_open_segment)
 {
   gsize n;
-  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
-  g_autoptr (GArray) probs = read_probs ("vad-probs-v6-16k.txt");
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  g_autoptr (GArray) probs = fixture_read_floats ("vad-probs-v6-16k.txt");
   g_autoptr (GArray) segs = expected_segments (probs, n);
   MorokVadSegment *s = &g_array_index (segs, MorokVadSegment, 0);
   gsize cut = (s->start + s->end) / 2; /* the middle of the first segment */
@@ -294,7 +246,7 @@ GST_END_TEST;
 GST_START_TEST (test_remove_silence)
 {
   gsize n;
-  g_autofree gint16 *pcm = read_wav ("speech-16k.wav", &n);
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   GstHarness *h = vad_harness ("remove-silence", "true");
   push_pcm (h, pcm, 0, n, 1000);
   gst_harness_push_event (h, gst_event_new_eos ());

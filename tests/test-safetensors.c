@@ -9,15 +9,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "io/safetensors.h"
 
 static char *tmp_dir;
-
-static char *
-fixture_path (const char *name)
-{
-  return g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
-}
 
 /* Writes u64 header length, header text and data_size bytes 0, 1, 2, ...
  * into tmp_dir/name; header_len < 0 means strlen (header). */

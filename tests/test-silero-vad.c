@@ -10,6 +10,7 @@
  * tests that need them are skipped when they are absent.
  */
 #include "graph/morok-lower.h"
+#include "fixtures.h"
 #include "models/silero-vad-jit.h"
 #include "models/silero-vad.h"
 #include "onnx-test-util.h"
@@ -22,66 +23,15 @@
 
 /* ---- fixtures ---- */
 
-static guint32
-le32 (const guint8 *p)
-{
-  return p[0] | p[1] << 8 | p[2] << 16 | (guint32)p[3] << 24;
-}
-
-/* A 16-bit PCM mono WAV as samples / 32768. (transfer full) */
+/* A 16-bit PCM mono WAV fixture as samples / 32768. (transfer full) */
 static float *
 read_wav (const char *name, guint *out_rate, gsize *out_n)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
-  g_autofree guint8 *d = NULL;
-  gsize len;
-  g_autoptr (GError) error = NULL;
-  g_assert_true (g_file_get_contents (path, (char **)&d, &len, &error));
-  g_assert_no_error (error);
-  g_assert_true (len >= 12 && memcmp (d, "RIFF", 4) == 0 && memcmp (d + 8, "WAVE", 4) == 0);
-  const guint8 *fmt = NULL, *data = NULL;
-  gsize data_len = 0;
-  for (gsize at = 12; at + 8 <= len;)
-    {
-      gsize size = le32 (d + at + 4);
-      g_assert_cmpuint (size, <=, len - at - 8);
-      if (memcmp (d + at, "fmt ", 4) == 0 && size >= 16)
-        fmt = d + at + 8;
-      else if (memcmp (d + at, "data", 4) == 0)
-        data = d + at + 8, data_len = size;
-      at += 8 + size + (size & 1);
-    }
-  g_assert_nonnull (fmt);
-  g_assert_nonnull (data);
-  g_assert_cmpuint (fmt[0] | fmt[1] << 8, ==, 1);    /* PCM */
-  g_assert_cmpuint (fmt[2] | fmt[3] << 8, ==, 1);    /* mono */
-  g_assert_cmpuint (fmt[14] | fmt[15] << 8, ==, 16); /* bits */
-  *out_rate = le32 (fmt + 4);
-  *out_n = data_len / 2;
-  float *s = g_new (float, *out_n);
+  g_autofree gint16 *pcm = fixture_read_wav (name, out_rate, out_n);
+  float *s = g_new (float, MAX (*out_n, 1));
   for (gsize i = 0; i < *out_n; i++)
-    s[i] = (gint16)(data[2 * i] | data[2 * i + 1] << 8) / 32768.0f;
+    s[i] = pcm[i] / 32768.0f;
   return s;
-}
-
-/* One probability per line; lines starting with '#' are a header. */
-static GArray *
-read_probs (const char *name)
-{
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
-  g_autofree char *text = NULL;
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  GArray *probs = g_array_new (FALSE, FALSE, sizeof (double));
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i]; i++)
-    {
-      g_strstrip (lines[i]);
-      if (lines[i][0] == '#' || lines[i][0] == '\0')
-        continue;
-      double p = g_ascii_strtod (lines[i], NULL);
-      g_array_append_val (probs, p);
-    }
-  return probs;
 }
 
 static MorokSileroVad *
@@ -174,7 +124,7 @@ test_matches_onnxruntime (gconstpointer data)
   gsize n;
   g_autofree float *samples = read_wav (wav, &rate, &n);
   g_assert_cmpuint (rate, ==, c->rate);
-  g_autoptr (GArray) want = read_probs (ref);
+  g_autoptr (GArray) want = fixture_read_floats (ref);
   g_autoptr (MorokPlan) plan = vad_plan (vad, c->rate);
   g_autoptr (GArray) got = run_chunks (vad, plan, c->rate, samples, n);
   g_assert_cmpuint (got->len, ==, want->len);
@@ -182,7 +132,7 @@ test_matches_onnxruntime (gconstpointer data)
   guint at = 0;
   for (guint i = 0; i < got->len; i++)
     {
-      double d = fabs (g_array_index (got, double, i) - g_array_index (want, double, i));
+      double d = fabs (g_array_index (got, double, i) - g_array_index (want, float, i));
       if (d > worst)
         worst = d, at = i;
     }
@@ -247,7 +197,7 @@ test_jit_recurrent (gconstpointer data)
   guint rate;
   gsize n;
   g_autofree float *samples = read_wav (wav, &rate, &n);
-  g_autoptr (GArray) want = read_probs (ref);
+  g_autoptr (GArray) want = fixture_read_floats (ref);
   g_autofree float *window = g_new0 (float, C + N);
   Feed feed = { samples, n, 0, C, N, window };
   guint64 builds = morok_plan_build_count ();
@@ -258,7 +208,7 @@ test_jit_recurrent (gconstpointer data)
       const float *p = morok_jit_recurrent_step (rec, pack_audio, &feed, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (steps, <, want->len);
-      worst = MAX (worst, fabs (p[0] - g_array_index (want, double, steps)));
+      worst = MAX (worst, fabs (p[0] - g_array_index (want, float, steps)));
     }
   g_assert_cmpuint (steps, ==, want->len);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+#include "alloc-counter.h"
+#include <stddef.h>
+
+/* AddressSanitizer owns malloc: there nothing is counted */
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNTING 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COUNTING 0
+#endif
+#endif
+#ifndef COUNTING
+#define COUNTING 1
+#endif
+
+gboolean
+alloc_counter_works (void)
+{
+  return COUNTING;
+}
+
+#if COUNTING
+void *__libc_malloc (size_t n);
+void *__libc_calloc (size_t n, size_t size);
+void *__libc_realloc (void *p, size_t n);
+void *__libc_memalign (size_t align, size_t n);
+
+static gint counting;    /* count only between start and stop */
+static gint allocations; /* malloc, calloc, realloc, aligned allocations */
+
+static inline G_GNUC_UNUSED void
+count (void)
+{
+  if (g_atomic_int_get (&counting))
+    g_atomic_int_inc (&allocations);
+}
+
+void *
+malloc (size_t n)
+{
+  count ();
+  return __libc_malloc (n);
+}
+
+void *
+calloc (size_t n, size_t size)
+{
+  count ();
+  return __libc_calloc (n, size);
+}
+
+void *
+realloc (void *p, size_t n)
+{
+  count ();
+  return __libc_realloc (p, n);
+}
+
+void *
+aligned_alloc (size_t align, size_t n)
+{
+  count ();
+  return __libc_memalign (align, n);
+}
+#endif
+
+void
+alloc_counter_start (void)
+{
+  g_atomic_int_set (&allocations, 0);
+  g_atomic_int_set (&counting, 1);
+}
+
+gint
+alloc_counter_stop (void)
+{
+  g_atomic_int_set (&counting, 0);
+  return g_atomic_int_get (&allocations);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#include "fixtures.h"
+#include <string.h>
+
+char *
+fixture_path (const char *name)
+{
+  const char *dir = g_getenv ("G_TEST_SRCDIR");
+  return g_build_filename (dir ? dir : ".", "fixtures", name, NULL);
+}
+
+static guint32
+le32 (const guint8 *p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 | (guint32) p[3] << 24;
+}
+
+gint16 *
+fixture_read_wav (const char *name, guint *out_rate, gsize *out_n)
+{
+  g_autofree char *path = fixture_path (name);
+  g_autofree guint8 *d = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, (char **) &d, &len, NULL));
+  g_assert_true (len >= 12 && memcmp (d, "RIFF", 4) == 0 && memcmp (d + 8, "WAVE", 4) == 0);
+  const guint8 *fmt = NULL, *data = NULL;
+  gsize data_len = 0;
+  for (gsize at = 12; at + 8 <= len;)
+    {
+      gsize size = le32 (d + at + 4);
+      g_assert_cmpuint (size, <=, len - at - 8);
+      if (memcmp (d + at, "fmt ", 4) == 0 && size >= 16)
+        fmt = d + at + 8;
+      else if (memcmp (d + at, "data", 4) == 0)
+        data = d + at + 8, data_len = size;
+      at += 8 + size + (size & 1);
+    }
+  g_assert_nonnull (fmt);
+  g_assert_nonnull (data);
+  g_assert_cmpuint (fmt[0] | fmt[1] << 8, ==, 1);    /* PCM */
+  g_assert_cmpuint (fmt[2] | fmt[3] << 8, ==, 1);    /* mono */
+  g_assert_cmpuint (fmt[14] | fmt[15] << 8, ==, 16); /* bits */
+  if (out_rate)
+    *out_rate = le32 (fmt + 4);
+  *out_n = data_len / 2;
+  gint16 *s = g_new (gint16, MAX (*out_n, 1));
+  for (gsize i = 0; i < *out_n; i++)
+    s[i] = (gint16) (data[2 * i] | data[2 * i + 1] << 8);
+  return s;
+}
+
+GArray *
+fixture_read_floats (const char *name)
+{
+  g_autofree char *path = fixture_path (name);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (float));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (lines[i][0] && lines[i][0] != '#')
+      {
+        float v = (float) g_ascii_strtod (lines[i], NULL);
+        g_array_append_val (out, v);
+      }
+  return out;
+}

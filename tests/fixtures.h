@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading the committed fixtures (tests/fixtures/) from any test program. */
+#pragma once
+
+#include <glib.h>
+
+/* tests/fixtures/@name; G_TEST_SRCDIR (set by meson) is tests/. (transfer full) */
+char *fixture_path (const char *name);
+/* The samples of a 16-bit PCM mono WAV fixture, and its rate. (transfer full) */
+gint16 *fixture_read_wav (const char *name, guint *out_rate, gsize *out_n);
+/* One float per line; lines starting with '#' are a header. (transfer full) */
+GArray *fixture_read_floats (const char *name);
