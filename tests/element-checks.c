@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#include "element-cycles.h"
+#include "element-checks.h"
+#include <string.h>
 #include <gst/check/gstcheck.h>
 
 /* The leaks tracer (GST_TRACERS=leaks, set by meson), or NULL. */
@@ -65,3 +66,30 @@ assert_cycles_leak_nothing (const char *pipeline, guint cycles)
   gst_object_unref (leaks);
   gst_object_unref (pipe);
 }
+
+void
+assert_fails_to_start (const char *factory, const char *model, const char *expect)
+{
+  GstElement *element = gst_element_factory_make (factory, NULL);
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (element, bus);
+  if (model)
+    g_object_set (element, "model", model, NULL);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  gst_message_parse_error (msg, &err, &dbg);
+  g_autofree char *all = g_strdup_printf ("%s %s", err->message, dbg);
+  fail_unless (strstr (all, expect) != NULL, "error '%s' does not mention '%s'", all, expect);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+}
+

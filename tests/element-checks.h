@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Element tests: state cycles that must leave nothing alive (leaks tracer). */
+/* Checks shared by the element tests. */
 #pragma once
 
 #include <gst/gst.h>
@@ -8,3 +8,8 @@
  * then @cycles more times, and fails the test if an object made during those
  * cycles is still alive. Needs GST_TRACERS=leaks (tests/meson.build). */
 void assert_cycles_leak_nothing (const char *pipeline, guint cycles);
+
+/* Creates @factory with property "model" = @model (unset when NULL), asserts
+ * that NULL -> PAUSED fails with an error message on the bus whose text or
+ * debug text contains @expect, and cleans up. */
+void assert_fails_to_start (const char *factory, const char *model, const char *expect);
