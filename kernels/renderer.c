@@ -636,7 +636,7 @@ render_loop_kernel (Ctx *c)
   return v != NULL;
 }
 
-#define MM_ROWS 64  /* rows of C per task: the unit threads share */
+#define MM_ROWS 64  /* rows of C per task, when rows must be shared out too */
 #define MM_COLS 512 /* columns of C per task, when N is wide */
 #define MM_NARROW 16 /* N at most this, M at least twice: contract transposed */
 
@@ -665,16 +665,30 @@ render_matmul_kernel (Ctx *c)
       g_autofree char *d = sym_c (m->shape[i]);
       g_string_append_printf (batches, " * %s", d);
     }
+  gboolean narrow = m->shape[r - 1]->hi <= MM_NARROW && m->shape[r - 2]->hi >= 2 * MM_NARROW;
   line (c, "const int64_t M = %s, N = %s, K = %s;", M, N, K);
-  line (c, "const int64_t mt = (M + %d - 1) / %d, nb = N > %d ? %d : N, nt = (N + nb - 1) / nb;",
-        MM_ROWS, MM_ROWS, MM_COLS, MM_COLS);
-  line (c, "const int64_t tasks = %s * mt * nt;", batches->str);
+  line (c, "const int64_t batches = %s;", batches->str);
   g_string_free (batches, TRUE);
+  /* A task is a block of C. When the column blocks give every thread two or
+   * more (or there is one thread), a task takes all the rows of its
+   * columns, so each slice of B is packed once per call, not once per row
+   * block; the column blocks are then evened out over the threads. */
+  line (c, "int64_t nt = (N + %d - 1) / %d, mb = %d;", MM_COLS, MM_COLS, MM_ROWS);
+  if (!narrow)
+    {
+      line (c, "if (nthreads == 1 || batches * nt >= 2 * (int64_t) nthreads) {");
+      line (c, "  if (batches == 1) nt = (nt + nthreads - 1) / nthreads * nthreads;");
+      line (c, "  mb = M;");
+      line (c, "}");
+    }
+  line (c, "const int64_t nb = MOROK_IMIN (N, ((N + nt - 1) / nt + 15) / 16 * 16);");
+  line (c, "nt = (N + nb - 1) / nb;");
+  line (c, "const int64_t mt = (M + mb - 1) / mb, tasks = batches * mt * nt;");
   line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
   line (c, "for (int64_t task = t0; task < t1; task++) {");
   c->indent++;
-  line (c, "const int64_t m0 = (task / nt %% mt) * %d, n0 = task %% nt * nb;", MM_ROWS);
-  line (c, "const int64_t ml = MOROK_IMIN (%d, M - m0), nl = MOROK_IMIN (nb, N - n0);", MM_ROWS);
+  line (c, "const int64_t m0 = (task / nt %% mt) * mb, n0 = task %% nt * nb;");
+  line (c, "const int64_t ml = MOROK_IMIN (mb, M - m0), nl = MOROK_IMIN (nb, N - n0);");
   char *idx[MOROK_MAX_RANK] = { NULL };
   split_rows (c, m, r - 2, "task / (nt * mt)", idx);
   GString *offa = g_string_new (oa), *offb = g_string_new (ob), *offc = g_string_new ("0");
@@ -689,7 +703,7 @@ render_matmul_kernel (Ctx *c)
     }
   /* the batch's C block: flat index of (idx..., 0, 0) */
   line (c, "float *restrict cb = out + (%s) * M * N;", offc->str);
-  if (m->shape[r - 1]->hi <= MM_NARROW && m->shape[r - 2]->hi >= 2 * MM_NARROW)
+  if (narrow)
     {
       /* N is too narrow for the micro-kernel's vectors: compute the transpose
        * C^T = B^T A^T, which vectorises along M, into a tile on the stack */
