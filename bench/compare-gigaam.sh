@@ -64,7 +64,7 @@ awk '
 if ninja -C build kernels/bench-gemm >/dev/null 2>&1 && [ -x build/kernels/bench-gemm ]; then
   echo "== sgemm, one thread, GFLOP/s: morok_gemm_f32 (AVX-512) and OpenBLAS =="
   echo "   FF1 | FF2 | q,k,v,out,pw2 | pw1 | subsampling conv 2 | scores per head | weights x values | DFT"
-  echo "   | one in-plan task of FF1 | of FF2 (tasks are 64 rows x 512 columns of C)"
+  echo "   | one in-plan task of FF1 | of FF2 (the 64-row tasks a plan uses when it must share rows among threads)"
   OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 taskset -c 1 build/kernels/bench-gemm --best \
     250 3072 768  250 768 3072  250 768 768  250 1536 768  250 768 3840  250 250 48  250 48 250 \
     1000 322 320  64 512 768  64 512 3072
