@@ -158,18 +158,6 @@ morok_op_name (MorokOp op)
 }
 
 gboolean
-morok_op_is_unary (MorokOp op)
-{
-  return op >= MOROK_OP_NEG && op <= MOROK_OP_CAST;
-}
-
-gboolean
-morok_op_is_binary (MorokOp op)
-{
-  return op >= MOROK_OP_ADD && op <= MOROK_OP_CMPNE;
-}
-
-gboolean
 morok_op_is_elementwise (MorokOp op)
 {
   return op >= MOROK_OP_NEG && op <= MOROK_OP_WHERE;

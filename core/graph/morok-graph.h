@@ -123,8 +123,6 @@ MorokNode *morok_graph_intern (MorokGraph *graph, const MorokNode *proto);
 MorokNode *morok_graph_new_leaf (MorokGraph *graph, const MorokNode *proto, const char *name);
 
 /* ---- node helpers ---- */
-gboolean morok_op_is_unary (MorokOp op);
-gboolean morok_op_is_binary (MorokOp op);
 gboolean morok_op_is_elementwise (MorokOp op);
 gboolean morok_op_is_view (MorokOp op);
 gboolean morok_op_is_reduce (MorokOp op);

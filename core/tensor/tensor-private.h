@@ -34,17 +34,6 @@ proto (MorokOp op, MorokDType dtype, const MorokSym *const *shape, guint rank)
 }
 
 static inline gboolean
-shape_equal (const MorokTensor *a, const MorokTensor *b)
-{
-  if (a->rank != b->rank)
-    return FALSE;
-  for (guint i = 0; i < a->rank; i++)
-    if (a->shape[i] != b->shape[i])
-      return FALSE;
-  return TRUE;
-}
-
-static inline gboolean
 check_axis (const MorokTensor *a, gint axis, gint extra, guint *out, GError **error)
 {
   gint r = (gint) a->rank + extra;
