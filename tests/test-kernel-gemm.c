@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel-headers-export.h"
+#include "kernel-test-util.h"
 
 static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_avx512,
@@ -161,14 +161,6 @@ check_one (const MorokKernelExports *k, const Problem *p, int al, int bl, int ac
   g_free (a), g_free (b), g_free (c);
 }
 
-static gboolean
-skip_unless_runnable (const MorokKernelExports *k)
-{
-  if (morok_kernel_exports_runnable (k))
-    return FALSE;
-  g_test_skip_printf ("this CPU cannot run the %s path", k->name);
-  return TRUE;
-}
 
 /* Every shape, layout pair and accumulate mode matches the reference. */
 static void

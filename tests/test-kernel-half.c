@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel-headers-export.h"
+#include "kernel-test-util.h"
 
 static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_avx512,
@@ -17,21 +17,7 @@ static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_portable,
 };
 
-static uint32_t
-bits_of (float x)
-{
-  uint32_t u;
-  memcpy (&u, &x, 4);
-  return u;
-}
 
-static float
-float_of (uint32_t u)
-{
-  float x;
-  memcpy (&x, &u, 4);
-  return x;
-}
 
 /* The value of an f16 code: sign, 5-bit exponent (bias 15), 10-bit fraction. */
 static double
@@ -97,14 +83,6 @@ is_bf16_nan (uint16_t h)
   return (h & 0x7f80) == 0x7f80 && (h & 0x7f);
 }
 
-static gboolean
-skip_unless_runnable (const MorokKernelExports *k)
-{
-  if (morok_kernel_exports_runnable (k))
-    return FALSE;
-  g_test_skip_printf ("this CPU cannot run the %s path", k->name);
-  return TRUE;
-}
 
 /* Every one of the 65536 f16 codes decodes to its exact value, and encoding
  * that value gives the code back (NaNs: a NaN of the same sign, quieted). */

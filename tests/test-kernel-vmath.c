@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel-headers-export.h"
+#include "kernel-test-util.h"
 
 static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_avx512,
@@ -49,21 +49,7 @@ static const Case cases[] = {
   { "sqrt", MOROK_VMATH_SQRT, sqrt, 0.0, FLT_MAX, FALSE, 0.5, INFINITY },
 };
 
-static uint32_t
-bits_of (float x)
-{
-  uint32_t u;
-  memcpy (&u, &x, 4);
-  return u;
-}
 
-static float
-float_of (uint32_t u)
-{
-  float x;
-  memcpy (&x, &u, 4);
-  return x;
-}
 
 /* Error of `got` in ulp of the float nearest `ref`; subnormals have the ulp
  * 2^-149, results past FLT_MAX must be the right infinity. */
