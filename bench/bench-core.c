@@ -5,34 +5,13 @@
  *
  *   build/bench/bench-core            (MOROK_THREADS=1 for one thread)
  */
+#include "bench-util.h"
 #include "graph/morok-lower.h"
 #include "tensor/morok-tensor.h"
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
-
-static double
-now_us (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
 
 /* 20 operations: element-wise chains, a reduction, views; @salt changes one
  * constant so each cold run compiles new source. */
@@ -47,9 +26,9 @@ prepare_20_ops (double salt, const MorokPlanOptions *opts, double *out_ms)
   for (int i = 0; i < 6; i++) /* 18 element-wise ops */
     y = morok_tensor_tanh (morok_tensor_add_scalar (morok_tensor_mul_scalar (y, 0.9 + salt, NULL), 0.1 * i, NULL), NULL);
   y = morok_tensor_sum (morok_tensor_transpose (y, 0, 1, NULL), (gint[]){ 1 }, 1, FALSE, NULL); /* 2 */
-  double t0 = now_us ();
+  double t0 = bench_now_us ();
   MorokPlan *plan = morok_plan_build (g, &y, 1, &x, 1, opts, NULL);
-  *out_ms = (now_us () - t0) / 1e3;
+  *out_ms = (bench_now_us () - t0) / 1e3;
   return plan;
 }
 
@@ -69,7 +48,7 @@ bench_prepare (void)
       morok_plan_free (prepare_20_ops (i * 1e-3, &opts, &warm[i])); /* same source: cache hit */
     }
   printf ("prepare, 20-op graph: cold %.1f ms, warm (cache hit) %.2f ms  (median of %d)\n",
-          median (cold, RUNS), median (warm, RUNS), RUNS);
+          bench_median (cold, RUNS), bench_median (warm, RUNS), RUNS);
 }
 
 static void
@@ -98,12 +77,12 @@ bench_mlp (void)
   static double t[CALLS];
   for (int i = 0; i < CALLS; i++)
     {
-      double t0 = now_us ();
+      double t0 = bench_now_us ();
       morok_plan_execute (plan, NULL, 0, NULL);
-      t[i] = now_us () - t0;
+      t[i] = bench_now_us () - t0;
     }
   printf ("MLP [%d x %d] -> %d -> %d -> %d: %u kernels, execute median %.2f us (%d calls)\n", B,
-          IN, H, H, OUT, morok_plan_n_steps (plan), median (t, CALLS), CALLS);
+          IN, H, H, OUT, morok_plan_n_steps (plan), bench_median (t, CALLS), CALLS);
 }
 
 int

@@ -29,33 +29,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench-util.h"
 #include "io/safetensors.h"
 #include "models/gigaam-encoder-jit.h"
 #include "models/gigaam.h"
 
 #define PROFILE_REPS 3
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, guint n)
-{
-  qsort (v, n, sizeof (double), cmp_double);
-  return v[n / 2];
-}
 
 static gboolean
 fail (GError *error)
@@ -95,13 +74,13 @@ prepare (MorokGigaAm *model, guint threads, const char *cache_dir, double *out_s
   g_autoptr (MorokInputSpec) wav
       = morok_input_spec_f32 (MOROK_SHAPE (1, morok_gigaam_max_samples (model)));
   g_autoptr (MorokInputSpec) lengths = morok_input_spec_i64 (MOROK_SHAPE (1));
-  double t0 = now_s ();
+  double t0 = (bench_now_us () / 1e6);
   if (!gigaam_encoder_jit_prepare_with_config (jit, wav, lengths, config, error))
     {
       gigaam_encoder_jit_free (jit);
       return NULL;
     }
-  *out_s = now_s () - t0;
+  *out_s = (bench_now_us () / 1e6) - t0;
   return jit;
 }
 
@@ -147,14 +126,14 @@ time_lengths (GigaAmEncoderJit *jit, guint threads, const float *bench, guint re
       double best = INFINITY;
       for (guint r = 0; r < reps; r++)
         {
-          double t0 = now_s ();
+          double t0 = (bench_now_us () / 1e6);
           if (!execute (jit, n, error))
             return FALSE;
-          t[r] = now_s () - t0;
+          t[r] = (bench_now_us () / 1e6) - t0;
           best = fmin (best, t[r]);
         }
       printf ("RESULT morok threads=%u seconds=%d median=%.4f min=%.4f\n", threads, seconds[s],
-              median (t, reps), best);
+              bench_median (t, reps), best);
       fflush (stdout);
     }
   return TRUE;
@@ -255,7 +234,7 @@ profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError *
   for (guint i = 0; i < rows->len; i++)
     {
       Row *r = &g_array_index (rows, Row, i);
-      total += r->median = median (r->ms, PROFILE_REPS);
+      total += r->median = bench_median (r->ms, PROFILE_REPS);
       all_flops += r->flops;
       if (strstr (r->name, "matmul"))
         mm_ms += r->median, mm_flops += r->flops, n_mm++;
@@ -318,7 +297,7 @@ main (int argc, char **argv)
     reps = 1;
   g_autoptr (GError) error = NULL;
 
-  double t0 = now_s ();
+  double t0 = (bench_now_us () / 1e6);
   g_autoptr (MorokGigaAm) model = morok_gigaam_load (argv[1], &error);
   g_autoptr (MorokSafetensors) inputs = model ? morok_safetensors_open (argv[2], &error) : NULL;
   const MorokSafetensor *b = inputs ? morok_safetensors_get (inputs, "audio.bench", &error) : NULL;
@@ -335,7 +314,7 @@ main (int argc, char **argv)
   printf ("morok: %s, %u layers, d_model %u, %u heads, ff %u, kernel %u; loaded in %.2f s; "
           "pool of %u thread(s)\n",
           morok_gigaam_path (model), cfg->n_layers, cfg->d_model, cfg->n_heads, cfg->ff_dim,
-          cfg->conv_kernel, now_s () - t0, morok_thread_pool_size ());
+          cfg->conv_kernel, (bench_now_us () / 1e6) - t0, morok_thread_pool_size ());
 
   g_autofree char *cache_dir = NULL;
   if (cold)

@@ -9,6 +9,7 @@
  *   build/bench/bench-silero [v5|v6|v4] [16000|8000] [MODEL_DIR]
  *   (MODEL_DIR defaults to $MOROK_MODEL_DIR, then models/ of the source tree)
  */
+#include "bench-util.h"
 #include "graph/morok-lower.h"
 #include "jit/morok-jit.h"
 #include "models/silero-vad.h"
@@ -18,21 +19,6 @@
 #include <time.h>
 
 #define PASSES 20
-
-static double
-now_us (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 /* The samples of a 16-bit PCM mono WAV (no checks beyond the chunk walk:
  * the fixtures are known). */
@@ -80,7 +66,7 @@ cmp_row (const void *a, const void *b)
 static double
 median_of (GArray *v)
 {
-  qsort (v->data, v->len, sizeof (double), cmp_double);
+  qsort (v->data, v->len, sizeof (double), bench_cmp_double);
   return g_array_index (v, double, v->len / 2);
 }
 
@@ -136,14 +122,14 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-silero: %s\n", error->message);
       return 1;
     }
-  double t0 = now_us ();
+  double t0 = bench_now_us ();
   g_autoptr (MorokPlan) plan = morok_plan_build (g, &out, 1, in, 2, &opts, &error);
   if (!plan)
     {
       fprintf (stderr, "bench-silero: %s\n", error->message);
       return 1;
     }
-  double prepare_ms = (now_us () - t0) / 1e3;
+  double prepare_ms = (bench_now_us () - t0) / 1e3;
 
   float *audio = morok_plan_input (plan, 0)->data, *state = morok_plan_input (plan, 1)->data;
   const float *o = morok_plan_output (plan, 0)->data;
@@ -161,18 +147,18 @@ main (int argc, char **argv)
       memset (state, 0, S * sizeof (float));
       for (gsize at = 0; at < n; at += N)
         {
-          double s0 = now_us ();
+          double s0 = bench_now_us ();
           gsize len = MIN (N, n - at);
           memmove (audio, audio + N, C * sizeof (float));
           memcpy (audio + C, samples + at, len * sizeof (float));
           memset (audio + C + len, 0, (N - len) * sizeof (float));
           if (!profiled)
             {
-              double e0 = now_us ();
+              double e0 = bench_now_us ();
               morok_plan_execute (plan, NULL, 0, NULL);
-              double e1 = now_us ();
+              double e1 = bench_now_us ();
               memcpy (state, o + 1, S * sizeof (float));
-              double s1 = now_us ();
+              double s1 = bench_now_us ();
               g_array_append_vals (exec_us, (double[]){ e1 - e0 }, 1);
               g_array_append_vals (step_us, (double[]){ s1 - s0 }, 1);
               speech += pass == 0 && o[0] >= 0.5f;
