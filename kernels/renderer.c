@@ -570,8 +570,9 @@ declare_buffers (Ctx *c)
     {
       guint b = g_array_index (k->reads, guint, r);
       const MorokScheduleBuffer *rb = &g_array_index (c->sched->buffers, MorokScheduleBuffer, b);
-      line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", storage_type (rb->node->dtype), b,
-            storage_type (rb->node->dtype), b);
+      const char *t = storage_type (rb->kind == MOROK_BUFFER_PACKED ? rb->pack.dtype
+                                                                     : rb->node->dtype);
+      line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", t, b, t, b);
     }
 }
 
@@ -681,7 +682,10 @@ render_matmul_kernel (Ctx *c)
       line (c, "  mb = M;");
       line (c, "}");
     }
-  line (c, "const int64_t nb = MOROK_IMIN (N, ((N + nt - 1) / nt + 15) / 16 * 16);");
+  /* column blocks of packed B start at a panel */
+  const char *align = c->ker->packed_b ? "MOROK_GEMM_NR" : "16";
+  line (c, "const int64_t nb = MOROK_IMIN (N, ((N + nt - 1) / nt + %s - 1) / %s * %s);", align, align,
+        align);
   line (c, "nt = (N + nb - 1) / nb;");
   line (c, "const int64_t mt = (M + mb - 1) / mb, tasks = batches * mt * nt;");
   line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
@@ -716,6 +720,16 @@ render_matmul_kernel (Ctx *c)
       line (c, "for (int64_t i = 0; i < ml; i++)");
       line (c, "  for (int64_t j = 0; j < nl; j++)");
       line (c, "    cb[(m0 + i) * N + n0 + j] = ct[j * ml + i];");
+    }
+  else if (c->ker->packed_b)
+    {
+      const MorokScheduleBuffer *pb
+          = &g_array_index (c->sched->buffers, MorokScheduleBuffer, c->ker->packed_b - 1);
+      /* a panel of B is K x NR (f32) or K2 x NR pairs (f16): n0 / NR panels in */
+      line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + n0 * %s,"
+            " cb + m0 * N + n0, N, 0);", pb->pack.dtype == MOROK_DTYPE_F16 ? "f16" : "f32", ba,
+            offa->str, sam, sam, sak, c->ker->packed_b - 1,
+            pb->pack.dtype == MOROK_DTYPE_F16 ? "(K + 1) / 2 * 2" : "K");
     }
   else
     line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"

@@ -50,6 +50,7 @@ case_check (Case *c, MorokTensor *out, const Ref *want, double tol, const char *
   morok_plan_options_init (&opts);
   if (c->isa_set)
     opts.isa = c->isa;
+  opts.precision = c->precision;
   MorokPlan *plan = morok_plan_build (c->g, &out, 1, c->in, c->n, &opts, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < c->n; i++)
@@ -70,5 +71,6 @@ case_check (Case *c, MorokTensor *out, const Ref *want, double tol, const char *
   if (err > tol)
     g_test_message ("%s: max relative error %g > %g", what, err, tol);
   g_assert_cmpfloat (err, <=, tol);
+  c->packed_bytes = morok_plan_packed_bytes (plan);
   morok_plan_free (plan);
 }

@@ -17,6 +17,8 @@ typedef struct
   guint n_vars;
   MorokIsa isa;
   gboolean isa_set;
+  MorokDType precision; /* of products with weights: F32 (case_init) or F16 */
+  gsize packed_bytes;   /* set by case_check: the plan's morok_plan_packed_bytes */
 } Case;
 
 void case_init (Case *c);

@@ -55,6 +55,46 @@ test_matmul (void)
       }
 }
 
+/* Products with a weight as B and M, N past the small paths: B is packed at
+ * prepare into panels of NR columns (64, 16, 4 by ISA), stored as given or
+ * transposed, with batch broadcast, K over a KC block, and M symbolic (run
+ * from 1 row to its bound); each packed once, and the result exact. */
+static void
+test_matmul_packed (void)
+{
+  const struct { gint64 batch, m, k, n; } cases[] = {
+    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 2, 100, 200, 64 },
+  };
+  const guint nr[] = { [MOROK_ISA_PORTABLE] = 4, [MOROK_ISA_AVX2] = 16, [MOROK_ISA_AVX512] = 64 };
+  for (MorokIsa isa = MOROK_ISA_PORTABLE; isa <= morok_isa_detect (); isa++)
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+      for (int transposed = 0; transposed < 2; transposed++)
+        for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
+          {
+            g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, rows, cases[k].k));
+            g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
+            g_autoptr (Ref) want = ref_matmul (a, b);
+            g_autoptr (Ref) bt = ref_permute (b, (guint[]){ 1, 0 });
+            Case c;
+            case_init (&c);
+            c.isa = isa, c.isa_set = TRUE;
+            GError *e = NULL;
+            MorokSymPool *pool = morok_graph_sym_pool (c.g);
+            MorokVariable *mv = morok_variable_new (pool, "m", 1, cases[k].m);
+            const MorokSym *shape[] = { morok_sym_const (pool, cases[k].batch), morok_sym_var (mv),
+                                        morok_sym_const (pool, cases[k].k) };
+            MorokTensor *w = transposed ? morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e)
+                                        : case_weight (&c, b);
+            MorokTensor *y = morok_tensor_matmul (case_input_sym (&c, a, shape), w, &e);
+            g_assert_no_error (e);
+            c.vars[0] = (MorokVarValue){ "m", rows };
+            c.n_vars = 1;
+            case_check (&c, y, want, TOL, "matmul packed weight");
+            gint64 panels = (cases[k].n + nr[isa] - 1) / nr[isa];
+            g_assert_cmpuint (c.packed_bytes, ==, panels * nr[isa] * cases[k].k * sizeof (float));
+          }
+}
+
 static double d_add (double a, double b) { return a + b; }
 
 /* linear: x [2, 3, 10] · w[6, 10]ᵀ + b. */
@@ -374,6 +414,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   rng = g_rand_new_with_seed (99);
   g_test_add_func ("/nn/matmul/every-isa", test_matmul);
+  g_test_add_func ("/nn/matmul/packed-weight", test_matmul_packed);
   g_test_add_func ("/nn/linear", test_linear);
   g_test_add_func ("/nn/conv/1d-and-2d", test_conv);
   g_test_add_func ("/nn/softmax", test_softmax);

@@ -6,6 +6,7 @@
 #include "graph/morok-schedule.h"
 #include "graph/schedule-private.h"
 #include "runtime/plan-private.h"
+#include "kernels/weight-pack.h"
 #include <string.h>
 
 /* Steps estimated below this many flops run on the calling thread: handing
@@ -27,6 +28,7 @@ morok_plan_options_init (MorokPlanOptions *opts)
   g_return_if_fail (opts != NULL);
   memset (opts, 0, sizeof *opts);
   opts->isa = morok_isa_detect ();
+  opts->precision = MOROK_DTYPE_F32;
   morok_compile_options_init (&opts->compile);
 }
 
@@ -209,6 +211,82 @@ fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
   return ok;
 }
 
+/* ---- constant operands packed for the GEMM ----
+ *
+ * A matmul whose B is a weight (the same for every batch) and whose M and N
+ * are too large for the small paths reads B from panels packed here, once:
+ * packing it on every call cost a third of the GigaAM encoder's time
+ * (docs/benchmarks.md). Products with N <= 16 run transposed (the renderer's
+ * narrow path) and keep their B as it is. Kernels reading the same view of a
+ * weight share its panels. */
+
+static gboolean
+const_int (const MorokSym *s, gint64 *out)
+{
+  return morok_sym_is_const (s, out);
+}
+
+static gboolean
+packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPacking *pk)
+{
+  MorokNode *m = ker->matmul;
+  if (ker->kind != MOROK_KERNEL_MATMUL)
+    return FALSE;
+  guint r = m->rank;
+  MorokStrided b;
+  if (m->dtype != MOROK_DTYPE_F32
+      || m->src[1]->dtype != MOROK_DTYPE_F32 || !morok_schedule_strided (sched, m->src[1], &b))
+    return FALSE;
+  guint src = morok_schedule_buffer_of (sched, b.base) - 1;
+  if (g_array_index (sched->buffers, MorokScheduleBuffer, src).kind != MOROK_BUFFER_WEIGHT)
+    return FALSE;
+  for (guint i = 0; i + 2 < r; i++)
+    {
+      gint64 st;
+      if (!const_int (b.stride[i], &st) || st != 0)
+        return FALSE;
+    }
+  *pk = (MorokPacking){ .source = src };
+  return m->shape[r - 2]->hi > MOROK_GEMM_SMALL && const_int (m->src[1]->shape[r - 2], &pk->k)
+         && const_int (m->shape[r - 1], &pk->n) && pk->n > 16 && const_int (b.offset, &pk->offset)
+         && const_int (b.stride[r - 2], &pk->sbk) && const_int (b.stride[r - 1], &pk->sbn);
+}
+
+static void
+pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
+{
+  g_autoptr (GHashTable) made = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint k = 0; k < sched->kernels->len; k++)
+    {
+      MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
+      MorokPacking pk;
+      if (!packable_b (sched, ker, &pk))
+        continue;
+      pk.nr = morok_weight_pack_nr (opts->isa);
+      pk.dtype = opts->precision == MOROK_DTYPE_F16 ? MOROK_DTYPE_F16 : MOROK_DTYPE_F32;
+      char *key = g_strdup_printf ("%u %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                                   " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, pk.source, pk.offset,
+                                   pk.k, pk.n, pk.sbk, pk.sbn);
+      guint idx = GPOINTER_TO_UINT (g_hash_table_lookup (made, key));
+      if (!idx)
+        {
+          const MorokScheduleBuffer *src
+              = &g_array_index (sched->buffers, MorokScheduleBuffer, pk.source);
+          MorokScheduleBuffer b = { .kind = MOROK_BUFFER_PACKED, .node = src->node, .pack = pk,
+                                    .first = -1, .last = -1 };
+          b.bytes = morok_weight_pack_bytes (pk.k, pk.n, pk.nr, pk.dtype);
+          g_array_append_val (sched->buffers, b);
+          idx = sched->buffers->len;
+          g_hash_table_insert (made, key, GUINT_TO_POINTER (idx));
+        }
+      else
+        g_free (key);
+      ker->packed_b = idx;
+      guint bi = idx - 1;
+      g_array_append_val (ker->reads, bi);
+    }
+}
+
 /* ---- the plan ---- */
 
 static gboolean
@@ -258,6 +336,14 @@ allocate (MorokPlan *plan, const MorokSchedule *sched, guint n_inputs, GError **
           break;
         case MOROK_BUFFER_TEMP:
           plan->bufs[i] = (guint8 *) plan->arena + b->offset;
+          break;
+        case MOROK_BUFFER_PACKED:
+          plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
+          plan->packed_bytes += b->bytes;
+          if (plan->bufs[i])
+            morok_weight_pack ((const float *) plan->bufs[b->pack.source] + b->pack.offset,
+                               b->pack.k, b->pack.n, b->pack.sbk, b->pack.sbn, b->pack.nr,
+                               b->pack.dtype, plan->bufs[i]);
           break;
         default:
           plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
@@ -320,6 +406,8 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
   g_autoptr (MorokSchedule) sched = morok_schedule_new (roots, n_roots, inputs, n_inputs, error);
   if (!sched)
     return NULL;
+  if (fold)
+    pack_weights (sched, opts);
   MorokPlan *plan = morok_plan_new_empty (graph);
   MorokSymPool *pool = morok_graph_sym_pool (graph);
   plan->n_vars = morok_sym_pool_n_variables (pool);

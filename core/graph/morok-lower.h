@@ -21,10 +21,11 @@ typedef struct
 {
   guint threads;               /* most threads a step may use; 0: the pool's size */
   MorokIsa isa;                /* contraction micro-kernels to use */
+  MorokDType precision;        /* F32, or F16: products with constant weights in f16 (AVX512-FP16) */
   MorokCompileOptions compile; /* compiler, cache, dump folder */
 } MorokPlanOptions;
 
-/* Defaults: all threads, the CPU's best ISA, morok_compile_options_init. */
+/* Defaults: all threads, the CPU's best ISA, f32, morok_compile_options_init. */
 void morok_plan_options_init (MorokPlanOptions *opts);
 
 /* Builds the plan computing @outputs from @inputs, which become the plan's

@@ -28,7 +28,18 @@ typedef enum
   MOROK_BUFFER_OUTPUT, /* owned by the plan, read by the caller */
   MOROK_BUFFER_WEIGHT, /* the model's host data, used in place */
   MOROK_BUFFER_TEMP,   /* a slice of the arena */
+  MOROK_BUFFER_PACKED, /* a WEIGHT operand of matmuls in the GEMM's panels, made at prepare */
 } MorokBufferKind;
+
+/* PACKED buffers: B [k, n] read from buffer `source` at offset + k*sbk + n*sbn,
+ * in panels of nr columns of dtype F32 or F16 (kernels/weight-pack.h). */
+typedef struct
+{
+  guint source;
+  gint64 offset, k, n, sbk, sbn;
+  guint nr;
+  MorokDType dtype;
+} MorokPacking;
 
 typedef struct
 {
@@ -37,6 +48,7 @@ typedef struct
   gsize bytes;       /* at the variables' upper bounds */
   gsize offset;      /* TEMP: byte offset in the arena */
   gint first, last;  /* index of the kernel that writes it / that reads it last */
+  MorokPacking pack; /* PACKED only */
 } MorokScheduleBuffer;
 
 typedef enum
@@ -52,6 +64,7 @@ typedef struct
   MorokNode *matmul; /* MATMUL kernels: the contraction the epilogue reads */
   guint out;         /* buffer of root */
   GArray *reads;     /* guint buffer indices read, no duplicates */
+  guint packed_b;    /* MATMUL: buffer index + 1 of B packed, 0 if B is read as it is */
   double flops, bytes; /* estimates at the upper bounds */
 } MorokScheduleKernel;
 

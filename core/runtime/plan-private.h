@@ -37,6 +37,7 @@ struct _MorokPlan
   gint64 *vars;        /* by slot */
   guint n_vars;
   gsize arena_bytes;
+  gsize packed_bytes;  /* PACKED buffers */
 };
 
 /* 64-byte aligned, zeroed, freed with the plan. */

@@ -95,6 +95,12 @@ morok_plan_arena_bytes (const MorokPlan *plan)
   return plan->arena_bytes;
 }
 
+gsize
+morok_plan_packed_bytes (const MorokPlan *plan)
+{
+  return plan->packed_bytes;
+}
+
 void *const *
 morok_plan_buffers (const MorokPlan *plan, guint *out_n)
 {

@@ -667,6 +667,42 @@ morok_gemm_small (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, 
 }
 #endif
 
+/* C[M x nc] (=|+=) A[M x kc] B-panels: the panel of columns jr .. jr + NR - 1
+ * at bp + jr / NR * panel_stride, read as b[k*NR + j]. A's rows are walked in
+ * MC blocks, each panel of the block once per MR rows. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm_block (int64_t M, int64_t nc, int64_t kc, const float *A, int64_t sam, int64_t sak,
+                  const float *bp, int64_t panel_stride, float *C, int64_t ldc, int load_c)
+{
+  float apack[MOROK_GEMM_MC * MOROK_GEMM_KC] __attribute__ ((aligned (64)));
+  for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
+    {
+      int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
+      const float *a = A + ic * sam;
+      /* Rows contiguous in k are read in place, except a last partial
+       * panel, which is packed (zero rows) so as never to read past
+       * A's last row. */
+      int direct = sak == 1;
+      int64_t full = direct ? mc - mc % MOROK_GEMM_MR : 0;
+      for (int64_t ir = full; ir < mc; ir += MOROK_GEMM_MR)
+        morok_gemm_pack_a (morok_gemm_min (MOROK_GEMM_MR, mc - ir), kc, a + ir * sam, sam, sak,
+                           apack + ir * kc);
+      for (int64_t jr = 0; jr < nc; jr += MOROK_GEMM_NR)
+        {
+          const float *b = bp + jr / MOROK_GEMM_NR * panel_stride;
+          int64_t nr = morok_gemm_min (MOROK_GEMM_NR, nc - jr);
+          float *c = C + ic * ldc + jr;
+          int64_t ir = 0;
+          for (; ir < full; ir += MOROK_GEMM_MR)
+            morok_gemm_tile (kc, a + ir * sam, sam, 1, b, c + ir * ldc, ldc, MOROK_GEMM_MR, nr,
+                             load_c);
+          for (; ir < mc; ir += MOROK_GEMM_MR)
+            morok_gemm_tile (kc, apack + ir * kc, 1, MOROK_GEMM_MR, b, c + ir * ldc, ldc,
+                             morok_gemm_min (MOROK_GEMM_MR, mc - ir), nr, load_c);
+        }
+    }
+}
+
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                 const float *B, int64_t sbk, int64_t sbn, float *C, int64_t ldc, int accumulate)
@@ -698,42 +734,32 @@ morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, in
     }
 
   float bpack[MOROK_GEMM_KC * MOROK_GEMM_NC] __attribute__ ((aligned (64)));
-  float apack[MOROK_GEMM_MC * MOROK_GEMM_KC] __attribute__ ((aligned (64)));
   for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
     {
       int64_t nc = morok_gemm_min (MOROK_GEMM_NC, N - jc);
       for (int64_t pc = 0; pc < K; pc += MOROK_GEMM_KC)
         {
           int64_t kc = morok_gemm_min (MOROK_GEMM_KC, K - pc);
-          int load_c = accumulate || pc > 0;
           morok_gemm_pack_b (kc, nc, B + pc * sbk + jc * sbn, sbk, sbn, bpack);
-
-          for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
-            {
-              int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
-              const float *a = A + ic * sam + pc * sak;
-              /* Rows contiguous in k are read in place, except a last partial
-               * panel, which is packed (zero rows) so as never to read past
-               * A's last row. */
-              int direct = sak == 1;
-              int64_t full = direct ? mc - mc % MOROK_GEMM_MR : 0;
-              for (int64_t ir = full; ir < mc; ir += MOROK_GEMM_MR)
-                morok_gemm_pack_a (morok_gemm_min (MOROK_GEMM_MR, mc - ir), kc, a + ir * sam, sam,
-                                   sak, apack + ir * kc);
-              for (int64_t jr = 0; jr < nc; jr += MOROK_GEMM_NR)
-                {
-                  const float *bp = bpack + jr * kc;
-                  int64_t nr = morok_gemm_min (MOROK_GEMM_NR, nc - jr);
-                  float *c = C + ic * ldc + jc + jr;
-                  int64_t ir = 0;
-                  for (; ir < full; ir += MOROK_GEMM_MR)
-                    morok_gemm_tile (kc, a + ir * sam, sam, 1, bp, c + ir * ldc, ldc, MOROK_GEMM_MR,
-                                     nr, load_c);
-                  for (; ir < mc; ir += MOROK_GEMM_MR)
-                    morok_gemm_tile (kc, apack + ir * kc, 1, MOROK_GEMM_MR, bp, c + ir * ldc, ldc,
-                                     morok_gemm_min (MOROK_GEMM_MR, mc - ir), nr, load_c);
-                }
-            }
+          morok_gemm_block (M, nc, kc, A + pc * sak, sam, sak, bpack, kc * MOROK_GEMM_NR, C + jc,
+                            ldc, accumulate || pc > 0);
         }
     }
+}
+
+/* morok_gemm_f32 with B packed beforehand (at prepare, for a constant B):
+ * panel p holds columns p*NR .. p*NR + NR - 1 as bp[(p*K + k)*NR + j], zero
+ * beyond N (morok_weight_pack, kernels/weight-pack.c). N is a multiple of NR
+ * or B's last columns. Every panel is read in place, in order. */
+static MOROK_VEC512 __attribute__ ((unused)) void
+morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                       const float *bp, float *C, int64_t ldc, int accumulate)
+{
+  if (M <= 0 || N <= 0 || K <= 0)
+    return;
+  for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
+    for (int64_t pc = 0; pc < K; pc += MOROK_GEMM_KC)
+      morok_gemm_block (M, morok_gemm_min (MOROK_GEMM_NC, N - jc), morok_gemm_min (MOROK_GEMM_KC, K - pc),
+                        A + pc * sak, sam, sak, bp + (jc * K + pc * MOROK_GEMM_NR), K * MOROK_GEMM_NR,
+                        C + jc, ldc, accumulate || pc > 0);
 }

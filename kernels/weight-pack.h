@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Constant matmul operands packed at prepare into the panels the GEMM
+ * micro-kernels read (kernels/include/morok-gemm.h), so that execute streams
+ * them in order instead of packing them again on every call.
+ *
+ * B [K, N] (element (k, n) at b[k*sbk + n*sbn]) becomes panels of NR columns,
+ * zero beyond N:
+ *   f32: panel p, row k, column j at dst[(p*K + k)*NR + j]
+ *   f16: k taken in pairs (K2 = ceil (K / 2), zero past K), the pair's two
+ *        values side by side: dst[((p*K2 + q)*NR + j)*2 + (k & 1)], q = k / 2,
+ *        as the f16 micro-kernel multiplies a broadcast pair of A against it.
+ *
+ *   gsize bytes = morok_weight_pack_bytes (768, 3072, 64, MOROK_DTYPE_F16);
+ *   morok_weight_pack (w, 768, 3072, 1, 768, 64, MOROK_DTYPE_F16, dst);  // W^T of [3072, 768] */
+#pragma once
+
+#include "kernels/morok-renderer.h"
+#include "tensor/morok-dtype.h"
+
+G_BEGIN_DECLS
+
+/* Columns per panel of the micro-kernel that @isa's kernels use. */
+guint morok_weight_pack_nr (MorokIsa isa);
+/* TRUE if this CPU runs the f16 micro-kernel (AVX512-FP16). */
+gboolean morok_weight_pack_f16_supported (void);
+gsize morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokDType dtype);
+/* @dtype: MOROK_DTYPE_F32 or MOROK_DTYPE_F16 (round to nearest even). */
+void morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,
+                        MorokDType dtype, void *dst);
+
+G_END_DECLS
