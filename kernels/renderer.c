@@ -729,7 +729,7 @@ render_matmul_kernel (Ctx *c)
       line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + n0 * %s,"
             " cb + m0 * N + n0, N, 0);", pb->pack.dtype == MOROK_DTYPE_F16 ? "f16" : "f32", ba,
             offa->str, sam, sam, sak, c->ker->packed_b - 1,
-            pb->pack.dtype == MOROK_DTYPE_F16 ? "(K + 1) / 2 * 2" : "K");
+            pb->pack.dtype == MOROK_DTYPE_F16 ? "((K + 1) / 2 * 2)" : "K");
     }
   else
     line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"

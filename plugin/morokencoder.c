@@ -15,12 +15,17 @@
  * An utterance ends at a GAP event (as `morokvad remove-silence=true` sends
  * between speech segments), at EOS, or when it reaches `max-duration`, the
  * longest input the plan is prepared for. The buffer's PTS is that of the
- * utterance's first sample and its duration that of its audio. The element
- * holds up to `max-duration` of audio and says so in the LATENCY query.
+ * utterance's first sample and its duration that of its audio. With
+ * `max-batch` above 1, finished utterances wait until that many are there
+ * (or EOS) and run as one batch, each still pushed as its own buffer. The
+ * element holds up to `max-batch` × `max-duration` of audio and says so in
+ * the LATENCY query.
  *
  * The model (a GigaAM safetensors file, see docs/gigaam-model.md) is loaded
- * and its plan prepared on READY→PAUSED; a missing or bad file is an error
- * message naming the file.
+ * and its plan prepared on READY→PAUSED, for `max-batch` utterances of up to
+ * `max-duration` (the plan's b and t bounds) in `precision` f32 or f16 (f16
+ * needs an AVX512-FP16 CPU); a missing or bad file, or a precision the CPU
+ * cannot run, is an error message naming the file and the reason.
  *
  * ## Example launch line
  * |[
@@ -41,6 +46,9 @@ GST_DEBUG_CATEGORY_STATIC (morok_encoder_debug);
 #define RATE 16000
 #define DEFAULT_MAX_DURATION 30.0
 #define DEFAULT_OUTPUT MOROK_ENCODER_OUTPUT_ENCODER
+#define DEFAULT_MAX_BATCH 1
+#define MAX_BATCH_LIMIT 64
+#define DEFAULT_PRECISION MOROK_ENCODER_PRECISION_F32
 
 typedef enum
 {
@@ -48,12 +56,20 @@ typedef enum
   MOROK_ENCODER_OUTPUT_LOG_PROBS,
 } MorokEncoderOutput;
 
+typedef enum
+{
+  MOROK_ENCODER_PRECISION_F32,
+  MOROK_ENCODER_PRECISION_F16,
+} MorokEncoderPrecision;
+
 enum
 {
   PROP_0,
   PROP_MODEL,
   PROP_MAX_DURATION,
   PROP_OUTPUT,
+  PROP_MAX_BATCH,
+  PROP_PRECISION,
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
@@ -72,6 +88,8 @@ struct _MorokEncoder
   char *model;
   gdouble max_duration;
   MorokEncoderOutput output;
+  guint max_batch;
+  MorokEncoderPrecision precision;
 
   /* prepared on READY -> PAUSED */
   MorokGigaAm *gigaam;
@@ -79,12 +97,17 @@ struct _MorokEncoder
   GigaAmCtcJit *ctc;
   MorokEncoderOutput prepared_output;
   gint64 max_samples;
+  guint batch;          /* max-batch when prepared */
 
-  /* streaming state */
+  /* streaming state: utterances 0 .. done - 1 wait for their batch, the
+   * one in slot `done` has n samples so far */
   gboolean s16;
-  float *samples;       /* [max_samples], the utterance so far */
+  float *samples;       /* [batch][max_samples] */
+  guint done;
   gint64 n;
-  GstClockTime start;   /* PTS of samples[0] */
+  GstClockTime start;   /* PTS of the current utterance's first sample */
+  gint64 lengths[MAX_BATCH_LIMIT];
+  GstClockTime starts[MAX_BATCH_LIMIT];
   GstSegment segment;
 };
 
@@ -106,6 +129,23 @@ morok_encoder_output_get_type (void)
   return type;
 }
 
+#define MOROK_TYPE_ENCODER_PRECISION (morok_encoder_precision_get_type ())
+static GType
+morok_encoder_precision_get_type (void)
+{
+  static GType type;
+  static const GEnumValue values[] = {
+    { MOROK_ENCODER_PRECISION_F32, "f32 throughout", "f32" },
+    { MOROK_ENCODER_PRECISION_F16,
+      "Products with the weights in f16, sums in f32: faster, about 1e-2 off (AVX512-FP16 only)",
+      "f16" },
+    { 0, NULL, NULL },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("MorokEncoderPrecision", values));
+  return type;
+}
+
 /* ---- prepare ---- */
 
 static void
@@ -116,6 +156,7 @@ release (MorokEncoder *self)
   g_clear_pointer (&self->gigaam, morok_gigaam_unref);
   g_clear_pointer (&self->samples, g_free);
   self->n = 0;
+  self->done = 0;
 }
 
 static gboolean
@@ -126,6 +167,8 @@ prepare (MorokEncoder *self)
   g_autofree char *path = g_strdup (self->model);
   gdouble max_duration = self->max_duration;
   self->prepared_output = self->output;
+  self->batch = self->max_batch;
+  MorokEncoderPrecision precision = self->precision;
   GST_OBJECT_UNLOCK (self);
   if (!path)
     {
@@ -138,17 +181,22 @@ prepare (MorokEncoder *self)
   if (self->gigaam)
     {
       self->max_samples = MAX ((gint64) (max_duration * RATE), morok_gigaam_min_samples (self->gigaam));
-      morok_gigaam_set_limits (self->gigaam, 1, self->max_samples);
+      morok_gigaam_set_limits (self->gigaam, self->batch, self->max_samples);
+      /* the environment's settings (MOROK_THREADS, ...), the element's precision */
+      g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+      morok_prepare_config_set_precision (config, precision == MOROK_ENCODER_PRECISION_F16
+                                                      ? MOROK_DTYPE_F16
+                                                      : MOROK_DTYPE_F32);
       gboolean ok;
       if (self->prepared_output == MOROK_ENCODER_OUTPUT_LOG_PROBS)
         {
           self->ctc = gigaam_ctc_jit_new (morok_gigaam_ref (self->gigaam));
-          ok = gigaam_ctc_jit_prepare_at_bounds (self->ctc, &error);
+          ok = gigaam_ctc_jit_prepare_at_bounds (self->ctc, config, &error);
         }
       else
         {
           self->encoder = gigaam_encoder_jit_new (morok_gigaam_ref (self->gigaam));
-          ok = gigaam_encoder_jit_prepare_at_bounds (self->encoder, &error);
+          ok = gigaam_encoder_jit_prepare_at_bounds (self->encoder, config, &error);
         }
       if (!ok)
         g_clear_pointer (&self->gigaam, morok_gigaam_unref);
@@ -160,28 +208,36 @@ prepare (MorokEncoder *self)
       release (self);
       return FALSE;
     }
-  self->samples = g_new0 (float, self->max_samples);
-  GST_INFO_OBJECT (self, "prepared %s for %.1f s in %.1f ms", path,
+  self->samples = g_new0 (float, (gsize) self->batch * self->max_samples);
+  GST_INFO_OBJECT (self, "prepared %s for %u x %.1f s in %.1f ms", path, self->batch,
                    (double) self->max_samples / RATE, (g_get_monotonic_time () - t0) / 1e3);
   return TRUE;
 }
 
 /* ---- utterances ---- */
 
-/* Runs the plan on the utterance so far and pushes its tensor. */
+/* Runs the plan on the waiting utterances and pushes one tensor each. */
 static GstFlowReturn
-finish_utterance (MorokEncoder *self)
+run_batch (MorokEncoder *self)
 {
-  if (self->n == 0)
+  guint count = self->done;
+  if (count == 0)
     return GST_FLOW_OK;
+  self->done = 0;
   g_autoptr (GError) error = NULL;
-  const float *wave = self->samples;
-  gint64 n = MAX (self->n, morok_gigaam_min_samples (self->gigaam));
-  if (n > self->n) /* shorter than one frame: pad with silence */
-    memset (self->samples + self->n, 0, (n - self->n) * sizeof (float));
+  const float *waves[MAX_BATCH_LIMIT];
+  gint64 n[MAX_BATCH_LIMIT];
+  for (guint i = 0; i < count; i++)
+    {
+      float *wave = self->samples + (gsize) i * self->max_samples;
+      waves[i] = wave;
+      n[i] = MAX (self->lengths[i], morok_gigaam_min_samples (self->gigaam));
+      if (n[i] > self->lengths[i]) /* shorter than one frame: pad with silence */
+        memset (wave + self->lengths[i], 0, (n[i] - self->lengths[i]) * sizeof (float));
+    }
   gboolean log_probs = self->prepared_output == MOROK_ENCODER_OUTPUT_LOG_PROBS;
-  gboolean ok = log_probs ? gigaam_ctc_jit_run (self->ctc, &wave, &n, 1, &error)
-                          : gigaam_encoder_jit_run (self->encoder, &wave, &n, 1, &error);
+  gboolean ok = log_probs ? gigaam_ctc_jit_run (self->ctc, waves, n, count, &error)
+                          : gigaam_encoder_jit_run (self->encoder, waves, n, count, &error);
   const MorokBuffer *out = !ok          ? NULL
                            : log_probs ? gigaam_ctc_jit_output (self->ctc, &error)
                                        : gigaam_encoder_jit_output (self->encoder, &error);
@@ -190,22 +246,48 @@ finish_utterance (MorokEncoder *self)
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("encoder failed: %s", error->message));
       return GST_FLOW_ERROR;
     }
-  /* [1, d, T'] or [1, T', C]: batch 1 is contiguous, the item's frames are all valid */
-  guint32 dims[2] = { (guint32) out->shape[1], (guint32) out->shape[2] };
-  gsize bytes = (gsize) dims[0] * dims[1] * sizeof (float);
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, MOROK_TENSORS_HEADER_SIZE + bytes, NULL);
-  GstMapInfo map;
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  morok_tensors_header_write_f32 (map.data, dims, 2);
-  memcpy (map.data + MOROK_TENSORS_HEADER_SIZE, out->data, bytes);
-  gst_buffer_unmap (buf, &map);
-  GST_BUFFER_PTS (buf) = self->start;
-  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (self->n, GST_SECOND, RATE);
-  GST_DEBUG_OBJECT (self, "utterance of %" G_GINT64_FORMAT " samples at %" GST_TIME_FORMAT
-                    ": [%u, %u]", self->n, GST_TIME_ARGS (self->start), dims[0], dims[1]);
-  self->n = 0;
-  self->start = GST_CLOCK_TIME_NONE;
-  return gst_pad_push (self->srcpad, buf);
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (guint i = 0; i < count && ret == GST_FLOW_OK; i++)
+    {
+      /* [b, d, T'] or [b, T', C]: item i's first `frames` frames are valid */
+      guint32 frames = (guint32) morok_gigaam_encoded_frames (self->gigaam, n[i]);
+      guint32 rows = log_probs ? frames : (guint32) out->shape[1];
+      guint32 cols = log_probs ? (guint32) out->shape[2] : frames;
+      gsize stride = (gsize) out->shape[2], bytes = (gsize) rows * cols * sizeof (float);
+      const float *item = (const float *) out->data + (gsize) i * out->shape[1] * out->shape[2];
+      GstBuffer *buf = gst_buffer_new_allocate (NULL, MOROK_TENSORS_HEADER_SIZE + bytes, NULL);
+      GstMapInfo map;
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      guint32 dims[2] = { rows, cols };
+      morok_tensors_header_write_f32 (map.data, dims, 2);
+      float *dst = (float *) (map.data + MOROK_TENSORS_HEADER_SIZE);
+      for (guint32 r = 0; r < rows; r++)
+        memcpy (dst + (gsize) r * cols, item + r * stride, cols * sizeof (float));
+      gst_buffer_unmap (buf, &map);
+      GST_BUFFER_PTS (buf) = self->starts[i];
+      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (self->lengths[i], GST_SECOND, RATE);
+      GST_DEBUG_OBJECT (self, "utterance %u of %u, %" G_GINT64_FORMAT " samples at %"
+                        GST_TIME_FORMAT ": [%u, %u]", i + 1, count, self->lengths[i],
+                        GST_TIME_ARGS (self->starts[i]), rows, cols);
+      ret = gst_pad_push (self->srcpad, buf);
+    }
+  return ret;
+}
+
+/* Ends the current utterance; runs the batch once it is full, or with
+ * @drain whatever waits. */
+static GstFlowReturn
+finish_utterance (MorokEncoder *self, gboolean drain)
+{
+  if (self->n > 0)
+    {
+      self->lengths[self->done] = self->n;
+      self->starts[self->done] = self->start;
+      self->done++;
+      self->n = 0;
+      self->start = GST_CLOCK_TIME_NONE;
+    }
+  return self->done == self->batch || drain ? run_batch (self) : GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -219,7 +301,7 @@ morok_encoder_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       return GST_FLOW_NOT_NEGOTIATED;
     }
   if (GST_BUFFER_IS_DISCONT (buf) && self->n > 0)
-    ret = finish_utterance (self);
+    ret = finish_utterance (self, FALSE);
   GstMapInfo map;
   gst_buffer_map (buf, &map, GST_MAP_READ);
   gsize frames = map.size / (self->s16 ? 2 : 4);
@@ -236,9 +318,9 @@ morok_encoder_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
         }
       else
         memcpy (&v, map.data + 4 * i, 4);
-      self->samples[self->n++] = isfinite (v) ? v : 0.0f;
+      self->samples[(gsize) self->done * self->max_samples + self->n++] = isfinite (v) ? v : 0.0f;
       if (self->n == self->max_samples)
-        ret = finish_utterance (self);
+        ret = finish_utterance (self, FALSE);
     }
   gst_buffer_unmap (buf, &map);
   gst_buffer_unref (buf);
@@ -274,12 +356,15 @@ morok_encoder_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
       break;
     case GST_EVENT_GAP:
     case GST_EVENT_EOS:
-      /* the end of an utterance (GAP: silence removed upstream) */
-      if (self->samples && finish_utterance (self) != GST_FLOW_OK)
+      /* the end of an utterance (GAP: silence removed upstream); EOS also
+       * runs a batch that is not full */
+      if (self->samples
+          && finish_utterance (self, GST_EVENT_TYPE (event) == GST_EVENT_EOS) != GST_FLOW_OK)
         GST_DEBUG_OBJECT (self, "downstream refused the last utterance");
       break;
     case GST_EVENT_FLUSH_STOP:
       self->n = 0;
+      self->done = 0;
       break;
     default:
       break;
@@ -298,9 +383,10 @@ morok_encoder_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
       gboolean live;
       GstClockTime min, max;
       gst_query_parse_latency (query, &live, &min, &max);
-      /* an utterance is output when it ends, up to max-duration later */
+      /* an utterance is output when its batch is full: its own audio, up
+       * to max-duration, and that of max-batch - 1 more after it */
       GST_OBJECT_LOCK (self);
-      GstClockTime ours = (GstClockTime) (self->max_duration * GST_SECOND);
+      GstClockTime ours = (GstClockTime) (self->max_duration * self->max_batch * GST_SECOND);
       GST_OBJECT_UNLOCK (self);
       gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
       return TRUE;
@@ -346,6 +432,8 @@ morok_encoder_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_MAX_DURATION: self->max_duration = g_value_get_double (value); break;
     case PROP_OUTPUT: self->output = g_value_get_enum (value); break;
+    case PROP_MAX_BATCH: self->max_batch = g_value_get_uint (value); break;
+    case PROP_PRECISION: self->precision = g_value_get_enum (value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
@@ -361,6 +449,8 @@ morok_encoder_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_MODEL: g_value_set_string (value, self->model); break;
     case PROP_MAX_DURATION: g_value_set_double (value, self->max_duration); break;
     case PROP_OUTPUT: g_value_set_enum (value, self->output); break;
+    case PROP_MAX_BATCH: g_value_set_uint (value, self->max_batch); break;
+    case PROP_PRECISION: g_value_set_enum (value, self->precision); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
@@ -396,6 +486,15 @@ morok_encoder_class_init (MorokEncoderClass *klass)
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
       g_param_spec_enum ("output", "Output", "What each tensor buffer holds",
                          MOROK_TYPE_ENCODER_OUTPUT, DEFAULT_OUTPUT, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_BATCH,
+      g_param_spec_uint ("max-batch", "Maximum batch",
+                         "Utterances run together: the plan's bound on the batch; above 1, "
+                         "finished utterances wait for the batch to fill (or EOS)",
+                         1, MAX_BATCH_LIMIT, DEFAULT_MAX_BATCH, ready));
+  g_object_class_install_property (gobject_class, PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision",
+                         "Arithmetic of the products with the model's weights",
+                         MOROK_TYPE_ENCODER_PRECISION, DEFAULT_PRECISION, ready));
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Morok GigaAM speech encoder",
@@ -405,6 +504,7 @@ morok_encoder_class_init (MorokEncoderClass *klass)
                                          "Morok developers");
   element_class->change_state = GST_DEBUG_FUNCPTR (morok_encoder_change_state);
   gst_type_mark_as_plugin_api (MOROK_TYPE_ENCODER_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (MOROK_TYPE_ENCODER_PRECISION, 0);
 }
 
 static void
@@ -412,6 +512,8 @@ morok_encoder_init (MorokEncoder *self)
 {
   self->max_duration = DEFAULT_MAX_DURATION;
   self->output = DEFAULT_OUTPUT;
+  self->max_batch = DEFAULT_MAX_BATCH;
+  self->precision = DEFAULT_PRECISION;
   self->start = GST_CLOCK_TIME_NONE;
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, GST_DEBUG_FUNCPTR (morok_encoder_chain));

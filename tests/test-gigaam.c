@@ -25,6 +25,7 @@
  * product (gigaam-frontend.c) is within 2.4e-5, so the test asks 1e-4. */
 #define FEATURE_TOL 1e-4
 #define ENCODER_TOL 1e-4 /* absolute, or relative above 1 */
+#define F16_TOL 2e-2 /* precision f16: docs/gigaam-model.md */
 
 
 /* ---- fixtures ---- */
@@ -372,15 +373,17 @@ check_tokens (Fixture *f, const Run *run, guint i, const MorokCtcToken *got, gui
  * frames, the reference's greedy tokens, and no build, compile or
  * allocation after prepare. */
 static void
-check_ctc (const char *version)
+check_ctc (const char *version, MorokDType precision, double tol)
 {
   GError *e = NULL;
   Fixture f;
   fixture_load (&f, version);
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
+  morok_prepare_config_set_precision (config, precision);
   const MorokGigaAmConfig *c = morok_gigaam_config (f.model);
   g_autoptr (GigaAmCtcJit) jit = gigaam_ctc_jit_new (morok_gigaam_ref (f.model));
   gint64 t0 = g_get_monotonic_time ();
-  g_assert_true (gigaam_ctc_jit_prepare_at_bounds (jit, &e));
+  g_assert_true (gigaam_ctc_jit_prepare_at_bounds (jit, config, &e));
   g_assert_no_error (e);
   g_test_message ("%s GigaAmCtcJit: prepare %.1f ms, %u kernels", version,
                   (g_get_monotonic_time () - t0) / 1e3, gigaam_ctc_jit_prepared_kernels (jit, &e));
@@ -417,8 +420,9 @@ check_ctc (const char *version)
           Block got = { lp, c->n_classes, 1 };
           Block want_b = { want + run->row[i] * dims[1] * dims[2], (gsize)dims[2], 1 };
           double abs_err, err = max_error (got, want_b, frames, c->n_classes, &abs_err);
-          g_test_message ("%s log-probs, run %u item %u (%s): max error %.3g (abs %.3g)", version,
-                          r, i, run->prefix[i], err, abs_err);
+          g_test_message ("%s %s log-probs, run %u item %u (%s): max error %.3g (abs %.3g)",
+                          version, morok_dtype_name (precision), r, i, run->prefix[i], err,
+                          abs_err);
           worst = fmax (worst, err);
           MorokCtcToken tokens[256];
           g_assert_cmpint (frames, <=, G_N_ELEMENTS (tokens));
@@ -427,8 +431,8 @@ check_ctc (const char *version)
           check_tokens (&f, run, i, tokens, n_tok);
         }
     }
-  g_test_message ("%s log-probs: max error %.3g", version, worst);
-  g_assert_cmpfloat (worst, <=, ENCODER_TOL);
+  g_test_message ("%s %s log-probs: max error %.3g", version, morok_dtype_name (precision), worst);
+  g_assert_cmpfloat (worst, <=, tol);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
   g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits);
@@ -468,26 +472,53 @@ check_ctc (const char *version)
 static void
 test_v3_ctc (void)
 {
-  check_ctc ("v3");
+  check_ctc ("v3", MOROK_DTYPE_F32, ENCODER_TOL);
 }
 
 static void
 test_v2_ctc (void)
 {
-  check_ctc ("v2");
+  check_ctc ("v2", MOROK_DTYPE_F32, ENCODER_TOL);
+}
+
+/* precision f16: needs AVX512-FP16 */
+static gboolean
+skip_without_f16 (void)
+{
+  g_autoptr (GError) e = NULL;
+  if (morok_plan_precision_supported (morok_isa_detect (), MOROK_DTYPE_F16, &e))
+    return FALSE;
+  g_test_skip (e->message);
+  return TRUE;
+}
+
+static void
+test_v3_ctc_f16 (void)
+{
+  if (!skip_without_f16 ())
+    check_ctc ("v3", MOROK_DTYPE_F16, F16_TOL);
+}
+
+static void
+test_v2_ctc_f16 (void)
+{
+  if (!skip_without_f16 ())
+    check_ctc ("v2", MOROK_DTYPE_F16, F16_TOL);
 }
 
 /* GigaAmEncoderJit's output, [b, d, T'] channels first, matches the
  * reference encoder output for every run, from one prepared plan. */
 static void
-check_encoder (const char *version)
+check_encoder (const char *version, MorokDType precision, double tol)
 {
   GError *e = NULL;
   Fixture f;
   fixture_load (&f, version);
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
+  morok_prepare_config_set_precision (config, precision);
   const MorokGigaAmConfig *c = morok_gigaam_config (f.model);
   g_autoptr (GigaAmEncoderJit) jit = gigaam_encoder_jit_new (morok_gigaam_ref (f.model));
-  g_assert_true (gigaam_encoder_jit_prepare_at_bounds (jit, &e));
+  g_assert_true (gigaam_encoder_jit_prepare_at_bounds (jit, config, &e));
   g_assert_no_error (e);
   guint64 builds = morok_plan_build_count (), compiles = morok_compile_count_invocations ();
   double worst = 0;
@@ -516,8 +547,9 @@ check_encoder (const char *version)
           worst = fmax (worst, err);
         }
     }
-  g_test_message ("%s encoder output: max error %.3g", version, worst);
-  g_assert_cmpfloat (worst, <=, ENCODER_TOL);
+  g_test_message ("%s %s encoder output: max error %.3g", version, morok_dtype_name (precision),
+                  worst);
+  g_assert_cmpfloat (worst, <=, tol);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
   fixture_clear (&f);
@@ -526,13 +558,27 @@ check_encoder (const char *version)
 static void
 test_v3_encoder (void)
 {
-  check_encoder ("v3");
+  check_encoder ("v3", MOROK_DTYPE_F32, ENCODER_TOL);
 }
 
 static void
 test_v2_encoder (void)
 {
-  check_encoder ("v2");
+  check_encoder ("v2", MOROK_DTYPE_F32, ENCODER_TOL);
+}
+
+static void
+test_v3_encoder_f16 (void)
+{
+  if (!skip_without_f16 ())
+    check_encoder ("v3", MOROK_DTYPE_F16, F16_TOL);
+}
+
+static void
+test_v2_encoder_f16 (void)
+{
+  if (!skip_without_f16 ())
+    check_encoder ("v2", MOROK_DTYPE_F16, F16_TOL);
 }
 
 int
@@ -547,5 +593,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gigaam/v2/encoder", test_v2_encoder);
   g_test_add_func ("/gigaam/v3/ctc", test_v3_ctc);
   g_test_add_func ("/gigaam/v2/ctc", test_v2_ctc);
+  g_test_add_func ("/gigaam/v3/encoder-f16", test_v3_encoder_f16);
+  g_test_add_func ("/gigaam/v2/encoder-f16", test_v2_encoder_f16);
+  g_test_add_func ("/gigaam/v3/ctc-f16", test_v3_ctc_f16);
+  g_test_add_func ("/gigaam/v2/ctc-f16", test_v2_ctc_f16);
   return g_test_run ();
 }

@@ -52,16 +52,20 @@ push_pcm (GstHarness *h, const gint16 *pcm, gsize first, gsize n, gsize block)
     }
 }
 
-/* morokvad remove-silence=true ! morokencoder on speech with pauses: one
- * tensor buffer per speech segment, stamped with the segment's time, with a
- * header NNStreamer parses, holding what the model computes on those samples. */
-GST_START_TEST (test_one_tensor_per_segment)
+/* morokvad remove-silence=true ! morokencoder @props on speech with pauses:
+ * one tensor buffer per speech segment, stamped with the segment's time,
+ * with a header NNStreamer parses, holding within @tol what the model
+ * computes in f32 on those samples, in batches of @batch consecutive
+ * segments as the element runs them (a batch's shorter items differ from
+ * the same audio alone in their last frames, as in upstream GigaAM). */
+static void
+check_segments (const char *props, guint batch, double tol)
 {
   gsize n;
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
   g_autofree char *desc = g_strdup_printf ("morokvad remove-silence=true ! morokencoder model=%s "
-                                           "output=log-probs", model);
+                                           "output=log-probs %s", model, props);
   GstHarness *h = chain_harness (desc);
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (h->element, bus);
@@ -80,19 +84,22 @@ GST_START_TEST (test_one_tensor_per_segment)
         g_array_append_val (g_str_equal (gst_structure_get_string (s, "type"), "speech-start") ? starts : ends, ts);
       gst_message_unref (msg);
     }
-  fail_unless (starts->len >= 3);
+  fail_unless (starts->len >= 3 && starts->len <= 16);
   fail_unless_equals_int (starts->len, ends->len);
 
   g_autoptr (MorokGigaAm) gigaam = morok_gigaam_load (model, NULL);
   fail_unless (gigaam != NULL);
-  morok_gigaam_set_limits (gigaam, 1, 30 * RATE);
+  morok_gigaam_set_limits (gigaam, batch, 30 * RATE);
   g_autoptr (GigaAmCtcJit) ref = gigaam_ctc_jit_new (morok_gigaam_ref (gigaam));
-  fail_unless (gigaam_ctc_jit_prepare_at_bounds (ref, NULL));
+  fail_unless (gigaam_ctc_jit_prepare_at_bounds (ref, NULL, NULL));
   guint classes = morok_gigaam_config (gigaam)->n_classes;
 
+  GstBuffer *outs[16];
+  float *waves[16];
+  gint64 lens[16];
   for (guint i = 0; i < starts->len; i++)
     {
-      GstBuffer *out = gst_harness_try_pull (h);
+      GstBuffer *out = outs[i] = gst_harness_try_pull (h);
       fail_unless (out != NULL, "no tensor for segment %u", i);
       guint64 t0 = g_array_index (starts, guint64, i), t1 = g_array_index (ends, guint64, i);
       fail_unless_equals_uint64 (GST_BUFFER_PTS (out), t0);
@@ -107,31 +114,98 @@ GST_START_TEST (test_one_tensor_per_segment)
       fail_unless_equals_int (hd.dim[0], classes);
       fail_unless_equals_int (hd.dim[2], 0);
       gint64 s0 = (gint64) gst_util_uint64_scale_round (t0, RATE, GST_SECOND);
-      gint64 len = (gint64) gst_util_uint64_scale_round (GST_BUFFER_DURATION (out), RATE, GST_SECOND);
+      gint64 len = lens[i]
+          = (gint64) gst_util_uint64_scale_round (GST_BUFFER_DURATION (out), RATE, GST_SECOND);
       fail_unless_equals_int (hd.dim[1], morok_gigaam_encoded_frames (gigaam, len));
       fail_unless_equals_int (map.size, 128 + 4 * hd.dim[0] * hd.dim[1]);
-      /* the same samples through the model directly */
-      g_autofree float *wave = g_new (float, len);
-      for (gint64 k = 0; k < len; k++)
-        wave[k] = pcm[s0 + k] / 32768.0f;
-      const float *waves[] = { wave };
-      fail_unless (gigaam_ctc_jit_run (ref, waves, &len, 1, NULL));
-      const float *want = gigaam_ctc_jit_output (ref, NULL)->data;
-      const float *got = (const float *) (map.data + 128);
-      double err = 0;
-      for (guint k = 0; k < hd.dim[0] * hd.dim[1]; k++)
-        err = fmax (err, fabs (got[k] - want[k]));
-      fail_unless (err < 1e-5, "segment %u differs by %g", i, err);
       gst_buffer_unmap (out, &map);
-      gst_buffer_unref (out);
+      waves[i] = g_new (float, len);
+      for (gint64 k = 0; k < len; k++)
+        waves[i][k] = pcm[s0 + k] / 32768.0f;
     }
   fail_unless (gst_harness_try_pull (h) == NULL, "more tensors than segments");
+
+  /* the same samples through the model directly, batch by batch */
+  for (guint first = 0; first < starts->len; first += batch)
+    {
+      guint count = MIN (batch, starts->len - first);
+      fail_unless (gigaam_ctc_jit_run (ref, (const float *const *) waves + first, lens + first,
+                                       count, NULL));
+      const MorokBuffer *lp = gigaam_ctc_jit_output (ref, NULL); /* [count, T', C] */
+      for (guint j = 0; j < count; j++)
+        {
+          guint i = first + j;
+          GstMapInfo map;
+          gst_buffer_map (outs[i], &map, GST_MAP_READ);
+          const float *got = (const float *) (map.data + 128);
+          const float *want = (const float *) lp->data + j * lp->shape[1] * lp->shape[2];
+          double err = 0;
+          for (gsize k = 0; k < (map.size - 128) / 4; k++)
+            err = fmax (err, fabs (got[k] - want[k]));
+          fail_unless (err < tol, "%s: segment %u differs by %g", props, i, err);
+          gst_buffer_unmap (outs[i], &map);
+          gst_buffer_unref (outs[i]);
+          g_free (waves[i]);
+        }
+    }
   g_array_unref (starts);
   g_array_unref (ends);
   gst_bus_set_flushing (bus, TRUE);
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_one_tensor_per_segment)
+{
+  check_segments ("", 1, 1e-5);
+}
+GST_END_TEST;
+
+/* max-batch=2: segments run two at a time (the last alone, at EOS), each
+ * still its own buffer. */
+GST_START_TEST (test_max_batch)
+{
+  check_segments ("max-batch=2", 2, 1e-5);
+}
+GST_END_TEST;
+
+/* precision=f16: within the documented f16 tolerance of f32
+ * (docs/gigaam-model.md), on CPUs with AVX512-FP16. */
+GST_START_TEST (test_precision_f16)
+{
+  if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_DTYPE_F16, NULL))
+    return;
+  check_segments ("precision=f16", 1, 2e-2);
+}
+GST_END_TEST;
+
+/* precision=f16 where it cannot run (here: the avx2 kernels) is an error
+ * message that says so. */
+GST_START_TEST (test_precision_unsupported)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_setenv ("MOROK_ISA", "avx2", TRUE);
+  GstElement *e = gst_element_factory_make ("morokencoder", NULL);
+  g_object_set (e, "model", model, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "precision", "f16");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gchar *debug = NULL;
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (strstr (debug, "precision f16") != NULL, "%s", debug);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  g_unsetenv ("MOROK_ISA");
 }
 GST_END_TEST;
 
@@ -164,6 +238,18 @@ GST_START_TEST (test_max_duration_cuts)
   GstClockTime min;
   gst_query_parse_latency (q, NULL, &min, NULL);
   fail_unless (min >= GST_SECOND);
+  gst_query_unref (q);
+  gst_harness_teardown (h);
+
+  /* with batches of 3, up to 3 utterances wait */
+  g_free (desc);
+  desc = g_strdup_printf ("morokencoder model=%s max-duration=1.0 max-batch=3", model);
+  h = chain_harness (desc);
+  push_pcm (h, pcm, RATE, RATE / 2, 800);
+  q = gst_query_new_latency ();
+  fail_unless (gst_pad_peer_query (h->sinkpad, q));
+  gst_query_parse_latency (q, NULL, &min, NULL);
+  fail_unless (min >= 3 * GST_SECOND);
   gst_query_unref (q);
   gst_harness_teardown (h);
 }
@@ -201,6 +287,9 @@ morokencoder_suite (void)
   tcase_set_timeout (tc, 180);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_one_tensor_per_segment);
+  tcase_add_test (tc, test_max_batch);
+  tcase_add_test (tc, test_precision_f16);
+  tcase_add_test (tc, test_precision_unsupported);
   tcase_add_test (tc, test_max_duration_cuts);
   tcase_add_test (tc, test_bad_model);
   tcase_add_test (tc, test_state_cycles);

@@ -2,6 +2,7 @@
 /* Composite layers (matmul, linear, convolutions, softmax, norms, GLU, LSTM
  * cell, attention) and dtypes against naive references (tests/ref.c). */
 #include "op-harness.h"
+#include "kernels/weight-pack.h"
 #include <math.h>
 
 #define TOL 1e-5
@@ -93,6 +94,42 @@ test_matmul_packed (void)
             gint64 panels = (cases[k].n + nr[isa] - 1) / nr[isa];
             g_assert_cmpuint (c.packed_bytes, ==, panels * nr[isa] * cases[k].k * sizeof (float));
           }
+}
+
+/* The same in f16 (AVX512-FP16 only): B packed in f16 pairs, A rounded to
+ * f16, products summed in f16 for at most 32 terms and then in f32. The
+ * error bound is the documented one (docs/benchmarks.md): 2e-3 relative to
+ * max (1, |C|) on these uniform [-1, 1] operands. */
+static void
+test_matmul_packed_f16 (void)
+{
+  if (morok_isa_detect () != MOROK_ISA_AVX512 || !morok_weight_pack_f16_supported ())
+    {
+      g_test_skip ("no AVX512-FP16 on this CPU");
+      return;
+    }
+  const struct { gint64 batch, m, k, n; } cases[] = {
+    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    for (int transposed = 0; transposed < 2; transposed++)
+      {
+        g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, cases[k].m, cases[k].k));
+        g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
+        g_autoptr (Ref) want = ref_matmul (a, b);
+        g_autoptr (Ref) bt = ref_permute (b, (guint[]){ 1, 0 });
+        Case c;
+        case_init (&c);
+        c.precision = MOROK_DTYPE_F16;
+        GError *e = NULL;
+        MorokTensor *w = transposed ? morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e)
+                                    : case_weight (&c, b);
+        MorokTensor *y = morok_tensor_matmul (case_input (&c, a), w, &e);
+        g_assert_no_error (e);
+        case_check (&c, y, want, 1, "matmul packed weight, f16");
+        gint64 panels = (cases[k].n + 63) / 64;
+        g_assert_cmpuint (c.packed_bytes, ==, panels * 64 * ((cases[k].k + 1) / 2) * 2 * 2);
+      }
 }
 
 static double d_add (double a, double b) { return a + b; }
@@ -415,6 +452,7 @@ main (int argc, char **argv)
   rng = g_rand_new_with_seed (99);
   g_test_add_func ("/nn/matmul/every-isa", test_matmul);
   g_test_add_func ("/nn/matmul/packed-weight", test_matmul_packed);
+  g_test_add_func ("/nn/matmul/packed-weight-f16", test_matmul_packed_f16);
   g_test_add_func ("/nn/linear", test_linear);
   g_test_add_func ("/nn/conv/1d-and-2d", test_conv);
   g_test_add_func ("/nn/softmax", test_softmax);

@@ -68,7 +68,8 @@ node_hash (gconstpointer p)
   memcpy (&bits, &n->value, sizeof bits);
   h ^= (guint) bits ^ (guint) (bits >> 32);
   h ^= n->axes_mask * 2654435761u ^ (guint) n->axis * 97u ^ (guint) n->stride * 1009u
-       ^ (guint) n->dilation * 7919u ^ n->pad_mode ^ GPOINTER_TO_UINT (n->data);
+       ^ (guint) n->dilation * 7919u ^ n->pad_mode ^ (guint) n->exact * 3u
+       ^ GPOINTER_TO_UINT (n->data);
   return h;
 }
 
@@ -86,7 +87,7 @@ node_equal (gconstpointer pa, gconstpointer pb)
     return FALSE;
   return memcmp (&a->value, &b->value, sizeof a->value) == 0 && a->axes_mask == b->axes_mask
          && a->axis == b->axis && a->stride == b->stride && a->dilation == b->dilation
-         && a->pad_mode == b->pad_mode && a->data == b->data;
+         && a->pad_mode == b->pad_mode && a->exact == b->exact && a->data == b->data;
 }
 
 static MorokNode *

@@ -263,10 +263,11 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       if (!packable_b (sched, ker, &pk))
         continue;
       pk.nr = morok_weight_pack_nr (opts->isa);
-      pk.dtype = opts->precision == MOROK_DTYPE_F16 ? MOROK_DTYPE_F16 : MOROK_DTYPE_F32;
+      pk.dtype = opts->precision == MOROK_DTYPE_F16 && !ker->matmul->exact ? MOROK_DTYPE_F16
+                                                                            : MOROK_DTYPE_F32;
       char *key = g_strdup_printf ("%u %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
-                                   " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT, pk.source, pk.offset,
-                                   pk.k, pk.n, pk.sbk, pk.sbn);
+                                   " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %d", pk.source,
+                                   pk.offset, pk.k, pk.n, pk.sbk, pk.sbn, pk.dtype);
       guint idx = GPOINTER_TO_UINT (g_hash_table_lookup (made, key));
       if (!idx)
         {
@@ -425,6 +426,27 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
   return plan;
 }
 
+gboolean
+morok_plan_precision_supported (MorokIsa isa, MorokDType precision, GError **error)
+{
+  if (precision == MOROK_DTYPE_F32)
+    return TRUE;
+  if (precision != MOROK_DTYPE_F16)
+    {
+      g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                   "precision %s: only f32 and f16 are supported", morok_dtype_name (precision));
+      return FALSE;
+    }
+  if (isa != MOROK_ISA_AVX512 || !morok_weight_pack_f16_supported ())
+    {
+      g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                   "precision f16 needs the avx512 ISA on a CPU with AVX512-FP16%s",
+                   isa == MOROK_ISA_AVX512 ? ", which this one lacks" : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 MorokPlan *
 morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint n_outputs,
                   MorokNode *const *inputs, guint n_inputs, const MorokPlanOptions *opts,
@@ -440,6 +462,11 @@ morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint n_outputs,
     {
       morok_plan_options_init (&defaults);
       opts = &defaults;
+    }
+  if (!morok_plan_precision_supported (opts->isa, opts->precision, error))
+    {
+      morok_graph_free (graph);
+      return NULL;
     }
   g_autofree MorokNode **roots = g_memdup2 (outputs, n_outputs * sizeof *outputs);
   GPtrArray *keep = g_ptr_array_new_with_free_func (g_free);

@@ -99,6 +99,7 @@ struct _MorokNode
   gint axis;                          /* CAT, WINDOW */
   gint64 stride, dilation;            /* WINDOW */
   MorokPadMode pad_mode;              /* PAD */
+  gboolean exact;                     /* MATMUL: f32 whatever the plan's precision */
   gconstpointer data;                 /* WEIGHT: host data, owned by the model */
   char *name;                         /* INPUT, WEIGHT: for messages */
 

@@ -34,6 +34,10 @@ MorokPlan *morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint
                              MorokNode *const *inputs, guint n_inputs,
                              const MorokPlanOptions *opts, GError **error);
 
+/* FALSE, with an error saying why, unless @precision is F32, or F16 with
+ * @isa AVX512 on a CPU with AVX512-FP16. */
+gboolean morok_plan_precision_supported (MorokIsa isa, MorokDType precision, GError **error);
+
 /* Plans built by this process (folding sub-plans included): a test reads it
  * before and after execute to prove nothing was rebuilt. */
 guint64 morok_plan_build_count (void);

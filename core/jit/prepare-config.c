@@ -11,6 +11,7 @@ enum
   BAD_THREADS,
   BAD_OPT,
   BAD_ISA,
+  BAD_PRECISION,
   N_BAD
 };
 
@@ -23,6 +24,7 @@ struct _MorokPrepareConfig
   char *dump_dir;    /* NULL: no dump */
   char *cc;          /* NULL: kernels/ decides ($MOROK_CC, clang on PATH) */
   MorokIsa isa;
+  MorokDType precision; /* of products with constant weights: F32 or F16 */
   char *bad[N_BAD];  /* why an environment value was not used */
 };
 
@@ -33,6 +35,7 @@ morok_prepare_config_new (void)
   config->opt_level = 2;
   config->use_cache = TRUE;
   config->isa = morok_isa_detect ();
+  config->precision = MOROK_DTYPE_F32;
   return config;
 }
 
@@ -69,6 +72,9 @@ morok_prepare_config_from_env (void)
   if ((v = env ("MOROK_ISA")) && !morok_isa_parse (v, &config->isa))
     config->bad[BAD_ISA]
         = g_strdup_printf ("MOROK_ISA='%s' is not one of avx512, avx2, portable", v);
+  if ((v = env ("MOROK_PRECISION")) && !morok_precision_parse (v, &config->precision))
+    config->bad[BAD_PRECISION]
+        = g_strdup_printf ("MOROK_PRECISION='%s' is not one of f32, f16", v);
   config->use_cache = g_strcmp0 (env ("MOROK_CACHE"), "0") != 0;
   config->cache_dir = g_strdup (env ("MOROK_CACHE_DIR"));
   config->dump_dir = g_strdup (env ("MOROK_DUMP_DIR"));
@@ -152,6 +158,27 @@ morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa)
   g_clear_pointer (&config->bad[BAD_ISA], g_free);
 }
 
+gboolean
+morok_precision_parse (const char *name, MorokDType *out)
+{
+  if (g_strcmp0 (name, "f32") == 0)
+    *out = MOROK_DTYPE_F32;
+  else if (g_strcmp0 (name, "f16") == 0)
+    *out = MOROK_DTYPE_F16;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+void
+morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokDType precision)
+{
+  g_return_if_fail (config != NULL);
+  g_return_if_fail (precision == MOROK_DTYPE_F32 || precision == MOROK_DTYPE_F16);
+  config->precision = precision;
+  g_clear_pointer (&config->bad[BAD_PRECISION], g_free);
+}
+
 /* ---- onto the plan ---- */
 
 gboolean
@@ -173,9 +200,17 @@ morok_prepare_config_to_plan_options (const MorokPrepareConfig *config,
                    morok_isa_name (config->isa), morok_isa_name (best));
       return FALSE;
     }
+  GError *why = NULL;
+  if (!morok_plan_precision_supported (config->isa, config->precision, &why))
+    {
+      g_set_error_literal (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_DEVICE, why->message);
+      g_error_free (why);
+      return FALSE;
+    }
   morok_plan_options_init (out_opts);
   out_opts->threads = config->threads;
   out_opts->isa = config->isa;
+  out_opts->precision = config->precision;
   out_opts->compile.cc = config->cc;
   out_opts->compile.opt_level = config->opt_level;
   out_opts->compile.use_cache = config->use_cache;

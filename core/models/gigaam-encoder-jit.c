@@ -41,7 +41,7 @@ MOROK_JIT_DEFINE (GigaAmCtcJit, gigaam_ctc_jit, MorokGigaAm, GIGAAM_ENCODER_JIT_
 /* ---- shared by both wrappers ---- */
 
 static gboolean
-prepare_at_bounds (MorokJit *jit, GError **error)
+prepare_at_bounds (MorokJit *jit, const MorokPrepareConfig *config, GError **error)
 {
   gint64 b_min, b_max, t_min, t_max;
   g_return_val_if_fail (morok_jit_var_bounds (jit, "b", &b_min, &b_max)
@@ -50,7 +50,7 @@ prepare_at_bounds (MorokJit *jit, GError **error)
   g_autoptr (MorokInputSpec) wav = morok_input_spec_f32 (MOROK_SHAPE (b_max, t_max));
   g_autoptr (MorokInputSpec) lengths = morok_input_spec_i64 (MOROK_SHAPE (b_max));
   const MorokInputSpec *specs[] = { wav, lengths };
-  return morok_jit_prepare (jit, specs, NULL, error);
+  return morok_jit_prepare (jit, specs, config, error);
 }
 
 static gboolean
@@ -98,17 +98,19 @@ run (MorokJit *jit, const float *const *waves, const gint64 *n_samples, guint n,
 }
 
 gboolean
-gigaam_encoder_jit_prepare_at_bounds (GigaAmEncoderJit *self, GError **error)
+gigaam_encoder_jit_prepare_at_bounds (GigaAmEncoderJit *self, const MorokPrepareConfig *config,
+                                      GError **error)
 {
   g_return_val_if_fail (self != NULL, FALSE);
-  return prepare_at_bounds (gigaam_encoder_jit_jit (self), error);
+  return prepare_at_bounds (gigaam_encoder_jit_jit (self), config, error);
 }
 
 gboolean
-gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, GError **error)
+gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, const MorokPrepareConfig *config,
+                                  GError **error)
 {
   g_return_val_if_fail (self != NULL, FALSE);
-  return prepare_at_bounds (gigaam_ctc_jit_jit (self), error);
+  return prepare_at_bounds (gigaam_ctc_jit_jit (self), config, error);
 }
 
 gboolean

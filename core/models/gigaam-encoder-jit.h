@@ -21,7 +21,7 @@
  *   g_autoptr (MorokGigaAm) model = morok_gigaam_load (path, &error);
  *   morok_gigaam_set_limits (model, 4, 20 * 16000);          // batches of 4, 20 s
  *   g_autoptr (GigaAmCtcJit) jit = gigaam_ctc_jit_new (morok_gigaam_ref (model));
- *   if (!gigaam_ctc_jit_prepare_at_bounds (jit, &error))    // compiles, once
+ *   if (!gigaam_ctc_jit_prepare_at_bounds (jit, NULL, &error))  // compiles, once
  *     return FALSE;
  *   const float *waves[] = { a, b };
  *   const gint64 n[] = { n_a, n_b };
@@ -52,9 +52,13 @@ MOROK_JIT_DECLARE (GigaAmCtcJit, gigaam_ctc_jit, MorokGigaAm, GIGAAM_ENCODER_JIT
                    GIGAAM_ENCODER_JIT_VARS)
 
 /* _prepare with the input specs at the variables' current upper bounds:
- * wav f32 [b max, t max], lengths i64 [b max]. */
-gboolean gigaam_encoder_jit_prepare_at_bounds (GigaAmEncoderJit *self, GError **error);
-gboolean gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, GError **error);
+ * wav f32 [b max, t max], lengths i64 [b max]; @config NULL: from the
+ * environment (morok_prepare_config_from_env). Its precision f16 computes
+ * the products with the model's weights in f16 (docs/gigaam-model.md). */
+gboolean gigaam_encoder_jit_prepare_at_bounds (GigaAmEncoderJit *self,
+                                               const MorokPrepareConfig *config, GError **error);
+gboolean gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, const MorokPrepareConfig *config,
+                                           GError **error);
 
 /* Copies @n waveforms (@n_samples[i] f32 samples each) into the inputs, pads
  * with zeros, and executes with b = n and t = the longest (at least the

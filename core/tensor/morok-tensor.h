@@ -131,6 +131,9 @@ MorokTensor *morok_tensor_window (MorokTensor *a, gint axis, gint64 size, gint64
 /* ---- composites (tensor/tensor-nn.c) ---- */
 /* [..., M, K] x [..., K, N] -> [..., M, N], batch dims broadcast. */
 MorokTensor *morok_tensor_matmul (MorokTensor *a, MorokTensor *b, GError **error);
+/* The same, kept in f32 when the plan's precision is f16 (MorokPlanOptions):
+ * for products whose result cancels, such as a DFT. */
+MorokTensor *morok_tensor_matmul_exact (MorokTensor *a, MorokTensor *b, GError **error);
 /* x [..., in] · w[out, in]^T + b[out] (b may be NULL) -> [..., out] */
 MorokTensor *morok_tensor_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b,
                                   GError **error);

@@ -24,8 +24,8 @@ c_sym (MorokTensor *t, gint64 v)
   return morok_sym_const (pool_of (t), v);
 }
 
-MorokTensor *
-morok_tensor_matmul (MorokTensor *a, MorokTensor *b, GError **error)
+static MorokTensor *
+matmul (MorokTensor *a, MorokTensor *b, gboolean exact, GError **error)
 {
   CHAIN (error, a, b);
   if (a->dtype != b->dtype || !morok_dtype_is_float (a->dtype))
@@ -72,7 +72,20 @@ morok_tensor_matmul (MorokTensor *a, MorokTensor *b, GError **error)
   p.n_src = 2;
   p.src[0] = morok_tensor_broadcast_to (a, sha, rank);
   p.src[1] = morok_tensor_broadcast_to (b, shb, rank);
+  p.exact = exact;
   return morok_graph_intern (a->graph, &p);
+}
+
+MorokTensor *
+morok_tensor_matmul (MorokTensor *a, MorokTensor *b, GError **error)
+{
+  return matmul (a, b, FALSE, error);
+}
+
+MorokTensor *
+morok_tensor_matmul_exact (MorokTensor *a, MorokTensor *b, GError **error)
+{
+  return matmul (a, b, TRUE, error);
 }
 
 MorokTensor *
