@@ -6,6 +6,8 @@
 # subsampling -> 16 Conformer layers -> encoder output [1, 768, T'] (no head):
 #   Morok  build/bench/bench-gigaam: GigaAmEncoderJit, one plan per thread
 #          count (PrepareConfig threads), t bound at 30 s, run at 10 s and 30 s
+#   Morok f16  the same with MOROK_PRECISION=f16 (products with the weights
+#          in f16, f32 sums; AVX512-FP16 CPUs)
 #   ORT    bench/gigaam-ort.mjs: the reference encoder exported to ONNX by
 #          scripts/gigaam/make-bench-model.py, onnxruntime-node,
 #          intraOpNumThreads 1 or 2, graph optimisation 'all'
@@ -39,6 +41,9 @@ echo "== Morok =="
 # the pool gets every core; each plan's thread count is its PrepareConfig's
 env -u MOROK_THREADS build/bench/bench-gigaam --cold "$model" "$inputs" "$reps" 1 2 \
   | tee -a "$log" | grep -v '^RESULT'
+echo "== Morok, precision f16 =="
+env -u MOROK_THREADS MOROK_PRECISION=f16 BENCH_GIGAAM_TOP=0 build/bench/bench-gigaam "$model" \
+  "$inputs" "$reps" 1 2 | tee -a "$log" | grep -v '^RESULT'
 echo "== onnxruntime =="
 ORT_DIR="$ort_dir" node bench/gigaam-ort.mjs "$onnx" "$inputs" "$reps" 1 2 \
   | tee -a "$log" | grep -v '^RESULT'
@@ -52,13 +57,15 @@ awk '
     if (!(key in seen)) { seen[key] = 1; order[n++] = key }
   }
   END {
-    printf "%-6s %7s %9s %9s %9s %9s %10s\n", "audio", "threads", "morok s", "RTF", "ort s", "RTF", "ort/morok"
+    printf "%-6s %7s %8s %7s %8s %7s %8s %7s %9s %9s\n", "audio", "threads", "morok s", "RTF",
+      "f16 s", "RTF", "ort s", "RTF", "ort/morok", "ort/f16"
     for (i = 0; i < n; i++) {
       split(order[i], k, " ")
-      m = t["morok", order[i]]; o = t["ort", order[i]]
-      printf "%-6s %7s %9.3f %9.4f %9.3f %9.4f %9.2fx\n", k[1] " s", k[2], m, m / k[1], o, o / k[1], o / m
+      m = t["morok", order[i]]; h = t["morok-f16", order[i]]; o = t["ort", order[i]]
+      printf "%-6s %7s %8.3f %7.4f %8.3f %7.4f %8.3f %7.4f %8.2fx %8.2fx\n", k[1] " s", k[2],
+        m, m / k[1], h, h / k[1], o, o / k[1], o / m, o / h
     }
-    print "(ort/morok > 1: Morok is faster)"
+    print "(ort/morok > 1: Morok is faster; f16: products with the weights in f16, f32 sums)"
   }' "$log"
 
 if ninja -C build kernels/bench-gemm >/dev/null 2>&1 && [ -x build/kernels/bench-gemm ]; then
