@@ -205,6 +205,51 @@ test_fusion_epilogue_before_view (void)
       }
 }
 
+/* A time-major convolution, x [1, T, C] padded in time, windowed and
+ * merged to [1, T, 3 C] (a strided view of the padded signal) times w
+ * [3 C, M]: the padded signal is stored once and the contraction reads its
+ * windows in place, so the plan is two kernels, the padding and the matmul
+ * (not an im2col copy); the values are right. */
+static void
+test_fusion_padded_windows_read_in_place (void)
+{
+  GError *e = NULL;
+  const gint64 T = 6, C = 5, M = 4;
+  g_autofree float *w = rand_floats (3 * C * M);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[3];
+  morok_tensor_syms (g, (gint64[]){ 1, T, C }, 3, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 3);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ 3 * C, M }, 2);
+  MorokTensor *xp = morok_tensor_pad (x, (gint64[]){ 0, 1, 0 }, (gint64[]){ 0, 1, 0 }, 0.0, &e);
+  MorokTensor *cols = morok_tensor_reshape_c (morok_tensor_window (xp, 1, 3, 1, 1, &e),
+                                              (gint64[]){ 1, T, 3 * C }, 3, &e);
+  MorokTensor *y = morok_tensor_matmul (cols, wt, &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < T * C; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_autoptr (GArray) prof = morok_plan_execute_profiled (plan, NULL, 0, &e);
+  g_assert_no_error (e);
+  for (guint i = 0; i < prof->len; i++)
+    g_test_message ("step %s", g_array_index (prof, MorokKernelProfile, i).name);
+  g_assert_cmpuint (prof->len, ==, 2);
+  g_assert_nonnull (strstr (g_array_index (prof, MorokKernelProfile, 0).name, "pad"));
+  g_assert_nonnull (strstr (g_array_index (prof, MorokKernelProfile, 1).name, "matmul"));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 t = 0; t < T; t++)
+    for (gint64 m = 0; m < M; m++)
+      {
+        double want = 0;
+        for (gint64 k = 0; k < 3; k++)
+          for (gint64 c = 0; c < C; c++)
+            if (t + k - 1 >= 0 && t + k - 1 < T)
+              want += (double) xv[(t + k - 1) * C + c] * w[(k * C + c) * M + m];
+        g_assert_cmpfloat_with_epsilon (yv[t * M + m], want, 1e-5 * fmax (1, fabs (want)));
+      }
+}
+
 /* A linear layer on [t, 16] with t in [1, 50]: prepared once, executed 1000
  * times with new data and new values of t; every output is checked, and no
  * plan is built nor kernel compiled after prepare. */
@@ -426,6 +471,8 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/layout/small-matmul-weights-laid-out-at-prepare",
                    test_layout_small_matmul_weights);
   g_test_add_func ("/plan/fusion/epilogue-before-a-view", test_fusion_epilogue_before_view);
+  g_test_add_func ("/plan/fusion/padded-windows-read-in-place",
+                   test_fusion_padded_windows_read_in_place);
   g_test_add_func ("/plan/execute/never-rebuilds", test_replay_never_rebuilds);
   g_test_add_func ("/plan/threads/parallel-steps-match-reference", test_threads_parallel_steps);
   g_test_add_func ("/plan/cache/second-process-hits", test_cache_second_process);
