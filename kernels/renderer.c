@@ -20,6 +20,7 @@ typedef struct
   GPtrArray *scopes; /* GHashTable* "node@idx" -> temp name; innermost last */
   guint n_tmp;
   guint indent;
+  char *guard; /* inside a constant pad's source: when its loads are in bounds */
   GError **error;
 } Ctx;
 
@@ -149,12 +150,16 @@ load (Ctx *c, MorokNode *n, guint buf, char **idx)
   /* the kernel's own buffer is declared as `out` (a matmul epilogue reads it) */
   g_autofree char *name = buf == c->ker->out ? g_strdup ("out") : g_strdup_printf ("b%u", buf);
   char *t = tmp (c, "t");
+  /* under a constant pad the index is not clamped: the load is conditional
+   * (a masked load once vectorised) and the pad's select drops its value */
+  g_autofree char *at = c->guard ? g_strdup_printf ("(%s) ? %s[%s] : 0", c->guard, name, flat)
+                                 : g_strdup_printf ("%s[%s]", name, flat);
   if (n->dtype == MOROK_DTYPE_F16)
-    line (c, "const float %s = morok_f16_to_f32 (%s[%s]);", t, name, flat);
+    line (c, "const float %s = morok_f16_to_f32 (%s);", t, at);
   else if (n->dtype == MOROK_DTYPE_BF16)
-    line (c, "const float %s = morok_bf16_to_f32 (%s[%s]);", t, name, flat);
+    line (c, "const float %s = morok_bf16_to_f32 (%s);", t, at);
   else
-    line (c, "const %s %s = %s[%s];", compute_type (n->dtype), t, name, flat);
+    line (c, "const %s %s = %s;", compute_type (n->dtype), t, at);
   return t;
 }
 
@@ -390,14 +395,8 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
                 line (c, "%s = %s >= %s ? 2 * (%s - 1) - %s : %s;", s, s, d, d, s, s);
               }
             else
-              {
-                g_string_append_printf (cnd, "%s(%s >= 0 && %s < %s)", cnd->len ? " && " : "", s,
-                                        s, d);
-                line (c, "const int64_t %sc = MOROK_CLAMP (%s, 0, %s - 1);", s, s, d);
-                char *clamped = g_strdup_printf ("%sc", s);
-                g_free (s);
-                s = clamped;
-              }
+              g_string_append_printf (cnd, "%s(%s >= 0 && %s < %s)", cnd->len ? " && " : "", s,
+                                      s, d);
             sidx[i] = s;
           }
         *cond = cnd->len ? g_string_free (cnd, FALSE) : (g_string_free (cnd, TRUE), NULL);
@@ -464,7 +463,13 @@ render_view (Ctx *c, MorokNode *n, char **idx)
 {
   char *sidx[MOROK_MAX_RANK], *cond;
   view_index (c, n, 0, idx, sidx, &cond);
+  char *outer = c->guard;
+  if (n->op == MOROK_OP_PAD && cond)
+    c->guard = outer ? g_strdup_printf ("%s && %s", outer, cond) : g_strdup (cond);
   char *v = render (c, n->src[0], sidx);
+  if (c->guard != outer)
+    g_free (c->guard);
+  c->guard = outer;
   for (guint i = 0; i < n->src[0]->rank; i++)
     g_free (sidx[i]);
   if (!v || (!cond && n->op != MOROK_OP_CAT))
