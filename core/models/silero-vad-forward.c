@@ -50,12 +50,17 @@ static MorokTensor *
 stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
 {
   MorokGraph *g = audio->graph;
-  const gint64 F = n->basis.dims[1] / 2, L = n->basis.dims[0];
+  const gint64 F = n->stft_bins, L = n->basis.dims[0];
   MorokTensor *xp = morok_tensor_pad_reflect (audio, (const gint64[]){ 0, n->stft_pad_left },
                                               (const gint64[]){ 0, n->stft_pad_right }, error);
   MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error);    /* [1, 4, 256] */
   MorokTensor *spec = morok_tensor_matmul (frames, weight (g, &n->basis), error); /* [1, 4, 258] */
-  MorokTensor *re = slice (spec, 2, 0, F, error), *im = slice (spec, 2, F, F, error);
+  MorokTensor *re = slice (spec, 2, 0, F, error), *im;
+  if (n->basis.dims[1] == 2 * F)
+    im = slice (spec, 2, F, F, error);
+  else /* the zero sines of bins 0 and F - 1 were dropped at load */
+    im = morok_tensor_pad (slice (spec, 2, F, F - 2, error), (const gint64[]){ 0, 0, 1 },
+                           (const gint64[]){ 0, 0, 1 }, 0.0, error);
   MorokTensor *mag = morok_tensor_sqrt (
       morok_tensor_add (morok_tensor_mul (re, re, error), morok_tensor_mul (im, im, error), error),
       error);   /* [1, 4, 129] */
