@@ -3,6 +3,7 @@
  * processes, and the errors a caller can cause. */
 #include "op-harness.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static GRand *rng;
@@ -96,15 +97,18 @@ test_fusion_matmul_epilogue (void)
 }
 
 /* Builds y = op (x) with a [rows, cols] weight w (op: 0 x [2, K] @ w^T,
- * w [N, K]; 1 x @ w, w [K, N]; 2 w @ x, w [16, K], x [K, 3]), checks y
- * against a loop in double, and returns whether the plan reads w in place. */
+ * w [N, K]; 1 x @ w, w [K, N]; 2 w @ x, w [16, K], x [K, 3]), stored 64-byte
+ * aligned or @skew floats past that, checks y against a loop in double, and
+ * returns whether the plan reads w in place. */
 static gboolean
-small_matmul_reads_weight_in_place (int op)
+small_matmul_reads_weight_in_place (int op, int skew)
 {
   GError *e = NULL;
   const gint64 K = 40, N = 24, R = op == 2 ? 16 : 2, C = op == 2 ? 3 : N;
   const gint64 wr = op == 0 ? N : op == 1 ? K : R, wc = op == 2 ? K : op == 0 ? K : N;
-  g_autofree float *w = rand_floats (wr * wc);
+  g_autofree float *rw = rand_floats (wr * wc);
+  float *storage = aligned_alloc (64, (wr * wc + 16) * sizeof (float)), *w = storage + skew;
+  memcpy (w, rw, wr * wc * sizeof (float));
   MorokGraph *g = morok_graph_new ();
   const MorokSym *sx[2];
   morok_tensor_syms (g, op == 2 ? (gint64[]){ K, C } : (gint64[]){ R, K }, 2, sx);
@@ -132,21 +136,24 @@ small_matmul_reads_weight_in_place (int op)
       }
   guint n_bufs;
   void *const *bufs = morok_plan_buffers (plan, &n_bufs);
+  gboolean in_place = FALSE;
   for (guint i = 0; i < n_bufs; i++)
-    if (bufs[i] == (void *) w)
-      return TRUE;
-  return FALSE;
+    in_place = in_place || bufs[i] == (void *) w;
+  free (storage);
+  return in_place;
 }
 
 /* A contraction with at most 8 rows (or columns) reads its constant operand
- * contiguous along the wide side: a weight stored the other way is copied
- * in that layout at prepare, one stored that way is read in place. */
+ * contiguous along the wide side and 64-byte aligned: a weight stored the
+ * other way, or not aligned, is copied in that layout at prepare, one
+ * stored that way is read in place. */
 static void
 test_layout_small_matmul_weights (void)
 {
-  g_assert_false (small_matmul_reads_weight_in_place (0)); /* x [2, K] @ w^T */
-  g_assert_true (small_matmul_reads_weight_in_place (1));  /* x [2, K] @ w [K, N] */
-  g_assert_false (small_matmul_reads_weight_in_place (2)); /* w [16, K] @ x [K, 3] */
+  g_assert_false (small_matmul_reads_weight_in_place (0, 0)); /* x [2, K] @ w^T */
+  g_assert_true (small_matmul_reads_weight_in_place (1, 0));  /* x [2, K] @ w [K, N] */
+  g_assert_false (small_matmul_reads_weight_in_place (1, 1)); /* the same, w not aligned */
+  g_assert_false (small_matmul_reads_weight_in_place (2, 0)); /* w [16, K] @ x [K, 3] */
 }
 
 /* conv -> bias -> ReLU -> padded conv: the bias and ReLU are the first
