@@ -150,8 +150,7 @@ load (Ctx *c, MorokNode *n, guint buf, char **idx)
   /* the kernel's own buffer is declared as `out` (a matmul epilogue reads it) */
   g_autofree char *name = buf == c->ker->out ? g_strdup ("out") : g_strdup_printf ("b%u", buf);
   char *t = tmp (c, "t");
-  /* under a constant pad the index is not clamped: the load is conditional
-   * (a masked load once vectorised) and the pad's select drops its value */
+  /* under a constant pad or a cat (render_guarded) */
   g_autofree char *at = c->guard ? g_strdup_printf ("(%s) ? %s[%s] : 0", c->guard, name, flat)
                                  : g_strdup_printf ("%s[%s]", name, flat);
   if (n->dtype == MOROK_DTYPE_F16)
@@ -405,12 +404,11 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
     case MOROK_OP_CAT:
       {
         g_autofree char *la = sym_c (n->src[0]->shape[n->axis]);
-        g_autofree char *lb = sym_c (n->src[1]->shape[n->axis]);
         for (guint i = 0; i < n->rank; i++)
           sidx[i] = i != (guint) n->axis ? g_strdup (idx[i])
-                    : which == 0 ? g_strdup_printf ("MOROK_IMIN (%s, %s - 1)", idx[i], la)
-                                 : g_strdup_printf ("MOROK_CLAMP (%s - %s, 0, %s - 1)", idx[i], la, lb);
-        *cond = g_strdup_printf ("%s < %s", idx[n->axis], la);
+                    : which == 0 ? g_strdup (idx[i])
+                                 : g_strdup_printf ("(%s - %s)", idx[i], la);
+        *cond = g_strdup_printf (which == 0 ? "%s < %s" : "%s >= %s", idx[n->axis], la);
         return;
       }
     case MOROK_OP_RESHAPE:
@@ -458,18 +456,31 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
     }
 }
 
+/* @n at @idx, its loads guarded by @cond (NULL: none) and the guards
+ * around. The padded or concatenated side of a view is rendered this way,
+ * its index not clamped: a load is conditional (a masked load once
+ * vectorised) and the view's select drops the value where @cond is false.
+ * Clamped indices inside the innermost loop are not affine, and clang
+ * left such loops scalar. */
+static char *
+render_guarded (Ctx *c, MorokNode *n, char **idx, const char *cond)
+{
+  char *outer = c->guard;
+  if (cond)
+    c->guard = outer ? g_strdup_printf ("%s && %s", outer, cond) : g_strdup (cond);
+  char *v = render (c, n, idx);
+  if (c->guard != outer)
+    g_free (c->guard);
+  c->guard = outer;
+  return v;
+}
+
 static char *
 render_view (Ctx *c, MorokNode *n, char **idx)
 {
   char *sidx[MOROK_MAX_RANK], *cond;
   view_index (c, n, 0, idx, sidx, &cond);
-  char *outer = c->guard;
-  if (n->op == MOROK_OP_PAD && cond)
-    c->guard = outer ? g_strdup_printf ("%s && %s", outer, cond) : g_strdup (cond);
-  char *v = render (c, n->src[0], sidx);
-  if (c->guard != outer)
-    g_free (c->guard);
-  c->guard = outer;
+  char *v = render_guarded (c, n->src[0], sidx, cond);
   for (guint i = 0; i < n->src[0]->rank; i++)
     g_free (sidx[i]);
   if (!v || (!cond && n->op != MOROK_OP_CAT))
@@ -484,7 +495,7 @@ render_view (Ctx *c, MorokNode *n, char **idx)
     {
       char *sidx1[MOROK_MAX_RANK], *cond1;
       view_index (c, n, 1, idx, sidx1, &cond1);
-      g_autofree char *v1 = render (c, n->src[1], sidx1);
+      g_autofree char *v1 = render_guarded (c, n->src[1], sidx1, cond1);
       for (guint i = 0; i < n->rank; i++)
         g_free (sidx1[i]);
       g_free (cond1);
