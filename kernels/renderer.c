@@ -475,9 +475,61 @@ render_guarded (Ctx *c, MorokNode *n, char **idx, const char *cond)
   return v;
 }
 
+/* A reflect pad of one axis as three guarded reads of its source, before,
+ * inside and after (pad < size: one reflection), each an affine index
+ * that vectorises (the two mirrored ones as reversed loads); NULL when more
+ * than one axis is padded. */
+static char *
+render_reflect (Ctx *c, MorokNode *n, char **idx)
+{
+  MorokNode *src = n->src[0];
+  gint axis = -1;
+  for (guint i = 0; i < n->rank; i++)
+    if (n->lo[i]->hi != 0 || n->hi[i]->hi != 0)
+      {
+        if (axis >= 0)
+          return NULL;
+        axis = (gint) i;
+      }
+  if (axis < 0)
+    return NULL;
+  g_autofree char *lo = sym_c (n->lo[axis]), *d = sym_c (src->shape[axis]);
+  char *p = tmp (c, "p");
+  line (c, "const int64_t %s = %s - %s;", p, idx[axis], lo);
+  char *sidx[MOROK_MAX_RANK];
+  for (guint i = 0; i < n->rank; i++)
+    sidx[i] = idx[i];
+  g_autofree char *at_lo = g_strdup_printf ("(-%s)", p);
+  g_autofree char *at_hi = g_strdup_printf ("(2 * (%s - 1) - %s)", d, p);
+  g_autofree char *in_lo = g_strdup_printf ("%s < 0", p);
+  g_autofree char *in_hi = g_strdup_printf ("%s >= %s", p, d);
+  g_autofree char *in_mid = g_strdup_printf ("%s >= 0 && %s < %s", p, p, d);
+  sidx[axis] = at_lo;
+  g_autofree char *v_lo = render_guarded (c, src, sidx, in_lo);
+  sidx[axis] = at_hi;
+  g_autofree char *v_hi = render_guarded (c, src, sidx, in_hi);
+  sidx[axis] = p;
+  g_autofree char *v_mid = render_guarded (c, src, sidx, in_mid);
+  char *t = NULL;
+  if (v_lo && v_hi && v_mid)
+    {
+      t = tmp (c, "t");
+      line (c, "const %s %s = %s ? %s : %s ? %s : %s;", compute_type (n->dtype), t, in_lo, v_lo,
+            in_hi, v_hi, v_mid);
+    }
+  g_free (p);
+  return t;
+}
+
 static char *
 render_view (Ctx *c, MorokNode *n, char **idx)
 {
+  if (n->op == MOROK_OP_PAD && n->pad_mode == MOROK_PAD_REFLECT)
+    {
+      char *t = render_reflect (c, n, idx);
+      if (t || (c->error && *c->error))
+        return t;
+    }
   char *sidx[MOROK_MAX_RANK], *cond;
   view_index (c, n, 0, idx, sidx, &cond);
   char *v = render_guarded (c, n->src[0], sidx, cond);
