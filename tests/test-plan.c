@@ -101,10 +101,10 @@ test_fusion_matmul_epilogue (void)
  * aligned or @skew floats past that, checks y against a loop in double, and
  * returns whether the plan reads w in place. */
 static gboolean
-small_matmul_reads_weight_in_place (int op, int skew)
+small_matmul_reads_weight_in_place (int op, gint64 N, int skew)
 {
   GError *e = NULL;
-  const gint64 K = 40, N = 24, R = op == 2 ? 16 : 2, C = op == 2 ? 3 : N;
+  const gint64 K = 40, R = op == 2 ? 16 : 2, C = op == 2 ? 3 : N;
   const gint64 wr = op == 0 ? N : op == 1 ? K : R, wc = op == 2 ? K : op == 0 ? K : N;
   g_autofree float *rw = rand_floats (wr * wc);
   float *storage = aligned_alloc (64, (wr * wc + 16) * sizeof (float)), *w = storage + skew;
@@ -144,16 +144,17 @@ small_matmul_reads_weight_in_place (int op, int skew)
 }
 
 /* A contraction with at most 8 rows (or columns) reads its constant operand
- * contiguous along the wide side and 64-byte aligned: a weight stored the
- * other way, or not aligned, is copied in that layout at prepare, one
- * stored that way is read in place. */
+ * contiguous along the wide side, each row 64-byte aligned: a weight stored
+ * the other way, or not aligned, is copied in that layout at prepare (rows
+ * padded to 16 floats), one stored that way is read in place. */
 static void
 test_layout_small_matmul_weights (void)
 {
-  g_assert_false (small_matmul_reads_weight_in_place (0, 0)); /* x [2, K] @ w^T */
-  g_assert_true (small_matmul_reads_weight_in_place (1, 0));  /* x [2, K] @ w [K, N] */
-  g_assert_false (small_matmul_reads_weight_in_place (1, 1)); /* the same, w not aligned */
-  g_assert_false (small_matmul_reads_weight_in_place (2, 0)); /* w [16, K] @ x [K, 3] */
+  g_assert_false (small_matmul_reads_weight_in_place (0, 32, 0)); /* x [2, K] @ w^T */
+  g_assert_true (small_matmul_reads_weight_in_place (1, 32, 0));  /* x [2, K] @ w [K, N] */
+  g_assert_false (small_matmul_reads_weight_in_place (1, 32, 1)); /* the same, w not aligned */
+  g_assert_false (small_matmul_reads_weight_in_place (1, 24, 0)); /* rows 96 bytes apart */
+  g_assert_false (small_matmul_reads_weight_in_place (2, 32, 0)); /* w [16, K] @ x [K, 3] */
 }
 
 /* conv -> bias -> ReLU -> padded conv: the bias and ReLU are the first

@@ -94,7 +94,7 @@ substitute (MorokNode *n, GHashTable *map)
  * A contraction with at most this many rows (or columns) runs unpacked
  * (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
  * operand on the wide side is contiguous along that side: B [K, N] with
- * unit stride in n, or A with unit stride in m, and 64-byte aligned. A
+ * unit stride in n, or A with unit stride in m, and 64-byte aligned rows. A
  * weight-only operand that is not gets a copy in that layout, computed at
  * prepare like any folded weight (which is stored aligned): B -> copy (B),
  * A -> permute (copy (permute (A))). The copy is an identity cast, which no
@@ -107,18 +107,25 @@ is_leaf (MorokNode *n, gpointer ctx)
   return n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_INPUT;
 }
 
-/* TRUE if @n is a strided view of a leaf whose axis @axis has unit stride
- * and whose first element is 64-byte aligned (a weight's data comes from
- * malloc, 16 bytes past a page for the large ones: every vector load would
- * span two cache lines). */
+#define ROW_ALIGN 16 /* floats: 64 bytes */
+
+/* TRUE if @n is a strided view of a leaf whose axis @axis has unit stride,
+ * whose rows (along @row; a vector or more long) start a multiple of 64
+ * bytes apart, and whose
+ * first element is 64-byte aligned (a weight's data comes from malloc, 16
+ * bytes past a page for the large ones): otherwise vector loads span two
+ * cache lines. */
 static gboolean
-laid_out (MorokNode *n, guint axis)
+laid_out (MorokNode *n, guint axis, guint row)
 {
   MorokStrided s;
   MorokNode *stop;
-  gint64 one, offset;
+  gint64 one, rs, offset;
   if (!morok_strided_walk (n, is_leaf, NULL, &s, &stop)
       || !morok_sym_is_const (s.stride[axis], &one) || one != 1)
+    return FALSE;
+  if (n->shape[row]->hi > 1 && n->shape[axis]->hi >= ROW_ALIGN
+      && (!morok_sym_is_const (s.stride[row], &rs) || rs % ROW_ALIGN))
     return FALSE;
   if (s.base->op != MOROK_OP_WEIGHT)
     return TRUE;
@@ -133,6 +140,33 @@ copy_of (MorokNode *n)
   memcpy (c.shape, n->shape, sizeof c.shape);
   c.src[0] = n;
   return morok_graph_intern (n->graph, &c);
+}
+
+/* A contiguous copy of @n with rows (of a vector or more) 64 bytes apart:
+ * the last axis padded to a multiple of ROW_ALIGN for the copy, a view
+ * drops the padding. */
+static MorokNode *
+aligned_copy_of (MorokNode *n)
+{
+  guint r = n->rank;
+  gint64 w;
+  if (r < 2 || !morok_sym_is_const (n->shape[r - 1], &w) || w < ROW_ALIGN || w % ROW_ALIGN == 0)
+    return copy_of (n);
+  MorokSymPool *pool = morok_graph_sym_pool (n->graph);
+  MorokNode p = { .op = MOROK_OP_PAD, .dtype = n->dtype, .rank = r, .n_src = 1,
+                  .pad_mode = MOROK_PAD_CONSTANT };
+  memcpy (p.shape, n->shape, sizeof p.shape);
+  for (guint i = 0; i < r; i++)
+    p.lo[i] = p.hi[i] = morok_sym_const (pool, 0);
+  p.hi[r - 1] = morok_sym_const (pool, (w + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN - w);
+  p.shape[r - 1] = morok_sym_const (pool, w + p.hi[r - 1]->hi);
+  p.src[0] = n;
+  MorokNode k = { .op = MOROK_OP_SHRINK, .dtype = n->dtype, .rank = r, .n_src = 1 };
+  memcpy (k.shape, n->shape, sizeof k.shape);
+  for (guint i = 0; i < r; i++)
+    k.lo[i] = morok_sym_const (pool, 0);
+  k.src[0] = copy_of (morok_graph_intern (n->graph, &p));
+  return morok_graph_intern (n->graph, &k);
 }
 
 static MorokNode *
@@ -166,11 +200,11 @@ relayout (MorokNode *n, GHashTable *map)
     {
       guint r = n->rank;
       MorokNode *a = p.src[0], *b = p.src[1];
-      if (n->shape[r - 2]->hi <= MOROK_GEMM_SMALL && b->weight_only && !laid_out (b, r - 1))
-        p.src[1] = copy_of (b), changed = TRUE;
+      if (n->shape[r - 2]->hi <= MOROK_GEMM_SMALL && b->weight_only && !laid_out (b, r - 1, r - 2))
+        p.src[1] = aligned_copy_of (b), changed = TRUE;
       else if (n->shape[r - 1]->hi <= MOROK_GEMM_SMALL && n->shape[r - 2]->hi > MOROK_GEMM_SMALL
-               && a->weight_only && !laid_out (a, r - 2))
-        p.src[0] = swap_last (copy_of (swap_last (a))), changed = TRUE;
+               && a->weight_only && !laid_out (a, r - 2, r - 1))
+        p.src[0] = swap_last (aligned_copy_of (swap_last (a))), changed = TRUE;
     }
   m = changed ? morok_graph_intern (n->graph, &p) : n;
   g_hash_table_insert (map, n, m);
