@@ -39,28 +39,59 @@ reshape (MorokTensor *a, GError **error, guint rank, const gint64 *dims)
 
 /* ---- shared parts ---- */
 
+/* frames [1, T, L] -> the pairs of the folded basis (silero-vad.c,
+ * basis_fold): [1, T, L/2 + 1] of x[n] + x[L - n] (@sign 1) or x[n] - x[L - n]
+ * (@sign -1), the mirror 0 at n = 0 and L/2. The mirror x[L - n] for
+ * n = 1 .. L/2 - 1 is a reflect padding of the frame's second half. */
+static MorokTensor *
+fold_frames (MorokTensor *frames, gint64 L, gint sign, GError **error)
+{
+  const gint64 h = L / 2;
+  MorokTensor *head = slice (frames, 2, 0, h + 1, error); /* x[0 .. h] */
+  MorokTensor *tail = slice (frames, 2, h, h, error);     /* x[h .. L - 1] */
+  MorokTensor *mirror = slice (morok_tensor_pad_reflect (tail, (const gint64[]){ 0, 0, h - 1 },
+                                                         (const gint64[]){ 0, 0, 0 }, error),
+                               2, 0, h - 1, error); /* x[L - 1 .. h + 1] */
+  mirror = morok_tensor_pad (mirror, (const gint64[]){ 0, 0, 1 }, (const gint64[]){ 0, 0, 1 }, 0.0,
+                             error);
+  return sign > 0 ? morok_tensor_add (head, mirror, error) : morok_tensor_sub (head, mirror, error);
+}
+
 /* audio [1, n] -> |STFT| [1, T, F]: reflect padding, the frames (windows
  * of L samples every hop) times the windowed DFT basis, real parts first,
  * then the magnitude. This is ONNX's Conv of the padded signal with the
  * basis [2F, 1, L], written as a matmul with the basis transposed at load
- * ([L, 2F]): the contraction's wide side N is the 258 basis rows, not the 4
- * frames, which the GEMM's 6 x 64 tile needs (bench-silero, v5 16 kHz: this
- * step 60 us as conv1d, 25 us with a transposed view, 16 us so). */
+ * ([L, 2F]): the contraction's wide side N is the basis rows, not the 4
+ * frames (bench-silero, v5 16 kHz: this step 60 us as conv1d, 25 us with a
+ * transposed view, 16 us so). With the basis folded at load (the official
+ * files), two products of half the rows: cosines by the frames' even
+ * part, sines by the odd part (v5 16 kHz, with the kernels that fold the
+ * frames: 3.6 -> 2.5 us). */
 static MorokTensor *
 stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
 {
   MorokGraph *g = audio->graph;
-  const gint64 F = n->stft_bins, L = n->basis.dims[0];
+  const gboolean folded = n->basis_sin.data != NULL;
+  const gint64 F = n->stft_bins, L = folded ? 2 * (n->basis.dims[0] - 1) : n->basis.dims[0];
   MorokTensor *xp = morok_tensor_pad_reflect (audio, (const gint64[]){ 0, n->stft_pad_left },
                                               (const gint64[]){ 0, n->stft_pad_right }, error);
-  MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error);    /* [1, 4, 256] */
-  MorokTensor *spec = morok_tensor_matmul (frames, weight (g, &n->basis), error); /* [1, 4, 258] */
-  MorokTensor *re = slice (spec, 2, 0, F, error), *im;
-  if (n->basis.dims[1] == 2 * F)
-    im = slice (spec, 2, F, F, error);
-  else /* the zero sines of bins 0 and F - 1 were dropped at load */
-    im = morok_tensor_pad (slice (spec, 2, F, F - 2, error), (const gint64[]){ 0, 0, 1 },
-                           (const gint64[]){ 0, 0, 1 }, 0.0, error);
+  MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error); /* [1, 4, 256] */
+  MorokTensor *re, *im;
+  if (folded)
+    {
+      re = morok_tensor_matmul (fold_frames (frames, L, 1, error), weight (g, &n->basis), error);
+      im = morok_tensor_matmul (fold_frames (frames, L, -1, error), weight (g, &n->basis_sin),
+                                error); /* bins 1 .. F - 2 */
+    }
+  else
+    {
+      MorokTensor *spec = morok_tensor_matmul (frames, weight (g, &n->basis), error);
+      re = slice (spec, 2, 0, F, error);
+      im = slice (spec, 2, F, n->basis.dims[1] - F, error);
+    }
+  if (im && im->shape[2]->hi < F) /* the zero sines of bins 0 and F - 1 were dropped at load */
+    im = morok_tensor_pad (im, (const gint64[]){ 0, 0, 1 }, (const gint64[]){ 0, 0, 1 }, 0.0,
+                           error);
   MorokTensor *mag = morok_tensor_sqrt (
       morok_tensor_add (morok_tensor_mul (re, re, error), morok_tensor_mul (im, im, error), error),
       error);   /* [1, 4, 129] */

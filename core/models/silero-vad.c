@@ -81,6 +81,40 @@ basis_transpose (SileroParam *p, gint64 *out_bins)
   *out_bins = F;
 }
 
+/* Folds the trimmed basis [L, 2F - 2] (basis_transpose) by its symmetry
+ * in time, when it has it exactly (a symmetric window: every official
+ * file): cosines are even and sines odd about L/2, b[L - n] = +-b[n], so
+ * sum_n x[n] b[n] = sum_{n <= L/2} (x[n] +- x[L - n]) b[n] with x[L - n]
+ * taken as 0 for n = 0 and L/2. The product then has half the rows: @p
+ * becomes the cosines' [L/2 + 1, F] and @sin the sines' [L/2 + 1, F - 2]
+ * (silero-vad-forward.c, stft_magnitude). Nothing changes otherwise. */
+static void
+basis_fold (SileroParam *p, gint64 F, SileroParam *sin)
+{
+  gint64 L = p->dims[0], W = p->dims[1], h = L / 2;
+  if (L % 2 || W != 2 * F - 2)
+    return;
+  for (gint64 n = 1; n < L; n++)
+    for (gint64 c = 0; c < W; c++)
+      if (p->data[(L - n) * W + c] != (c < F ? p->data[n * W + c] : -p->data[n * W + c]))
+        return;
+  float *cs = g_new (float, (h + 1) * F), *sn = g_new (float, (h + 1) * (F - 2));
+  for (gint64 n = 0; n <= h; n++)
+    {
+      memcpy (cs + n * F, p->data + n * W, F * sizeof (float));
+      memcpy (sn + n * (F - 2), p->data + n * W + F, (F - 2) * sizeof (float));
+    }
+  g_free (p->data);
+  p->data = cs;
+  p->dims[0] = h + 1;
+  p->dims[1] = F;
+  sin->data = sn;
+  sin->name = g_strconcat (p->name, " (sines)", NULL);
+  sin->rank = 2;
+  sin->dims[0] = h + 1;
+  sin->dims[1] = F - 2;
+}
+
 /* ---- structure ---- */
 
 static const MorokOnnxGraph *
@@ -156,6 +190,7 @@ load_v5_net (const MorokOnnxGraph *g, guint rate, SileroNet *n, GError **error)
   if (!param_find (g, "stft.forward_basis_buffer", DIMS (2 * F, 1, L), &n->basis, error))
     return FALSE;
   basis_transpose (&n->basis, &n->stft_bins);
+  basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
     {
       g_autofree char *w = g_strdup_printf ("encoder.%u.reparam_conv.weight", i);
@@ -315,6 +350,7 @@ load_v4_net (const MorokOnnxGraph *main, const MorokOnnxGraph *branch_g, guint r
       || !param_find (main, filter, DIMS (1, 1, 7), &n->norm_filter, error))
     return FALSE;
   basis_transpose (&n->basis, &n->stft_bins);
+  basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
     {
       SileroBlock *b = &n->block[i];
@@ -398,6 +434,7 @@ static void
 net_clear (SileroNet *n)
 {
   param_clear (&n->basis);
+  param_clear (&n->basis_sin);
   param_clear (&n->norm_filter);
   for (guint i = 0; i < 4; i++)
     {
