@@ -146,7 +146,8 @@ small_matmul_reads_weight_in_place (int op, gint64 N, int skew)
 /* A contraction with at most 8 rows (or columns) reads its constant operand
  * contiguous along the wide side, each row 64-byte aligned: a weight stored
  * the other way, or not aligned, is copied in that layout at prepare (rows
- * padded to 16 floats), one stored that way is read in place. */
+ * padded to 16 floats), one stored that way is read in place, and so is a
+ * single column, whatever its stride. */
 static void
 test_layout_small_matmul_weights (void)
 {
@@ -155,6 +156,7 @@ test_layout_small_matmul_weights (void)
   g_assert_false (small_matmul_reads_weight_in_place (1, 32, 1)); /* the same, w not aligned */
   g_assert_false (small_matmul_reads_weight_in_place (1, 24, 0)); /* rows 96 bytes apart */
   g_assert_false (small_matmul_reads_weight_in_place (2, 32, 0)); /* w [16, K] @ x [K, 3] */
+  g_assert_true (small_matmul_reads_weight_in_place (0, 1, 0));   /* one column: dot products */
 }
 
 /* conv -> bias -> ReLU -> padded conv: the bias and ReLU are the first

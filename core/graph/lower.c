@@ -121,8 +121,11 @@ laid_out (MorokNode *n, guint axis, guint row)
   MorokStrided s;
   MorokNode *stop;
   gint64 one, rs, offset;
-  if (!morok_strided_walk (n, is_leaf, NULL, &s, &stop)
-      || !morok_sym_is_const (s.stride[axis], &one) || one != 1)
+  if (!morok_strided_walk (n, is_leaf, NULL, &s, &stop))
+    return FALSE;
+  if (n->shape[axis]->hi == 1) /* one column (row): read as the dot product it is */
+    return TRUE;
+  if (!morok_sym_is_const (s.stride[axis], &one) || one != 1)
     return FALSE;
   if (n->shape[row]->hi > 1 && n->shape[axis]->hi >= ROW_ALIGN
       && (!morok_sym_is_const (s.stride[row], &rs) || rs % ROW_ALIGN))
