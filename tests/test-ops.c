@@ -348,6 +348,30 @@ test_views (void)
     MorokTensor *ts[] = { case_input (&c, a), case_input (&c, b) };
     case_check (&c, morok_tensor_cat (ts, 2, 1, &e), want, 0, "cat");
   }
+  /* along a last axis of 8 or more, the loop vectorises and pads and cats
+   * read their sources through guarded loads (a reflect pad of one axis
+   * as three reads): the same values */
+  for (int reflect = 0; reflect < 2; reflect++)
+    {
+      Case c;
+      case_init (&c);
+      g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20));
+      const gint64 before[] = { 0, 0, 5 }, after[] = { 0, 0, 7 };
+      g_autoptr (Ref) want = ref_pad (x, before, after, reflect ? 0 : -1.5, reflect);
+      MorokTensor *in = morok_tensor_neg (morok_tensor_neg (case_input (&c, x), &e), &e);
+      MorokTensor *y = reflect ? morok_tensor_pad_reflect (in, before, after, &e)
+                               : morok_tensor_pad (in, before, after, -1.5, &e);
+      case_check (&c, y, want, 0, reflect ? "wide pad reflect" : "wide pad constant");
+    }
+  {
+    Case c;
+    case_init (&c);
+    g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20)), y = rnd (SHAPE (2, 3, 12));
+    g_autoptr (Ref) want = ref_cat (x, y, 2);
+    MorokTensor *ny = morok_tensor_neg (morok_tensor_neg (case_input (&c, y), &e), &e);
+    MorokTensor *ts[] = { case_input (&c, x), ny };
+    case_check (&c, morok_tensor_cat (ts, 2, 2, &e), want, 0, "wide cat");
+  }
   {
     Case c;
     case_init (&c);

@@ -3,6 +3,7 @@
  * processes, and the errors a caller can cause. */
 #include "op-harness.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static GRand *rng;
@@ -96,15 +97,18 @@ test_fusion_matmul_epilogue (void)
 }
 
 /* Builds y = op (x) with a [rows, cols] weight w (op: 0 x [2, K] @ w^T,
- * w [N, K]; 1 x @ w, w [K, N]; 2 w @ x, w [16, K], x [K, 3]), checks y
- * against a loop in double, and returns whether the plan reads w in place. */
+ * w [N, K]; 1 x @ w, w [K, N]; 2 w @ x, w [16, K], x [K, 3]), stored 64-byte
+ * aligned or @skew floats past that, checks y against a loop in double, and
+ * returns whether the plan reads w in place. */
 static gboolean
-small_matmul_reads_weight_in_place (int op)
+small_matmul_reads_weight_in_place (int op, gint64 N, int skew)
 {
   GError *e = NULL;
-  const gint64 K = 40, N = 24, R = op == 2 ? 16 : 2, C = op == 2 ? 3 : N;
+  const gint64 K = 40, R = op == 2 ? 16 : 2, C = op == 2 ? 3 : N;
   const gint64 wr = op == 0 ? N : op == 1 ? K : R, wc = op == 2 ? K : op == 0 ? K : N;
-  g_autofree float *w = rand_floats (wr * wc);
+  g_autofree float *rw = rand_floats (wr * wc);
+  float *storage = aligned_alloc (64, (wr * wc + 16) * sizeof (float)), *w = storage + skew;
+  memcpy (w, rw, wr * wc * sizeof (float));
   MorokGraph *g = morok_graph_new ();
   const MorokSym *sx[2];
   morok_tensor_syms (g, op == 2 ? (gint64[]){ K, C } : (gint64[]){ R, K }, 2, sx);
@@ -132,21 +136,27 @@ small_matmul_reads_weight_in_place (int op)
       }
   guint n_bufs;
   void *const *bufs = morok_plan_buffers (plan, &n_bufs);
+  gboolean in_place = FALSE;
   for (guint i = 0; i < n_bufs; i++)
-    if (bufs[i] == (void *) w)
-      return TRUE;
-  return FALSE;
+    in_place = in_place || bufs[i] == (void *) w;
+  free (storage);
+  return in_place;
 }
 
 /* A contraction with at most 8 rows (or columns) reads its constant operand
- * contiguous along the wide side: a weight stored the other way is copied
- * in that layout at prepare, one stored that way is read in place. */
+ * contiguous along the wide side, each row 64-byte aligned: a weight stored
+ * the other way, or not aligned, is copied in that layout at prepare (rows
+ * padded to 16 floats), one stored that way is read in place, and so is a
+ * single column, whatever its stride. */
 static void
 test_layout_small_matmul_weights (void)
 {
-  g_assert_false (small_matmul_reads_weight_in_place (0)); /* x [2, K] @ w^T */
-  g_assert_true (small_matmul_reads_weight_in_place (1));  /* x [2, K] @ w [K, N] */
-  g_assert_false (small_matmul_reads_weight_in_place (2)); /* w [16, K] @ x [K, 3] */
+  g_assert_false (small_matmul_reads_weight_in_place (0, 32, 0)); /* x [2, K] @ w^T */
+  g_assert_true (small_matmul_reads_weight_in_place (1, 32, 0));  /* x [2, K] @ w [K, N] */
+  g_assert_false (small_matmul_reads_weight_in_place (1, 32, 1)); /* the same, w not aligned */
+  g_assert_false (small_matmul_reads_weight_in_place (1, 24, 0)); /* rows 96 bytes apart */
+  g_assert_false (small_matmul_reads_weight_in_place (2, 32, 0)); /* w [16, K] @ x [K, 3] */
+  g_assert_true (small_matmul_reads_weight_in_place (0, 1, 0));   /* one column: dot products */
 }
 
 /* conv -> bias -> ReLU -> padded conv: the bias and ReLU are the first
@@ -202,6 +212,51 @@ test_fusion_epilogue_before_view (void)
             if (t + k - 1 >= 0 && t + k - 1 < 20)
               want += w2[(o * 8 + c) * 3 + k] * hv[c][t + k - 1];
         g_assert_cmpfloat_with_epsilon (yv[o * 20 + t], want, 1e-5 * fmax (1, fabs (want)));
+      }
+}
+
+/* A time-major convolution, x [1, T, C] padded in time, windowed and
+ * merged to [1, T, 3 C] (a strided view of the padded signal) times w
+ * [3 C, M]: the padded signal is stored once and the contraction reads its
+ * windows in place, so the plan is two kernels, the padding and the matmul
+ * (not an im2col copy); the values are right. */
+static void
+test_fusion_padded_windows_read_in_place (void)
+{
+  GError *e = NULL;
+  const gint64 T = 6, C = 5, M = 4;
+  g_autofree float *w = rand_floats (3 * C * M);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[3];
+  morok_tensor_syms (g, (gint64[]){ 1, T, C }, 3, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 3);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ 3 * C, M }, 2);
+  MorokTensor *xp = morok_tensor_pad (x, (gint64[]){ 0, 1, 0 }, (gint64[]){ 0, 1, 0 }, 0.0, &e);
+  MorokTensor *cols = morok_tensor_reshape_c (morok_tensor_window (xp, 1, 3, 1, 1, &e),
+                                              (gint64[]){ 1, T, 3 * C }, 3, &e);
+  MorokTensor *y = morok_tensor_matmul (cols, wt, &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < T * C; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_autoptr (GArray) prof = morok_plan_execute_profiled (plan, NULL, 0, &e);
+  g_assert_no_error (e);
+  for (guint i = 0; i < prof->len; i++)
+    g_test_message ("step %s", g_array_index (prof, MorokKernelProfile, i).name);
+  g_assert_cmpuint (prof->len, ==, 2);
+  g_assert_nonnull (strstr (g_array_index (prof, MorokKernelProfile, 0).name, "pad"));
+  g_assert_nonnull (strstr (g_array_index (prof, MorokKernelProfile, 1).name, "matmul"));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 t = 0; t < T; t++)
+    for (gint64 m = 0; m < M; m++)
+      {
+        double want = 0;
+        for (gint64 k = 0; k < 3; k++)
+          for (gint64 c = 0; c < C; c++)
+            if (t + k - 1 >= 0 && t + k - 1 < T)
+              want += (double) xv[(t + k - 1) * C + c] * w[(k * C + c) * M + m];
+        g_assert_cmpfloat_with_epsilon (yv[t * M + m], want, 1e-5 * fmax (1, fabs (want)));
       }
 }
 
@@ -426,6 +481,8 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/layout/small-matmul-weights-laid-out-at-prepare",
                    test_layout_small_matmul_weights);
   g_test_add_func ("/plan/fusion/epilogue-before-a-view", test_fusion_epilogue_before_view);
+  g_test_add_func ("/plan/fusion/padded-windows-read-in-place",
+                   test_fusion_padded_windows_read_in_place);
   g_test_add_func ("/plan/execute/never-rebuilds", test_replay_never_rebuilds);
   g_test_add_func ("/plan/threads/parallel-steps-match-reference", test_threads_parallel_steps);
   g_test_add_func ("/plan/cache/second-process-hits", test_cache_second_process);

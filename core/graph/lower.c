@@ -7,6 +7,7 @@
 #include "graph/schedule-private.h"
 #include "runtime/plan-private.h"
 #include "kernels/weight-pack.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* Steps estimated below this many flops run on the calling thread: handing
@@ -95,10 +96,11 @@ substitute (MorokNode *n, GHashTable *map)
  * A contraction with at most this many rows (or columns) runs unpacked
  * (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
  * operand on the wide side is contiguous along that side: B [K, N] with
- * unit stride in n, or A with unit stride in m. A weight-only operand that is
- * not gets a copy in that layout, computed at prepare like any folded
- * weight: B -> copy (B), A -> permute (copy (permute (A))). The copy is an
- * identity cast, which no rule removes. */
+ * unit stride in n, or A with unit stride in m, and 64-byte aligned rows. A
+ * weight-only operand that is not gets a copy in that layout, computed at
+ * prepare like any folded weight (which is stored aligned): B -> copy (B),
+ * A -> permute (copy (permute (A))). The copy is an identity cast, which no
+ * rule removes. */
 
 static gboolean
 is_leaf (MorokNode *n, gpointer ctx)
@@ -107,15 +109,33 @@ is_leaf (MorokNode *n, gpointer ctx)
   return n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_INPUT;
 }
 
-/* TRUE if @n is a strided view of a leaf whose axis @axis has unit stride. */
+#define ROW_ALIGN 16 /* floats: 64 bytes */
+
+/* TRUE if @n is a strided view of a leaf whose axis @axis has unit stride,
+ * whose rows (along @row; a vector or more long) start a multiple of 64
+ * bytes apart, and whose
+ * first element is 64-byte aligned (a weight's data comes from malloc, 16
+ * bytes past a page for the large ones): otherwise vector loads span two
+ * cache lines. */
 static gboolean
-unit_stride (MorokNode *n, guint axis)
+laid_out (MorokNode *n, guint axis, guint row)
 {
   MorokStrided s;
   MorokNode *stop;
-  gint64 one;
-  return morok_strided_walk (n, is_leaf, NULL, &s, &stop)
-         && morok_sym_is_const (s.stride[axis], &one) && one == 1;
+  gint64 one, rs, offset;
+  if (!morok_strided_walk (n, is_leaf, NULL, &s, &stop))
+    return FALSE;
+  if (n->shape[axis]->hi == 1) /* one column (row): read as the dot product it is */
+    return TRUE;
+  if (!morok_sym_is_const (s.stride[axis], &one) || one != 1)
+    return FALSE;
+  if (n->shape[row]->hi > 1 && n->shape[axis]->hi >= ROW_ALIGN
+      && (!morok_sym_is_const (s.stride[row], &rs) || rs % ROW_ALIGN))
+    return FALSE;
+  if (s.base->op != MOROK_OP_WEIGHT)
+    return TRUE;
+  return morok_sym_is_const (s.offset, &offset)
+         && ((guintptr) s.base->data + (guintptr) (offset * morok_dtype_size (n->dtype))) % 64 == 0;
 }
 
 static MorokNode *
@@ -125,6 +145,33 @@ copy_of (MorokNode *n)
   memcpy (c.shape, n->shape, sizeof c.shape);
   c.src[0] = n;
   return morok_graph_intern (n->graph, &c);
+}
+
+/* A contiguous copy of @n with rows (of a vector or more) 64 bytes apart:
+ * the last axis padded to a multiple of ROW_ALIGN for the copy, a view
+ * drops the padding. */
+static MorokNode *
+aligned_copy_of (MorokNode *n)
+{
+  guint r = n->rank;
+  gint64 w;
+  if (r < 2 || !morok_sym_is_const (n->shape[r - 1], &w) || w < ROW_ALIGN || w % ROW_ALIGN == 0)
+    return copy_of (n);
+  MorokSymPool *pool = morok_graph_sym_pool (n->graph);
+  MorokNode p = { .op = MOROK_OP_PAD, .dtype = n->dtype, .rank = r, .n_src = 1,
+                  .pad_mode = MOROK_PAD_CONSTANT };
+  memcpy (p.shape, n->shape, sizeof p.shape);
+  for (guint i = 0; i < r; i++)
+    p.lo[i] = p.hi[i] = morok_sym_const (pool, 0);
+  p.hi[r - 1] = morok_sym_const (pool, (w + ROW_ALIGN - 1) / ROW_ALIGN * ROW_ALIGN - w);
+  p.shape[r - 1] = morok_sym_const (pool, w + p.hi[r - 1]->hi);
+  p.src[0] = n;
+  MorokNode k = { .op = MOROK_OP_SHRINK, .dtype = n->dtype, .rank = r, .n_src = 1 };
+  memcpy (k.shape, n->shape, sizeof k.shape);
+  for (guint i = 0; i < r; i++)
+    k.lo[i] = morok_sym_const (pool, 0);
+  k.src[0] = copy_of (morok_graph_intern (n->graph, &p));
+  return morok_graph_intern (n->graph, &k);
 }
 
 static MorokNode *
@@ -158,11 +205,11 @@ relayout (MorokNode *n, GHashTable *map)
     {
       guint r = n->rank;
       MorokNode *a = p.src[0], *b = p.src[1];
-      if (n->shape[r - 2]->hi <= MOROK_GEMM_SMALL && b->weight_only && !unit_stride (b, r - 1))
-        p.src[1] = copy_of (b), changed = TRUE;
+      if (n->shape[r - 2]->hi <= MOROK_GEMM_SMALL && b->weight_only && !laid_out (b, r - 1, r - 2))
+        p.src[1] = aligned_copy_of (b), changed = TRUE;
       else if (n->shape[r - 1]->hi <= MOROK_GEMM_SMALL && n->shape[r - 2]->hi > MOROK_GEMM_SMALL
-               && a->weight_only && !unit_stride (a, r - 2))
-        p.src[0] = swap_last (copy_of (swap_last (a))), changed = TRUE;
+               && a->weight_only && !laid_out (a, r - 2, r - 1))
+        p.src[0] = swap_last (aligned_copy_of (swap_last (a))), changed = TRUE;
     }
   m = changed ? morok_graph_intern (n->graph, &p) : n;
   g_hash_table_insert (map, n, m);
@@ -198,7 +245,16 @@ fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
     {
       MorokNode *n = g_ptr_array_index (fold, i);
       const MorokBuffer *b = morok_plan_output (sub, i);
-      gpointer data = g_memdup2 (b->data, b->bytes);
+      /* 64-byte aligned, as the plan's own buffers */
+      gpointer data = aligned_alloc (64, MAX ((b->bytes + 63) / 64 * 64, 64));
+      if (data == NULL)
+        {
+          g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_VARIABLE,
+                       "out of memory for a folded weight of %" G_GSIZE_FORMAT " bytes", b->bytes);
+          ok = FALSE;
+          break;
+        }
+      memcpy (data, b->data, b->bytes);
       g_ptr_array_add (keep, data);
       MorokNode w = { .op = MOROK_OP_WEIGHT, .dtype = n->dtype, .rank = n->rank, .data = data };
       memcpy (w.shape, n->shape, sizeof w.shape);
@@ -469,7 +525,7 @@ morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint n_outputs,
       return NULL;
     }
   g_autofree MorokNode **roots = g_memdup2 (outputs, n_outputs * sizeof *outputs);
-  GPtrArray *keep = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *keep = g_ptr_array_new_with_free_func (free);
   MorokPlan *plan = build (graph, roots, n_outputs, inputs, n_inputs, opts, TRUE, keep, error);
   if (!plan)
     {

@@ -71,7 +71,10 @@ ew_path (Planner *p, MorokNode *n)
   return TRUE;
 }
 
-/* Realizes what a matmul's operand needs to be a strided view of a buffer. */
+/* Realizes what a matmul's operand needs to be a strided view of a buffer:
+ * the node the strided walk stops at, when the views above it are then
+ * strided (a computed node, or a padding under a window: the padded signal
+ * is stored once and the im2col stays a view of it); else the operand. */
 static void
 realize_operand (Planner *p, MorokNode *operand)
 {
@@ -79,12 +82,17 @@ realize_operand (Planner *p, MorokNode *operand)
   MorokNode *stop;
   if (morok_strided_walk (operand, is_realized, p, &s, &stop))
     return;
-  /* a computed node under pure views: realize it; anything else: the operand */
   gboolean computed = !morok_op_is_view (stop->op) && stop->op != MOROK_OP_CONST;
-  MorokNode *target = computed ? stop : operand;
-  g_hash_table_add (p->realized, target);
-  if (computed && !morok_strided_walk (operand, is_realized, p, &s, &stop))
-    g_hash_table_add (p->realized, operand);
+  if ((computed || stop->op == MOROK_OP_PAD) && stop != operand)
+    {
+      g_hash_table_add (p->realized, stop);
+      MorokNode *stop2;
+      if (morok_strided_walk (operand, is_realized, p, &s, &stop2))
+        return;
+      if (!computed)
+        g_hash_table_remove (p->realized, stop);
+    }
+  g_hash_table_add (p->realized, operand);
 }
 
 /* The element-wise chain that follows a matmul (bias, activation, scale)

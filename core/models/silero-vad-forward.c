@@ -39,27 +39,63 @@ reshape (MorokTensor *a, GError **error, guint rank, const gint64 *dims)
 
 /* ---- shared parts ---- */
 
-/* audio [1, n] -> |STFT| [1, F, T]: reflect padding, the frames (windows
+/* frames [1, T, L] -> the pairs of the folded basis (silero-vad.c,
+ * basis_fold): [1, T, L/2 + 1] of x[n] + x[L - n] (@sign 1) or x[n] - x[L - n]
+ * (@sign -1), the mirror 0 at n = 0 and L/2. The mirror x[L - n] for
+ * n = 1 .. L/2 - 1 is a reflect padding of the frame's second half. */
+static MorokTensor *
+fold_frames (MorokTensor *frames, gint64 L, gint sign, GError **error)
+{
+  const gint64 h = L / 2;
+  MorokTensor *head = slice (frames, 2, 0, h + 1, error); /* x[0 .. h] */
+  MorokTensor *tail = slice (frames, 2, h, h, error);     /* x[h .. L - 1] */
+  MorokTensor *mirror = slice (morok_tensor_pad_reflect (tail, (const gint64[]){ 0, 0, h - 1 },
+                                                         (const gint64[]){ 0, 0, 0 }, error),
+                               2, 0, h - 1, error); /* x[L - 1 .. h + 1] */
+  mirror = morok_tensor_pad (mirror, (const gint64[]){ 0, 0, 1 }, (const gint64[]){ 0, 0, 1 }, 0.0,
+                             error);
+  return sign > 0 ? morok_tensor_add (head, mirror, error) : morok_tensor_sub (head, mirror, error);
+}
+
+/* audio [1, n] -> |STFT| [1, T, F]: reflect padding, the frames (windows
  * of L samples every hop) times the windowed DFT basis, real parts first,
  * then the magnitude. This is ONNX's Conv of the padded signal with the
  * basis [2F, 1, L], written as a matmul with the basis transposed at load
- * ([L, 2F]): the contraction's wide side N is the 258 basis rows, not the 4
- * frames, which the GEMM's 6 x 64 tile needs (bench-silero, v5 16 kHz: this
- * step 60 us as conv1d, 25 us with a transposed view, 16 us so). */
+ * ([L, 2F]): the contraction's wide side N is the basis rows, not the 4
+ * frames (bench-silero, v5 16 kHz: this step 60 us as conv1d, 25 us with a
+ * transposed view, 16 us so). With the basis folded at load (the official
+ * files), two products of half the rows: cosines by the frames' even
+ * part, sines by the odd part (v5 16 kHz, with the kernels that fold the
+ * frames: 3.6 -> 2.5 us). */
 static MorokTensor *
 stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
 {
   MorokGraph *g = audio->graph;
-  const gint64 F = n->basis.dims[1] / 2, L = n->basis.dims[0];
+  const gboolean folded = n->basis_sin.data != NULL;
+  const gint64 F = n->stft_bins, L = folded ? 2 * (n->basis.dims[0] - 1) : n->basis.dims[0];
   MorokTensor *xp = morok_tensor_pad_reflect (audio, (const gint64[]){ 0, n->stft_pad_left },
                                               (const gint64[]){ 0, n->stft_pad_right }, error);
-  MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error);    /* [1, 4, 256] */
-  MorokTensor *spec = morok_tensor_matmul (frames, weight (g, &n->basis), error); /* [1, 4, 258] */
-  MorokTensor *re = slice (spec, 2, 0, F, error), *im = slice (spec, 2, F, F, error);
+  MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error); /* [1, 4, 256] */
+  MorokTensor *re, *im;
+  if (folded)
+    {
+      re = morok_tensor_matmul (fold_frames (frames, L, 1, error), weight (g, &n->basis), error);
+      im = morok_tensor_matmul (fold_frames (frames, L, -1, error), weight (g, &n->basis_sin),
+                                error); /* bins 1 .. F - 2 */
+    }
+  else
+    {
+      MorokTensor *spec = morok_tensor_matmul (frames, weight (g, &n->basis), error);
+      re = slice (spec, 2, 0, F, error);
+      im = slice (spec, 2, F, n->basis.dims[1] - F, error);
+    }
+  if (im && im->shape[2]->hi < F) /* the zero sines of bins 0 and F - 1 were dropped at load */
+    im = morok_tensor_pad (im, (const gint64[]){ 0, 0, 1 }, (const gint64[]){ 0, 0, 1 }, 0.0,
+                           error);
   MorokTensor *mag = morok_tensor_sqrt (
       morok_tensor_add (morok_tensor_mul (re, re, error), morok_tensor_mul (im, im, error), error),
-      error);                                       /* [1, 4, 129] */
-  return morok_tensor_transpose (mag, 1, 2, error); /* [1, 129, 4] */
+      error);   /* [1, 4, 129] */
+  return mag; /* time-major: the encoder's layout */
 }
 
 /* One LSTM step of @layer on x [1, In]; h and c [1, H] are replaced. */
@@ -107,22 +143,58 @@ pack_output (MorokTensor *p, MorokTensor **h, MorokTensor **c, guint layers, gin
 
 /* ---- v5 / v6 ---- */
 
+/* relu (conv1d (x, w, b, stride, padding 1)) on time-major activations:
+ * x [1, T, C] -> [1, T', M], w [M, C, k]. Time-major, the im2col of the
+ * padded input is a strided view (window [T', k, C] -> [T', k*C] merges),
+ * so the contraction reads the padded input in place, and the product is
+ * [T', k*C] x [k*C, M]: few rows, weights streamed once by rows. Taps that
+ * read only padding for every output are dropped: at T = 2 and 1 (the last
+ * two layers) the padding is then gone, and with it a third to two thirds
+ * of their weights. */
+static MorokTensor *
+conv_relu (MorokTensor *x, const SileroParam *w, const SileroParam *b, gint64 stride,
+           GError **error)
+{
+  const gint64 pad = 1, M = w->dims[0], C = w->dims[1], k = w->dims[2];
+  gint64 T;
+  if (x == NULL || !morok_sym_is_const (x->shape[1], &T))
+    return NULL;
+  MorokGraph *g = x->graph;
+  const gint64 T2 = (T + 2 * pad - k) / stride + 1;
+  gint64 lo = k, hi = -1; /* the live taps */
+  for (gint64 j = 0; j < k; j++)
+    for (gint64 t = 0; t < T2; t++)
+      if (t * stride + j - pad >= 0 && t * stride + j - pad < T)
+        lo = MIN (lo, j), hi = MAX (hi, j);
+  const gint64 taps = hi - lo + 1;
+  /* x index of output t, live tap j: t * stride + j + lo - pad */
+  gint64 first = lo - pad, last = (T2 - 1) * stride + hi - pad;
+  if (first > 0 || last < T - 1)
+    x = slice (x, 1, MAX (first, 0), MIN (last, T - 1) - MAX (first, 0) + 1, error);
+  if (first < 0 || last > T - 1)
+    x = morok_tensor_pad (x, (const gint64[]){ 0, MAX (-first, 0), 0 },
+                          (const gint64[]){ 0, MAX (last - (T - 1), 0), 0 }, 0.0, error);
+  MorokTensor *cols = RESHAPE (morok_tensor_window (x, 1, taps, stride, 1, error), error, 1, T2,
+                               taps * C); /* [1, T', taps * C] */
+  /* w [M, C, k] -> [taps, C, M] -> [taps * C, M], rows in the order of cols */
+  MorokTensor *wt = morok_tensor_permute (slice (weight (g, w), 2, lo, taps, error),
+                                          (const guint[]){ 2, 1, 0 }, 3, error);
+  MorokTensor *y = morok_tensor_matmul (cols, RESHAPE (wt, error, taps * C, M), error);
+  return morok_tensor_relu (morok_tensor_add (y, weight (g, b), error), error);
+}
+
 static MorokTensor *
 forward_v5 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, MorokTensor *state,
             GError **error)
 {
   static const gint64 strides[4] = { 1, 2, 2, 1 };
-  MorokGraph *g = audio->graph;
   const gint64 H = m->hidden;
-  MorokTensor *x = stft_magnitude (n, audio, error); /* [1, 129, 4] */
-  /* -> [1, 128, 4] [1, 64, 2] [1, 64, 1] [1, 128, 1] */
+  MorokTensor *x = stft_magnitude (n, audio, error); /* [1, 4, 129] */
+  /* -> [1, 4, 128] [1, 2, 64] [1, 1, 64] [1, 1, 128] */
   for (guint i = 0; i < 4; i++)
-    x = morok_tensor_relu (morok_tensor_conv1d (x, weight (g, &n->enc_w[i]),
-                                                weight (g, &n->enc_b[i]), strides[i], 1, 1, 1,
-                                                error),
-                           error);
+    x = conv_relu (x, &n->enc_w[i], &n->enc_b[i], strides[i], error);
   gint64 frames;
-  if (x && (!morok_sym_is_const (x->shape[2], &frames) || frames != 1))
+  if (x && (!morok_sym_is_const (x->shape[1], &frames) || frames != 1))
     {
       g_autofree char *s = morok_node_shape_string (x);
       g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
@@ -184,7 +256,8 @@ forward_v4 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
             GError **error)
 {
   const gint64 H = m->hidden;
-  MorokTensor *mag = stft_magnitude (n, audio, error); /* [1, 129, 8] */
+  MorokTensor *mag = morok_tensor_transpose (stft_magnitude (n, audio, error), 1, 2,
+                                             error); /* [1, 129, 8] */
   MorokTensor *x = mag ? v4_features (n, mag, error) : NULL;
   /* -> [1, 16, 4] [1, 32, 2] [1, 32, 1] [1, 64, 1] */
   for (guint i = 0; i < G_N_ELEMENTS (n->block); i++)

@@ -51,20 +51,68 @@ param_find (const MorokOnnxGraph *graph, const char *name, guint rank, const gin
   G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })), ((const gint64[]){ __VA_ARGS__ })
 
 /* The STFT basis [2F, 1, L] as basis^T [L, 2F]: the B operand of the STFT
- * matmul (silero-vad-forward.c), its rows contiguous as the GEMM packs them. */
+ * matmul (silero-vad-forward.c), its rows contiguous as the GEMM reads
+ * them. The sine rows of bins 0 and F - 1 (sin 0, sin pi n) are zero in
+ * every official file: when they are, they are dropped, [L, 2F - 2] with
+ * the sines of bins 1 .. F - 2 after the F cosines, so that the product is
+ * 256 columns (16 kHz) rather than 258, whole vectors. Sets *out_bins to F. */
 static void
-basis_transpose (SileroParam *p)
+basis_transpose (SileroParam *p, gint64 *out_bins)
 {
-  gint64 rows = p->dims[0], cols = p->dims[2];
-  float *t = g_new (float, rows *cols);
-  for (gint64 r = 0; r < rows; r++)
-    for (gint64 c = 0; c < cols; c++)
-      t[c * rows + r] = p->data[r * cols + c];
+  gint64 rows = p->dims[0], cols = p->dims[2], F = rows / 2;
+  gboolean zero_ends = TRUE;
+  for (gint64 c = 0; c < cols; c++)
+    zero_ends = zero_ends && p->data[F * cols + c] == 0.0f && p->data[(rows - 1) * cols + c] == 0.0f;
+  gint64 kept = zero_ends ? rows - 2 : rows;
+  float *t = g_new (float, kept * cols);
+  for (gint64 r = 0, to = 0; r < rows; r++)
+    {
+      if (zero_ends && (r == F || r == rows - 1))
+        continue;
+      for (gint64 c = 0; c < cols; c++)
+        t[c * kept + to] = p->data[r * cols + c];
+      to++;
+    }
   g_free (p->data);
   p->data = t;
   p->rank = 2;
   p->dims[0] = cols;
-  p->dims[1] = rows;
+  p->dims[1] = kept;
+  *out_bins = F;
+}
+
+/* Folds the trimmed basis [L, 2F - 2] (basis_transpose) by its symmetry
+ * in time, when it has it exactly (a symmetric window: every official
+ * file): cosines are even and sines odd about L/2, b[L - n] = +-b[n], so
+ * sum_n x[n] b[n] = sum_{n <= L/2} (x[n] +- x[L - n]) b[n] with x[L - n]
+ * taken as 0 for n = 0 and L/2. The product then has half the rows: @p
+ * becomes the cosines' [L/2 + 1, F] and @sin the sines' [L/2 + 1, F - 2]
+ * (silero-vad-forward.c, stft_magnitude). Nothing changes otherwise. */
+static void
+basis_fold (SileroParam *p, gint64 F, SileroParam *sin)
+{
+  gint64 L = p->dims[0], W = p->dims[1], h = L / 2;
+  if (L % 2 || W != 2 * F - 2)
+    return;
+  for (gint64 n = 1; n < L; n++)
+    for (gint64 c = 0; c < W; c++)
+      if (p->data[(L - n) * W + c] != (c < F ? p->data[n * W + c] : -p->data[n * W + c]))
+        return;
+  float *cs = g_new (float, (h + 1) * F), *sn = g_new (float, (h + 1) * (F - 2));
+  for (gint64 n = 0; n <= h; n++)
+    {
+      memcpy (cs + n * F, p->data + n * W, F * sizeof (float));
+      memcpy (sn + n * (F - 2), p->data + n * W + F, (F - 2) * sizeof (float));
+    }
+  g_free (p->data);
+  p->data = cs;
+  p->dims[0] = h + 1;
+  p->dims[1] = F;
+  sin->data = sn;
+  sin->name = g_strconcat (p->name, " (sines)", NULL);
+  sin->rank = 2;
+  sin->dims[0] = h + 1;
+  sin->dims[1] = F - 2;
 }
 
 /* ---- structure ---- */
@@ -141,7 +189,8 @@ load_v5_net (const MorokOnnxGraph *g, guint rate, SileroNet *n, GError **error)
   n->stft_pad_right = n->context;
   if (!param_find (g, "stft.forward_basis_buffer", DIMS (2 * F, 1, L), &n->basis, error))
     return FALSE;
-  basis_transpose (&n->basis);
+  basis_transpose (&n->basis, &n->stft_bins);
+  basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
     {
       g_autofree char *w = g_strdup_printf ("encoder.%u.reparam_conv.weight", i);
@@ -300,7 +349,8 @@ load_v4_net (const MorokOnnxGraph *main, const MorokOnnxGraph *branch_g, guint r
   if (!param_find (main, basis, DIMS (258, 1, 256), &n->basis, error)
       || !param_find (main, filter, DIMS (1, 1, 7), &n->norm_filter, error))
     return FALSE;
-  basis_transpose (&n->basis);
+  basis_transpose (&n->basis, &n->stft_bins);
+  basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
     {
       SileroBlock *b = &n->block[i];
@@ -384,6 +434,7 @@ static void
 net_clear (SileroNet *n)
 {
   param_clear (&n->basis);
+  param_clear (&n->basis_sin);
   param_clear (&n->norm_filter);
   for (guint i = 0; i < 4; i++)
     {

@@ -28,7 +28,7 @@ struct _MorokPlan
   guint n_bufs;
   gpointer arena;
   GPtrArray *owned;    /* aligned allocations freed with the plan */
-  GPtrArray *folded;   /* weights computed at prepare (g_free) */
+  GPtrArray *folded;   /* weights computed at prepare, 64-byte aligned (free) */
   MorokBuffer *inputs;
   guint n_inputs;
   MorokBuffer *outputs;

@@ -605,7 +605,10 @@ morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const
 }
 
 /* All N columns for mb rows: blocks of BACC / mb vectors, then of 4, then
- * single vectors, the last one masked. */
+ * what is left: one masked block of 4 vectors when it spans more than one
+ * (single vectors leave too few FMA chains to hide their latency: Silero's
+ * folded STFT, 127 columns, 1.31 -> 1.20 us), else single vectors, the last
+ * one masked. */
 MOROK_INLINE MOROK_VEC512 void
 morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a, int64_t sak,
                        const float *B, int64_t sbk, float *C, int64_t csm, int64_t csn, int64_t mr,
@@ -621,6 +624,12 @@ morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a
     for (; n0 + 4 * MOROK_GEMM_VL <= N; n0 += 4 * MOROK_GEMM_VL)
       morok_gemm_bcast_block (mb, 4, 4 * MOROK_GEMM_VL, K, a, sak, B + n0, sbk, C + n0 * csn, csm,
                               csn, mr, accumulate);
+  if (nv >= 4 && N - n0 > MOROK_GEMM_VL)
+    {
+      morok_gemm_bcast_block (mb, 4, N - n0, K, a, sak, B + n0, sbk, C + n0 * csn, csm, csn, mr,
+                              accumulate);
+      return;
+    }
   for (; n0 < N; n0 += MOROK_GEMM_VL)
     morok_gemm_bcast_block (mb, 1, morok_gemm_min (MOROK_GEMM_VL, N - n0), K, a, sak, B + n0, sbk,
                             C + n0 * csn, csm, csn, mr, accumulate);
