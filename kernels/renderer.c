@@ -218,8 +218,15 @@ render_reduce (Ctx *c, MorokNode *n, char **idx)
   MorokNode *src = n->src[0];
   char *acc = tmp (c, "acc");
   g_autofree char *init = literal (n->dtype, n->op == MOROK_OP_SUM ? 0.0 : -INFINITY);
-  line (c, "%s %s = %s;", compute_type (n->dtype), acc,
-        n->op == MOROK_OP_RMAX && !morok_dtype_is_float (n->dtype) ? "(int64_t) 1 << 63" : init);
+  /* a float max runs on morok_f32_key's integers, so that it vectorises */
+  gboolean keys = n->op == MOROK_OP_RMAX && morok_dtype_is_float (n->dtype);
+  if (keys)
+    line (c, "int32_t %s = morok_f32_key (%s);", acc, init);
+  else
+    line (c, "%s %s = %s;", compute_type (n->dtype), acc,
+          n->op != MOROK_OP_RMAX          ? init
+          : n->dtype == MOROK_DTYPE_I32 ? "(-2147483647 - 1)"
+                                        : "(int64_t) ((uint64_t) 1 << 63)");
   char *sidx[MOROK_MAX_RANK];
   guint opened = 0;
   for (guint i = 0; i < src->rank; i++)
@@ -246,6 +253,8 @@ render_reduce (Ctx *c, MorokNode *n, char **idx)
     {
       if (n->op == MOROK_OP_SUM)
         line (c, "%s += %s;", acc, v);
+      else if (keys)
+        line (c, "%s = morok_f32_key (%s) > %s ? morok_f32_key (%s) : %s;", acc, v, acc, v, acc);
       else
         line (c, "%s = %s > %s ? %s : %s;", acc, v, acc, v, acc);
     }
@@ -261,6 +270,13 @@ render_reduce (Ctx *c, MorokNode *n, char **idx)
     {
       g_free (acc);
       return NULL;
+    }
+  if (keys)
+    {
+      char *f = tmp (c, "max");
+      line (c, "const float %s = morok_f32_from_key (%s);", f, acc);
+      g_free (acc);
+      return f;
     }
   return acc;
 }

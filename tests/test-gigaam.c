@@ -349,6 +349,35 @@ test_v2_layers (void)
 
 /* ---- the wrappers ---- */
 
+/* Frames whose best class differs between @got and @want ([frames, C]
+ * rows); each must be a near tie in the reference, its best two classes
+ * less than @tie apart, with @got picking the second. */
+static guint
+near_tie_flips (const float *got, const float *want, gint64 frames, gint64 classes, double tie)
+{
+  guint flips = 0;
+  for (gint64 t = 0; t < frames; t++)
+    {
+      const float *g = got + t * classes, *w = want + t * classes;
+      gint64 gb = 0, w1 = 0, w2 = -1;
+      for (gint64 c = 1; c < classes; c++)
+        gb = g[c] > g[gb] ? c : gb;
+      for (gint64 c = 1; c < classes; c++)
+        if (w[c] > w[w1])
+          w2 = w1, w1 = c;
+        else if (w2 < 0 || w[c] > w[w2])
+          w2 = c;
+      if (gb == w1)
+        continue;
+      g_test_message ("frame %" G_GINT64_FORMAT ": class %" G_GINT64_FORMAT " for %" G_GINT64_FORMAT
+                      ", the reference's margin %.2g", t, gb, w1, w[w1] - w[w2]);
+      g_assert_cmpint (gb, ==, w2);
+      g_assert_cmpfloat (w[w1] - w[w2], <, tie);
+      flips++;
+    }
+  return flips;
+}
+
 /* Reference greedy tokens of item @i of @run. */
 static void
 check_tokens (Fixture *f, const Run *run, guint i, const MorokCtcToken *got, guint n_got)
@@ -428,7 +457,14 @@ check_ctc (const char *version, MorokDType precision, double tol)
           g_assert_cmpint (frames, <=, G_N_ELEMENTS (tokens));
           guint n_tok = morok_ctc_greedy_decode (lp, frames, c->n_classes, c->n_classes,
                                                  c->blank_id, tokens);
-          check_tokens (&f, run, i, tokens, n_tok);
+          /* f32 decides every frame as the reference does; f16 may take the
+           * other class where the reference's two best are closer than
+           * its error (two frames of the v2 fixture: 7e-4 and 2.3e-3) */
+          guint flips = precision == MOROK_DTYPE_F32
+                            ? 0
+                            : near_tie_flips (lp, want_b.p, frames, c->n_classes, tol);
+          if (flips == 0)
+            check_tokens (&f, run, i, tokens, n_tok);
         }
     }
   g_test_message ("%s %s log-probs: max error %.3g", version, morok_dtype_name (precision), worst);

@@ -367,7 +367,13 @@ morok_tensor_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTen
       morok_tensor_matmul (q, morok_tensor_transpose (k, -1, -2, error), error), scale, error);
   if (mask)
     scores = morok_tensor_where (mask, scores, morok_tensor_scalar_like (q, -INFINITY), error);
-  MorokTensor *out = morok_tensor_matmul (morok_tensor_softmax (scores, -1, error), v, error);
+  /* softmax (scores) · v, normalised after the product: the division is then
+   * the product's epilogue over [T, D] instead of a pass over [T, T] */
+  gint last = -1;
+  MorokTensor *e = morok_tensor_exp (
+      morok_tensor_sub (scores, morok_tensor_max (scores, &last, 1, TRUE, error), error), error);
+  MorokTensor *out = morok_tensor_div (morok_tensor_matmul (e, v, error),
+                                       morok_tensor_sum (e, &last, 1, TRUE, error), error);
   if (!out)
     g_prefix_error (error, "attention: ");
   return out;

@@ -117,27 +117,27 @@ morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
       b += MOROK_GEMM_NR;
     }
 
-  if (mr == MOROK_GEMM_MR && nr == MOROK_GEMM_NR)
-    {
-#pragma clang loop unroll(full)
-      for (int i = 0; i < MOROK_GEMM_MR; i++)
-#pragma clang loop unroll(full)
-        for (int j = 0; j < MOROK_GEMM_NV; j++)
-          {
-            morok_gemm_vecu *p = (morok_gemm_vecu *)(c + i * ldc + j * MOROK_GEMM_VL);
-            *p = load_c ? *p + acc[i][j] : acc[i][j];
-          }
-      return;
-    }
-  float tile[MOROK_GEMM_MR * MOROK_GEMM_NR];
+  /* whole vectors of the mr x nr corner, then the columns left of a row */
 #pragma clang loop unroll(full)
   for (int i = 0; i < MOROK_GEMM_MR; i++)
 #pragma clang loop unroll(full)
     for (int j = 0; j < MOROK_GEMM_NV; j++)
-      *(morok_gemm_vecu *)(tile + i * MOROK_GEMM_NR + j * MOROK_GEMM_VL) = acc[i][j];
-  for (int64_t i = 0; i < mr; i++)
-    for (int64_t j = 0; j < nr; j++)
-      c[i * ldc + j] = (load_c ? c[i * ldc + j] : 0.0f) + tile[i * MOROK_GEMM_NR + j];
+      {
+        float *p = c + i * ldc + j * MOROK_GEMM_VL;
+        int64_t left = nr - j * MOROK_GEMM_VL;
+        if (i >= mr || left <= 0)
+          continue;
+        if (left >= MOROK_GEMM_VL)
+          {
+            morok_gemm_vecu *pv = (morok_gemm_vecu *)p;
+            *pv = load_c ? *pv + acc[i][j] : acc[i][j];
+            continue;
+          }
+        float lanes[MOROK_GEMM_VL];
+        *(morok_gemm_vecu *)lanes = acc[i][j];
+        for (int64_t l = 0; l < left; l++)
+          p[l] = (load_c ? p[l] : 0.0f) + lanes[l];
+      }
 }
 
 /* Packs rows [0, mr) of A (row stride sam, k stride sak) over kc into one
@@ -849,17 +849,15 @@ morok_gemm16_tile (int64_t kq, const uint32_t *restrict a, int64_t ars,
   for (int64_t i = 0; i < mr; i++)
     {
       float *row = c + i * ldc;
-      if (nr == 64)
-#pragma clang loop unroll(full)
-        for (int v = 0; v < 4; v++)
-          {
-            morok_gemm_vecu *p = (morok_gemm_vecu *)(row + v * 16);
-            morok_f32x16 s = *(const morok_f32x16 *)(sum + i * 64 + v * 16);
-            *p = load_c ? *p + s : s;
-          }
-      else
-        for (int64_t j = 0; j < nr; j++)
-          row[j] = (load_c ? row[j] : 0.0f) + sum[i * 64 + j];
+      int64_t j = 0;
+      for (; j + 16 <= nr; j += 16)
+        {
+          morok_gemm_vecu *p = (morok_gemm_vecu *)(row + j);
+          morok_f32x16 s = *(const morok_f32x16 *)(sum + i * 64 + j);
+          *p = load_c ? *p + s : s;
+        }
+      for (; j < nr; j++)
+        row[j] = (load_c ? row[j] : 0.0f) + sum[i * 64 + j];
     }
 }
 

@@ -32,6 +32,22 @@ morok_f32_from_bits (uint32_t u)
   return __builtin_bit_cast(float, u);
 }
 
+/* Floats as integers of the same order (-0 just below +0, NaN beyond the
+ * infinities, a negative NaN below -inf); its own inverse. A max over keys
+ * vectorises, a max over floats does not without -ffinite-math-only. */
+MOROK_HALF_FN int32_t
+morok_f32_key (float x)
+{
+  int32_t u = (int32_t)morok_f32_bits (x);
+  return u ^ ((u >> 31) & 0x7fffffff);
+}
+
+MOROK_HALF_FN float
+morok_f32_from_key (int32_t k)
+{
+  return morok_f32_from_bits ((uint32_t)(k ^ ((k >> 31) & 0x7fffffff)));
+}
+
 MOROK_HALF_FN float
 morok_f16_to_f32 (uint16_t h)
 {
