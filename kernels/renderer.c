@@ -867,6 +867,81 @@ render_matmul_kernel (Ctx *c)
   return ok;
 }
 
+/* ATTENTION: one call of morok_attention_f32 per batch item and block of
+ * MOROK_ATT_QB query rows. */
+static gboolean
+render_attention_kernel (Ctx *c)
+{
+  MorokNode *n = c->ker->root;
+  guint r = n->rank;
+  MorokStrided s[MOROK_MAX_SRC];
+  guint buf[MOROK_MAX_SRC];
+  for (guint i = 0; i < n->n_src; i++)
+    {
+      if (!morok_schedule_strided (c->sched, n->src[i], &s[i]))
+        {
+          g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                       "renderer: attention operand is not strided");
+          return FALSE;
+        }
+      buf[i] = morok_schedule_buffer_of (c->sched, s[i].base) - 1;
+    }
+  g_autofree char *tq = sym_c (n->shape[r - 2]), *dv = sym_c (n->shape[r - 1]);
+  g_autofree char *tk = sym_c (n->src[1]->shape[r - 2]), *d = sym_c (n->src[0]->shape[r - 1]);
+  g_autofree char *scale = literal (MOROK_DTYPE_F32, n->value);
+  GString *batches = g_string_new ("1");
+  for (guint i = 0; i + 2 < r; i++)
+    {
+      g_autofree char *dim = sym_c (n->shape[i]);
+      g_string_append_printf (batches, " * %s", dim);
+    }
+  line (c, "const int64_t TQ = %s, TK = %s, D = %s, DV = %s;", tq, tk, d, dv);
+  line (c, "const int64_t qt = (TQ + MOROK_ATT_QB - 1) / MOROK_ATT_QB, tasks = %s * qt;",
+        batches->str);
+  g_string_free (batches, TRUE);
+  line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
+  line (c, "for (int64_t task = t0; task < t1; task++) {");
+  c->indent++;
+  line (c, "const int64_t m0 = task %% qt * MOROK_ATT_QB, ml = MOROK_IMIN (MOROK_ATT_QB, TQ - m0);");
+  char *idx[MOROK_MAX_RANK] = { NULL };
+  split_rows (c, n, r - 2, "task / qt", idx);
+  /* each operand: base + offset + batch index . strides, and its row and element strides */
+  char *arg[MOROK_MAX_SRC];
+  for (guint i = 0; i < n->n_src; i++)
+    {
+      g_autofree char *off = sym_c (s[i].offset);
+      GString *o = g_string_new (off);
+      for (guint b = 0; b + 2 < r; b++)
+        {
+          g_autofree char *st = sym_c (s[i].stride[b]);
+          g_string_append_printf (o, " + %s * %s", idx[b], st);
+        }
+      g_autofree char *sr = sym_c (s[i].stride[r - 2]), *se = sym_c (s[i].stride[r - 1]);
+      if (i == 0) /* q starts at row m0 */
+        g_string_append_printf (o, " + m0 * (%s)", sr);
+      arg[i] = i == 3 ? g_strdup_printf ("b%u + (%s), %s", buf[i], o->str, se)
+                      : g_strdup_printf ("b%u + (%s), %s, %s", buf[i], o->str, sr, se);
+      g_string_free (o, TRUE);
+    }
+  GString *flat = g_string_new ("0");
+  for (guint b = 0; b + 2 < r; b++)
+    {
+      g_autofree char *dim = sym_c (n->shape[b]);
+      g_autofree char *prev = g_strdup (flat->str);
+      g_string_printf (flat, "(%s) * %s + %s", prev, dim, idx[b]);
+    }
+  line (c, "morok_attention_f32 (ml, TK, D, DV, %s, %s, %s, %s, %s, out + ((%s) * TQ + m0) * DV, DV);",
+        arg[0], arg[1], arg[2], n->n_src > 3 ? arg[3] : "(const uint8_t *) 0, 0", scale, flat->str);
+  g_string_free (flat, TRUE);
+  for (guint i = 0; i < n->n_src; i++)
+    g_free (arg[i]);
+  for (guint i = 0; i < r; i++)
+    g_free (idx[i]);
+  c->indent--;
+  line (c, "}");
+  return TRUE;
+}
+
 /* ---- the translation unit ---- */
 
 const char *
@@ -900,8 +975,9 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
                                    "uint32_t tid, uint32_t nthreads)\n{\n", k);
       g_string_append (out, "  (void) v;\n");
       declare_buffers (&c);
-      gboolean ok = c.ker->kind == MOROK_KERNEL_MATMUL ? render_matmul_kernel (&c)
-                                                        : render_loop_kernel (&c);
+      gboolean ok = c.ker->kind == MOROK_KERNEL_MATMUL      ? render_matmul_kernel (&c)
+                    : c.ker->kind == MOROK_KERNEL_ATTENTION ? render_attention_kernel (&c)
+                                                             : render_loop_kernel (&c);
       g_string_append (out, "}\n");
       g_ptr_array_unref (c.scopes);
       if (!ok)

@@ -404,6 +404,98 @@ test_attention (void)
   case_check (&c, y, want, TOL, "attention");
 }
 
+/* softmax (q k^T / sqrt (D), masked) v in double; @mask [B, Tq or 1, Tk]
+ * (0: ignored), per item, broadcast over the heads. */
+static Ref *
+ref_attention (const Ref *q, const Ref *k, const Ref *v, const Ref *mask)
+{
+  gint64 B = q->shape[0], H = q->shape[1], TQ = q->shape[2], D = q->shape[3];
+  gint64 TK = k->shape[2], DV = v->shape[3], mq = mask->shape[1];
+  Ref *want = ref_new (4, (gint64[]){ B, H, TQ, DV });
+  g_autofree double *s = g_new (double, TK);
+  for (gint64 b = 0; b < B; b++)
+    for (gint64 h = 0; h < H; h++)
+      for (gint64 i = 0; i < TQ; i++)
+        {
+          double m = -INFINITY, sum = 0;
+          const double *qi = &q->v[((b * H + h) * TQ + i) * D];
+          const double *mrow = &mask->v[(b * mq + (mq == 1 ? 0 : i)) * TK];
+          for (gint64 j = 0; j < TK; j++)
+            {
+              s[j] = 0;
+              for (gint64 x = 0; x < D; x++)
+                s[j] += qi[x] * k->v[((b * H + h) * TK + j) * D + x] / sqrt (D);
+              s[j] = mrow[j] == 0 ? -INFINITY : s[j];
+              m = fmax (m, s[j]);
+            }
+          for (gint64 j = 0; j < TK; j++)
+            sum += s[j] = exp (s[j] - m);
+          for (gint64 x = 0; x < DV; x++)
+            {
+              double acc = 0;
+              for (gint64 j = 0; j < TK; j++)
+                acc += s[j] / sum * v->v[((b * H + h) * TK + j) * DV + x];
+              want->v[((b * H + h) * TQ + i) * DV + x] = acc;
+            }
+        }
+  return want;
+}
+
+/* Attention as one fused kernel (a key mask [B, 1, 1, Tk]) on every ISA:
+ * more query rows and keys than one block of each, D != Dv, the keys of
+ * item 0's first block all masked and item 1's tail masked, and the keys
+ * symbolic, run below their bound; and the composite (a mask that depends
+ * on the query). */
+static void
+test_attention_fused (void)
+{
+  enum { B = 2, NH = 2, TQ = 70, TK = 300, D = 12, DV = 20, TK_RUN = 290 };
+  g_autoptr (Ref) q = rnd (SHAPE (B, NH, TQ, D));
+  g_autoptr (Ref) k = rnd (SHAPE (B, NH, TK_RUN, D));
+  g_autoptr (Ref) v = rnd (SHAPE (B, NH, TK_RUN, DV));
+  g_autoptr (Ref) keys = ref_new (4, (gint64[]){ B, 1, 1, TK_RUN });
+  g_autoptr (Ref) causal = ref_new (3, (gint64[]){ B, TQ, TK_RUN });
+  for (gint64 j = 0; j < TK_RUN; j++)
+    {
+      keys->v[j] = j >= 256 + 3;       /* item 0: only keys past the first block */
+      keys->v[TK_RUN + j] = j < 280;   /* item 1: a padded tail, keys in both blocks */
+      for (gint64 i = 0; i < TQ; i++)
+        causal->v[i * TK_RUN + j] = causal->v[(TQ + i) * TK_RUN + j] = j <= i;
+    }
+  g_autoptr (Ref) keys3 = ref_reshape (keys, 3, (gint64[]){ B, 1, TK_RUN });
+  g_autoptr (Ref) want = ref_attention (q, k, v, keys3);
+  g_autoptr (Ref) want_causal = ref_attention (q, k, v, causal);
+  for (MorokIsa isa = MOROK_ISA_PORTABLE; isa <= morok_isa_detect (); isa++)
+    for (int fused = 1; fused >= 0; fused--)
+      {
+        Case c;
+        case_init (&c);
+        c.isa = isa, c.isa_set = TRUE;
+        GError *e = NULL;
+        MorokSymPool *pool = morok_graph_sym_pool (c.g);
+        const MorokSym *tk = morok_sym_var (morok_variable_new (pool, "tk", 1, TK));
+        const MorokSym *kshape[] = { morok_sym_const (pool, B), morok_sym_const (pool, NH), tk,
+                                     morok_sym_const (pool, D) };
+        const MorokSym *vshape[] = { kshape[0], kshape[1], tk, morok_sym_const (pool, DV) };
+        const Ref *mref = fused ? keys : causal;
+        const MorokSym *mshape4[] = { kshape[0], morok_sym_const (pool, 1),
+                                      morok_sym_const (pool, 1), tk };
+        const MorokSym *mshape3[] = { kshape[0], morok_sym_const (pool, TQ), tk };
+        MorokTensor *m = case_input_sym (&c, mref, fused ? mshape4 : mshape3);
+        MorokTensor *mt = morok_tensor_gt (m, morok_tensor_scalar_like (m, 0.5), &e);
+        if (!fused) /* [B, TQ, TK] -> [B, 1, TQ, TK] */
+          mt = morok_tensor_unsqueeze (mt, 1, &e);
+        MorokTensor *y = morok_tensor_attention (case_input (&c, q), case_input_sym (&c, k, kshape),
+                                                 case_input_sym (&c, v, vshape), mt, 0, &e);
+        g_assert_no_error (e);
+        g_assert_cmpint (y->op == MOROK_OP_ATTENTION, ==, fused);
+        c.vars[0] = (MorokVarValue){ "tk", TK_RUN };
+        c.n_vars = 1;
+        case_check (&c, y, fused ? want : want_causal, TOL,
+                    fused ? "attention, fused" : "attention, composite");
+      }
+}
+
 /* f16 and bf16 round trips keep their precision; i32 arithmetic, compare
  * and where are exact. */
 static void
@@ -461,6 +553,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/glu", test_glu);
   g_test_add_func ("/nn/lstm-cell", test_lstm_cell);
   g_test_add_func ("/nn/attention/masked", test_attention);
+  g_test_add_func ("/nn/attention/fused", test_attention_fused);
   g_test_add_func ("/nn/dtypes/half-and-int", test_dtypes);
   int r = g_test_run ();
   g_rand_free (rng);

@@ -78,7 +78,7 @@ substitute (MorokNode *n, GHashTable *map)
   MorokNode *m = g_hash_table_lookup (map, n);
   if (m)
     return m;
-  MorokNode p = *n, *src[3];
+  MorokNode p = *n, *src[MOROK_MAX_SRC];
   gboolean changed = FALSE;
   for (guint i = 0; i < n->n_src; i++)
     {

@@ -20,6 +20,7 @@
 G_BEGIN_DECLS
 
 #define MOROK_MAX_RANK 8
+#define MOROK_MAX_SRC 4 /* sources of a node: ATTENTION has the most */
 
 typedef enum
 {
@@ -69,6 +70,10 @@ typedef enum
                        src index = t * stride + k * dilation */
   /* contraction: [..., M, K] x [..., K, N] -> [..., M, N] */
   MOROK_OP_MATMUL,
+  /* q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv], optional key mask
+   * [..., 1, Tk] (bool, FALSE: ignored) -> [..., Tq, Dv]: softmax over the
+   * keys of value * q.k, times v (morok_tensor_attention) */
+  MOROK_OP_ATTENTION,
   MOROK_OP_COUNT
 } MorokOp;
 
@@ -88,10 +93,10 @@ struct _MorokNode
   guint rank;
   const MorokSym *shape[MOROK_MAX_RANK];
   guint n_src;
-  MorokNode *src[3];
+  MorokNode *src[MOROK_MAX_SRC];
 
   /* arguments; which ones an op uses is listed with the op above */
-  double value;                       /* CONST value, PAD constant */
+  double value;                       /* CONST value, PAD constant, ATTENTION scale */
   const MorokSym *lo[MOROK_MAX_RANK]; /* PAD before, SHRINK start */
   const MorokSym *hi[MOROK_MAX_RANK]; /* PAD after */
   guint8 perm[MOROK_MAX_RANK];        /* PERMUTE */

@@ -13,7 +13,9 @@
  *    activation, residual, scale) are fused in as an epilogue when it reaches
  *    them through element-wise ops alone; its operands must be strided views
  *    (permute, expand, shrink, window, compatible reshape) of buffers, and an
- *    operand that is not is realized first (e.g. the im2col of a conv).
+ *    operand that is not is realized first (e.g. the im2col of a conv);
+ *  - an attention node is a kernel of its own, with strided operands as a
+ *    matmul's: the scores never reach memory.
  * Intermediate buffers share one arena, placed by liveness, sized at the
  * variables' upper bounds. */
 #pragma once
@@ -55,6 +57,7 @@ typedef enum
 {
   MOROK_KERNEL_LOOP,   /* a loop nest over the root's shape (with inline reductions) */
   MOROK_KERNEL_MATMUL, /* a contraction, then the root as its epilogue */
+  MOROK_KERNEL_ATTENTION, /* the root is an ATTENTION node (softmax (q.k) v in one pass) */
 } MorokKernelKind;
 
 typedef struct

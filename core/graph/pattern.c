@@ -101,7 +101,7 @@ rewrite_node (Rewriter *rw, MorokNode *n)
   MorokNode *done = g_hash_table_lookup (rw->done, n);
   if (done)
     return done;
-  MorokNode *src[3];
+  MorokNode *src[MOROK_MAX_SRC];
   for (guint i = 0; i < n->n_src; i++)
     if (!(src[i] = rewrite_node (rw, n->src[i])))
       return NULL;

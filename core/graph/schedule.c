@@ -126,7 +126,8 @@ decide (Planner *p)
       MorokNode *n = g_ptr_array_index (p->nodes, k);
       if (g_hash_table_contains (p->realized, n) || n->op == MOROK_OP_CONST)
         ;
-      else if (n->op == MOROK_OP_INPUT || n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_MATMUL)
+      else if (n->op == MOROK_OP_INPUT || n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_MATMUL
+               || n->op == MOROK_OP_ATTENTION)
         g_hash_table_add (p->realized, n);
       else if (morok_op_is_reduce (n->op))
         {
@@ -143,11 +144,10 @@ decide (Planner *p)
             g_hash_table_add (p->realized, n);
         }
       if (n->op == MOROK_OP_MATMUL)
-        {
-          realize_epilogue_end (p, n);
-          for (guint i = 0; i < 2; i++)
-            realize_operand (p, n->src[i]);
-        }
+        realize_epilogue_end (p, n);
+      if (n->op == MOROK_OP_MATMUL || n->op == MOROK_OP_ATTENTION)
+        for (guint i = 0; i < n->n_src; i++)
+          realize_operand (p, n->src[i]);
     }
 }
 
@@ -160,7 +160,7 @@ count_anchors (Planner *p, MorokNode *n, MorokNode *root, MorokNode *skip, GHash
       || g_hash_table_contains (seen, n))
     return 0;
   g_hash_table_add (seen, n);
-  guint c = morok_op_is_reduce (n->op) || n->op == MOROK_OP_MATMUL;
+  guint c = morok_op_is_reduce (n->op) || n->op == MOROK_OP_MATMUL || n->op == MOROK_OP_ATTENTION;
   for (guint i = 0; i < n->n_src; i++)
     c += count_anchors (p, n->src[i], root, skip, seen);
   return c;
@@ -186,6 +186,10 @@ estimate_flops (Planner *p, MorokNode *n, MorokNode *root, GHashTable *seen)
   double f = 0;
   if (n->op == MOROK_OP_MATMUL)
     f = 2.0 * (double) morok_node_numel_max (n) * (double) n->src[0]->shape[n->rank - 1]->hi;
+  else if (n->op == MOROK_OP_ATTENTION) /* q.k, exp, p.v */
+    f = 2.0 * (double) morok_node_numel_max (n->src[0]) / (double) n->src[0]->shape[n->rank - 1]->hi
+        * (double) n->src[1]->shape[n->rank - 2]->hi
+        * (double) (n->src[0]->shape[n->rank - 1]->hi + n->shape[n->rank - 1]->hi + 4);
   else if (morok_op_is_reduce (n->op))
     f = (double) morok_node_numel_max (n->src[0]);
   else if (morok_op_is_elementwise (n->op))
@@ -386,7 +390,9 @@ morok_schedule_new (MorokNode *const *outputs, guint n_outputs, MorokNode *const
         }
       MorokScheduleKernel ker = { .root = n, .out = morok_schedule_buffer_of (s, n) - 1 };
       ker.matmul = n->op == MOROK_OP_MATMUL ? n : g_hash_table_lookup (fused, n);
-      ker.kind = ker.matmul ? MOROK_KERNEL_MATMUL : MOROK_KERNEL_LOOP;
+      ker.kind = n->op == MOROK_OP_ATTENTION ? MOROK_KERNEL_ATTENTION
+                 : ker.matmul                 ? MOROK_KERNEL_MATMUL
+                                              : MOROK_KERNEL_LOOP;
       ker.reads = g_array_new (FALSE, FALSE, sizeof (guint));
       g_autoptr (GHashTable) s1 = g_hash_table_new (NULL, NULL);
       collect_reads (s, n, n, s1, ker.reads);

@@ -348,6 +348,49 @@ morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTen
   return TRUE;
 }
 
+/* Most value columns of the fused attention (kernels/include/morok-attention.h). */
+#define ATTENTION_MAX_DV 256
+
+/* The ATTENTION node when q, k, v are f32 of one rank with the same batch
+ * dims and the mask (if any) masks keys only, [..., 1, Tk]; NULL (no error)
+ * otherwise, for the composite. */
+static MorokTensor *
+fused_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTensor *mask, double scale,
+                 GError **error)
+{
+  guint r = q->rank;
+  gint64 dv;
+  if (q->dtype != MOROK_DTYPE_F32 || k->dtype != q->dtype || v->dtype != q->dtype || k->rank != r
+      || v->rank != r || r < 2 || q->shape[r - 1] != k->shape[r - 1]
+      || k->shape[r - 2] != v->shape[r - 2] || !morok_sym_is_const (v->shape[r - 1], &dv)
+      || dv > ATTENTION_MAX_DV)
+    return NULL;
+  for (guint i = 0; i + 2 < r; i++)
+    if (k->shape[i] != q->shape[i] || v->shape[i] != q->shape[i])
+      return NULL;
+  const MorokSym *shape[MOROK_MAX_RANK];
+  memcpy (shape, q->shape, sizeof shape);
+  shape[r - 2] = c_sym (q, 1), shape[r - 1] = k->shape[r - 2];
+  gint64 one;
+  if (mask && (mask->dtype != MOROK_DTYPE_BOOL || mask->rank > r || mask->rank < 2 || !morok_sym_is_const (mask->shape[mask->rank - 2], &one)
+               || one != 1))
+    return NULL;
+  for (guint i = 0; mask && i < mask->rank; i++)
+    {
+      const MorokSym *want = shape[r - mask->rank + i];
+      if (mask->shape[i] != want && !(morok_sym_is_const (mask->shape[i], &one) && one == 1))
+        return NULL;
+    }
+  MorokTensor *m = mask ? morok_tensor_broadcast_to (mask, shape, r) : NULL;
+  shape[r - 2] = q->shape[r - 2], shape[r - 1] = v->shape[r - 1];
+  MorokNode p = proto (MOROK_OP_ATTENTION, MOROK_DTYPE_F32, shape, r);
+  p.n_src = m ? 4 : 3;
+  p.src[0] = q, p.src[1] = k, p.src[2] = v, p.src[3] = m;
+  p.value = scale;
+  (void) error;
+  return morok_graph_intern (q->graph, &p);
+}
+
 MorokTensor *
 morok_tensor_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTensor *mask,
                         double scale, GError **error)
@@ -363,6 +406,9 @@ morok_tensor_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTen
     }
   if (scale <= 0)
     scale = 1.0 / sqrt ((double) d);
+  MorokTensor *fused = fused_attention (q, k, v, mask, scale, error);
+  if (fused)
+    return fused;
   MorokTensor *scores = morok_tensor_mul_scalar (
       morok_tensor_matmul (q, morok_tensor_transpose (k, -1, -2, error), error), scale, error);
   if (mask)
