@@ -207,7 +207,7 @@ flops_at (MorokGigaAm *model, gint64 n, const float *bench, guint n_kernels, GAr
 static gboolean
 profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError **error)
 {
-  const gint64 n = 10 * 16000;
+  const gint64 n = (g_getenv ("BENCH_GIGAAM_PROFILE_S") ? atoi (g_getenv ("BENCH_GIGAAM_PROFILE_S")) : 10) * 16000;
   const gint64 frames = morok_gigaam_encoded_frames (model, n);
   if (!load_input (jit, bench, n, error))
     return FALSE;

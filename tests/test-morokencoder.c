@@ -176,7 +176,7 @@ GST_START_TEST (test_precision_f16)
 {
   if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_DTYPE_F16, NULL))
     return;
-  check_segments ("precision=f16", 1, 2e-2);
+  check_segments ("precision=f16", 1, 3e-2);
 }
 GST_END_TEST;
 

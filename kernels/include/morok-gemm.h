@@ -244,6 +244,19 @@ morok_gemm_pack_b (int64_t kc, int64_t nc, const float *b, int64_t sbk, int64_t 
           morok_gemm_pack_b_kmajor (kc, bp, sbn, dp);
           k = kc - kc % MOROK_GEMM_VL;
         }
+      else if (sbn == 1) /* a last, partial panel of row-major B: whole vectors, then the rest */
+        {
+          int64_t nv = nr / MOROK_GEMM_VL * MOROK_GEMM_VL;
+          for (; k < kc; k++)
+            {
+              float *d = dp + k * MOROK_GEMM_NR;
+              const float *s = bp + k * sbk;
+              for (int64_t j = 0; j < nv; j += MOROK_GEMM_VL)
+                *(morok_gemm_vec *)(d + j) = *(const morok_gemm_vecu *)(s + j);
+              for (int64_t j = nv; j < MOROK_GEMM_NR; j++)
+                d[j] = j < nr ? s[j] : 0.0f;
+            }
+        }
 #endif
       for (; k < kc; k++)
         for (int64_t j = 0; j < MOROK_GEMM_NR; j++)
