@@ -18,8 +18,9 @@
  *
  * (morok-f16 under MOROK_PRECISION=f16, products with the weights in f16).
  *
- * With one thread, a per-kernel profile of 10 s (median of 3 profiled
- * executes; the top 10, or $BENCH_GIGAAM_TOP, and the totals by kind). --cold first prepares a
+ * With one thread, a per-kernel profile of 10 s ($BENCH_GIGAAM_PROFILE_S
+ * seconds; median of 3 profiled executes; the top 10, or $BENCH_GIGAAM_TOP,
+ * and the totals by kind). --cold first prepares a
  * throwaway plan into an empty temporary kernel cache (cold: clang runs),
  * and then the timed plans from that cache (warm for the first thread count).
  * The other MOROK_* settings of docs/jit-wrapper.md apply. */

@@ -73,11 +73,20 @@ assert_cycles_leak_nothing (const char *pipeline, guint cycles)
 void
 assert_fails_to_start (const char *factory, const char *model, const char *expect)
 {
+  assert_fails_to_start_with (factory, model, NULL, NULL, expect);
+}
+
+void
+assert_fails_to_start_with (const char *factory, const char *model, const char *prop,
+                            const char *value, const char *expect)
+{
   GstElement *element = gst_element_factory_make (factory, NULL);
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (element, bus);
   if (model)
     g_object_set (element, "model", model, NULL);
+  if (prop)
+    gst_util_set_object_arg (G_OBJECT (element), prop, value);
   fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
   GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL);

@@ -13,3 +13,6 @@ void assert_cycles_leak_nothing (const char *pipeline, guint cycles);
  * that NULL -> PAUSED fails with an error message on the bus whose text or
  * debug text contains @expect, and cleans up. */
 void assert_fails_to_start (const char *factory, const char *model, const char *expect);
+/* The same with property @prop set from the string @value first. */
+void assert_fails_to_start_with (const char *factory, const char *model, const char *prop,
+                                 const char *value, const char *expect);

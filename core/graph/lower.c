@@ -14,6 +14,9 @@
  * a step to the pool costs a few µs when a worker is spinning and tens of µs
  * when it sleeps, about what 4 MFLOP take on one core here. */
 #define PARALLEL_MIN_FLOPS 4e6
+/* ... or that move at least this many bytes: a memory-bound element-wise
+ * step over [250, 768] floats (GigaAM, 10 s) takes ~50 us on one core. */
+#define PARALLEL_MIN_BYTES (1 << 20)
 
 static guint64 build_count;
 
@@ -367,7 +370,8 @@ link_plan (MorokPlan *plan, const MorokSchedule *sched, const MorokPlanOptions *
       step.fn = (MorokKernelFn) morok_object_lookup (plan->object, fn_name, error);
       if (!step.fn)
         return FALSE;
-      step.nthreads = ker->flops >= PARALLEL_MIN_FLOPS ? threads : 1;
+      step.nthreads
+          = ker->flops >= PARALLEL_MIN_FLOPS || ker->bytes >= PARALLEL_MIN_BYTES ? threads : 1;
       g_autofree char *what = morok_node_describe (ker->root);
       step.name = g_strdup_printf ("k%u %s%s", k, ker->kind == MOROK_KERNEL_MATMUL ? "matmul " : "",
                                    what);
