@@ -14,6 +14,9 @@
 #define COUNTING 1
 #endif
 
+static gint counting;    /* count only between start and stop */
+static gint allocations; /* malloc, calloc, realloc, aligned allocations */
+
 gboolean
 alloc_counter_works (void)
 {
@@ -25,9 +28,6 @@ void *__libc_malloc (size_t n);
 void *__libc_calloc (size_t n, size_t size);
 void *__libc_realloc (void *p, size_t n);
 void *__libc_memalign (size_t align, size_t n);
-
-static gint counting;    /* count only between start and stop */
-static gint allocations; /* malloc, calloc, realloc, aligned allocations */
 
 static inline G_GNUC_UNUSED void
 count (void)

@@ -107,7 +107,9 @@ small_matmul_reads_weight_in_place (int op, gint64 N, int skew)
   const gint64 K = 40, R = op == 2 ? 16 : 2, C = op == 2 ? 3 : N;
   const gint64 wr = op == 0 ? N : op == 1 ? K : R, wc = op == 2 ? K : op == 0 ? K : N;
   g_autofree float *rw = rand_floats (wr * wc);
-  float *storage = aligned_alloc (64, (wr * wc + 16) * sizeof (float)), *w = storage + skew;
+  /* C11: the size a multiple of the alignment */
+  float *storage = aligned_alloc (64, ((wr * wc + 16) * sizeof (float) + 63) / 64 * 64);
+  float *w = storage + skew;
   memcpy (w, rw, wr * wc * sizeof (float));
   MorokGraph *g = morok_graph_new ();
   const MorokSym *sx[2];
