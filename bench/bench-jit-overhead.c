@@ -79,28 +79,6 @@ cell_build (Tiny *model, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError 
 MOROK_JIT_DEFINE (CellJit, cell_jit, Tiny, CELL_JIT_INPUTS, CELL_JIT_VARS, cell_build, NULL)
 
 static gboolean
-cell_pack_state (gpointer jit, const MorokLstmState *s, GError **error)
-{
-  MorokBuffer *h = cell_jit_h_mut (jit, error);
-  MorokBuffer *c = h ? cell_jit_c_mut (jit, error) : NULL;
-  return c && morok_lstm_state_pack (s, h, c, error);
-}
-
-static gboolean
-cell_execute (gpointer jit, GError **error)
-{
-  return cell_jit_execute (jit, error);
-}
-
-static const MorokBuffer *
-cell_output (gpointer jit, GError **error)
-{
-  return cell_jit_output (jit, error);
-}
-
-static const MorokRecurrentJit cell_recurrent = { cell_pack_state, cell_execute, cell_output };
-
-static gboolean
 pack_x (gpointer jit, gpointer user_data, GError **error)
 {
   MorokBuffer *x = cell_jit_x_mut (jit, error);
@@ -165,7 +143,7 @@ main (void)
       return 1;
     }
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (cell, &cell_recurrent, morok_lstm_state_zeros (4), 2, &error);
+      = morok_jit_recurrent_new (cell, NULL, morok_lstm_state_zeros (4), 2, &error);
   MorokPlan *cell_plan = morok_jit_plan (cell_jit_jit (cell));
   for (int i = 0; i < CALLS; i++)
     {

@@ -95,28 +95,6 @@ toy_build (Toy *model, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError **
 
 MOROK_JIT_DEFINE (ToyJit, toy_jit, Toy, TOY_JIT_INPUTS, TOY_JIT_VARS, toy_build, toy_free)
 
-static gboolean
-toy_pack_state (gpointer jit, const MorokLstmState *s, GError **error)
-{
-  MorokBuffer *h = toy_jit_h_mut (jit, error);
-  MorokBuffer *c = h ? toy_jit_c_mut (jit, error) : NULL;
-  return c && morok_lstm_state_pack (s, h, c, error);
-}
-
-static gboolean
-toy_execute (gpointer jit, GError **error)
-{
-  return toy_jit_execute (jit, error);
-}
-
-static const MorokBuffer *
-toy_output (gpointer jit, GError **error)
-{
-  return toy_jit_output (jit, error);
-}
-
-const MorokRecurrentJit toy_recurrent = { toy_pack_state, toy_execute, toy_output };
-
 ToyJit *
 toy_jit_new_prepared (void)
 {

@@ -52,9 +52,6 @@ void toy_free (Toy *model);
 #define TOY_JIT_VARS(X)
 MOROK_JIT_DECLARE (ToyJit, toy_jit, Toy, TOY_JIT_INPUTS, TOY_JIT_VARS)
 
-/* What ToyJit provides to MorokJitRecurrent. */
-extern const MorokRecurrentJit toy_recurrent;
-
 /* A ToyJit prepared; asserts success. */
 ToyJit *toy_jit_new_prepared (void);
 /* A MorokJitPackInputs: x = (step, -step), step = GPOINTER_TO_INT (user_data). */

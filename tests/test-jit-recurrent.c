@@ -50,29 +50,6 @@ cell_build (Cell *m, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError **er
 
 MOROK_JIT_DEFINE (CellJit, cell_jit, Cell, CELL_JIT_INPUTS, CELL_JIT_VARS, cell_build, NULL)
 
-/* What the wrapper provides to MorokJitRecurrent. */
-static gboolean
-cell_pack_state (gpointer jit, const MorokLstmState *s, GError **error)
-{
-  MorokBuffer *h = cell_jit_h_mut (jit, error);
-  MorokBuffer *c = h ? cell_jit_c_mut (jit, error) : NULL;
-  return c && morok_lstm_state_pack (s, h, c, error);
-}
-
-static gboolean
-cell_execute (gpointer jit, GError **error)
-{
-  return cell_jit_execute (jit, error);
-}
-
-static const MorokBuffer *
-cell_output (gpointer jit, GError **error)
-{
-  return cell_jit_output (jit, error);
-}
-
-static const MorokRecurrentJit cell_recurrent = { cell_pack_state, cell_execute, cell_output };
-
 /* Step t's input: x[i] = sin (0.3 t + i). */
 static gboolean
 pack_x (gpointer jit, gpointer user_data, GError **error)
@@ -149,7 +126,7 @@ test_lstm_matches_reference (void)
   g_assert_no_error (e); /* needs the vector math and GEMM kernel headers */
   g_assert_true (prepared);
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, &cell_recurrent, morok_lstm_state_zeros (H), HEAD, &e);
+      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (H), HEAD, &e);
   g_assert_no_error (e);
   const MorokLstmState *state = morok_jit_recurrent_state (rec);
 
@@ -189,7 +166,7 @@ test_step_updates_state (void)
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
+      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
   const MorokLstmState *s = morok_jit_recurrent_state (rec);
   static const float want_h[] = { 1, 1.5f, 1.75f }, want_c[] = { 1, 2.5f, 4.25f };
   for (int step = 0; step < 3; step++)
@@ -213,11 +190,11 @@ test_new_checks_layout (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_assert_null (morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 3, &e));
+  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 3, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH);
   g_assert_nonnull (strstr (e->message, "holds 8 f32 values"));
   g_clear_error (&e);
-  g_assert_null (morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (2), 2, &e));
+  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (2), 2, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH);
   g_clear_error (&e);
 }
@@ -240,8 +217,21 @@ test_new_before_prepare (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new (g_new0 (Toy, 1));
-  g_assert_null (morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e));
+  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED);
+  g_clear_error (&e);
+}
+
+/* Without an interface the state goes to the inputs named h and c: a
+ * wrapper without them is INPUT_BUFFER_NOT_FOUND, naming it. */
+static void
+test_default_needs_h_and_c (void)
+{
+  GError *e = NULL;
+  g_autoptr (GainJit) jit = gain_jit_new_prepared (2.0f, 4, 1);
+  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (1), 1, &e));
+  g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_INPUT_BUFFER_NOT_FOUND);
+  g_assert_nonnull (strstr (e->message, "GainJit"));
   g_clear_error (&e);
 }
 
@@ -252,7 +242,7 @@ test_reset (void)
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
+      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
   morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
   morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (2), &e);
   g_assert_no_error (e);
@@ -274,7 +264,7 @@ test_pack_failure_keeps_state (void)
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
+      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
   morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
   g_assert_null (morok_jit_recurrent_step (rec, fail_pack, NULL, &e));
   g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CLOSED);
@@ -289,7 +279,7 @@ test_timing (void)
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, &toy_recurrent, morok_lstm_state_zeros (3), 2, &e);
+      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
   MorokJitStepTiming t = morok_jit_recurrent_last_timing (rec);
   g_assert_cmpint (t.pack_ns + t.execute_ns + t.read_ns, ==, 0);
   morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
@@ -320,6 +310,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jit/recurrent/state-pack-checks-buffers", test_state_pack_checks_buffers);
   g_test_add_func ("/jit/recurrent/new-before-prepare-fails", test_new_before_prepare);
   g_test_add_func ("/jit/recurrent/reset-zeroes-state-not-jit", test_reset);
+  g_test_add_func ("/jit/recurrent/default-needs-h-and-c", test_default_needs_h_and_c);
   g_test_add_func ("/jit/recurrent/pack-failure-keeps-state", test_pack_failure_keeps_state);
   g_test_add_func ("/jit/recurrent/timing-has-three-phases", test_timing);
   g_test_add_func ("/jit/recurrent/layered-state-size", test_layered_state);

@@ -78,6 +78,7 @@ struct _MorokJitRecurrent
 {
   gpointer jit; /* borrowed */
   MorokRecurrentJit iface;
+  guint h_input, c_input;    /* the default pack_state's inputs */
   MorokLstmState *state;
   gsize head_len;
   const MorokBuffer *output; /* [head | h | c], f32; read once at _new */
@@ -102,15 +103,43 @@ numel (const MorokBuffer *b)
   return n;
 }
 
+/* ---- the defaults, for a MorokJit wrapper ---- */
+
+static gboolean
+default_execute (gpointer jit, GError **error)
+{
+  return morok_jit_execute (jit, error);
+}
+
+static const MorokBuffer *
+default_output (gpointer jit, GError **error)
+{
+  return morok_jit_output (jit, error);
+}
+
 MorokJitRecurrent *
 morok_jit_recurrent_new (gpointer jit, const MorokRecurrentJit *iface, MorokLstmState *state,
                          gsize head_len, GError **error)
 {
   g_autoptr (MorokLstmState) owned = state;
-  g_return_val_if_fail (jit != NULL && iface != NULL && state != NULL, NULL);
-  g_return_val_if_fail (iface->pack_state && iface->execute_step && iface->output_buffer, NULL);
+  g_return_val_if_fail (jit != NULL && state != NULL, NULL);
+  MorokRecurrentJit use = iface ? *iface : (MorokRecurrentJit){ NULL };
+  use.execute_step = use.execute_step ? use.execute_step : default_execute;
+  use.output_buffer = use.output_buffer ? use.output_buffer : default_output;
+  gint h = -1, c = -1;
+  if (!use.pack_state)
+    {
+      h = morok_jit_input_index (jit, "h"), c = morok_jit_input_index (jit, "c");
+      if (h < 0 || c < 0)
+        {
+          g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_INPUT_BUFFER_NOT_FOUND,
+                       "%s: no inputs named h and c for the LSTM state; give a pack_state",
+                       morok_jit_type_name (jit));
+          return NULL;
+        }
+    }
 
-  const MorokBuffer *out = iface->output_buffer (jit, error);
+  const MorokBuffer *out = use.output_buffer (jit, error);
   if (!out)
     return NULL;
   gint64 want = (gint64) (head_len + 2 * state->len);
@@ -125,12 +154,22 @@ morok_jit_recurrent_new (gpointer jit, const MorokRecurrentJit *iface, MorokLstm
     }
   MorokJitRecurrent *rec = g_new0 (MorokJitRecurrent, 1);
   rec->jit = jit;
-  rec->iface = *iface;
+  rec->iface = use;
+  rec->h_input = (guint) MAX (h, 0), rec->c_input = (guint) MAX (c, 0);
   rec->state = g_steal_pointer (&owned);
   rec->head_len = head_len;
   rec->output = out;
   rec->head = g_new0 (float, MAX (head_len, 1));
   return rec;
+}
+
+/* The default: h and c into the inputs of those names. */
+static gboolean
+pack_state (MorokJitRecurrent *rec, GError **error)
+{
+  MorokBuffer *h = morok_jit_input_mut (rec->jit, rec->h_input, error);
+  MorokBuffer *c = h ? morok_jit_input_mut (rec->jit, rec->c_input, error) : NULL;
+  return c && morok_lstm_state_pack (rec->state, h, c, error);
 }
 
 const float *
@@ -141,7 +180,8 @@ morok_jit_recurrent_step (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs
   gint64 t0 = now_ns ();
   if (pack_inputs && !pack_inputs (rec->jit, user_data, error))
     return NULL;
-  if (!rec->iface.pack_state (rec->jit, rec->state, error))
+  if (rec->iface.pack_state ? !rec->iface.pack_state (rec->jit, rec->state, error)
+                             : !pack_state (rec, error))
     return NULL;
   gint64 t1 = now_ns ();
   if (!rec->iface.execute_step (rec->jit, error))

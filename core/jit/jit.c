@@ -105,6 +105,16 @@ morok_jit_type_name (const MorokJit *jit)
   return jit->type_name;
 }
 
+gint
+morok_jit_input_index (const MorokJit *jit, const char *name)
+{
+  g_return_val_if_fail (jit != NULL && name != NULL, -1);
+  for (guint i = 0; i < jit->n_inputs; i++)
+    if (g_str_equal (jit->input_names[i], name))
+      return (gint) i;
+  return -1;
+}
+
 gboolean
 morok_jit_is_prepared (const MorokJit *jit)
 {

@@ -6,30 +6,15 @@
  * result (head_len values) followed by the new h and c (state->len values
  * each). Each step packs the step's inputs (a callback), copies h and c into
  * the wrapper's state inputs, executes, copies h and c back from the output
- * and returns the head. The wrapper provides three small functions:
+ * and returns the head. A DSL wrapper whose state inputs are named h and c
+ * needs nothing more:
  *
- *   static gboolean
- *   cell_pack_state (gpointer jit, const MorokLstmState *s, GError **error)
- *   {
- *     MorokBuffer *h = cell_jit_h_mut (jit, error);
- *     MorokBuffer *c = h ? cell_jit_c_mut (jit, error) : NULL;
- *     return c && morok_lstm_state_pack (s, h, c, error);
- *   }
- *   static gboolean
- *   cell_execute (gpointer jit, GError **error)
- *   {
- *     return cell_jit_execute (jit, error);
- *   }
- *   static const MorokBuffer *
- *   cell_output (gpointer jit, GError **error)
- *   {
- *     return cell_jit_output (jit, error);
- *   }
- *   static const MorokRecurrentJit cell_recurrent = { cell_pack_state, cell_execute, cell_output };
- *
- *   g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, &cell_recurrent,
+ *   g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, NULL,
  *                                           morok_lstm_state_zeros (64), 1, &error);
  *   const float *prob = morok_jit_recurrent_step (rec, pack_chunk, &chunk, &error);
+ *
+ * Any other layout of the state (one input holding [h | c], say) gives a
+ * MorokRecurrentJit with its own pack_state.
  */
 #pragma once
 
@@ -63,13 +48,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokLstmState, morok_lstm_state_free)
 
 /* ---- what a wrapper provides ---- */
 
+/* How the driver reaches a wrapper that does not follow the default layout;
+ * a NULL function is the default's. */
 typedef struct
 {
-  /* Copies state->h and state->c into the jit's state inputs. */
+  /* Copies state->h and state->c into the jit's state inputs (default: the
+   * inputs named h and c, morok_lstm_state_pack). */
   gboolean (*pack_state) (gpointer jit, const MorokLstmState *state, GError **error);
-  /* Runs one step (the wrapper's _execute). */
+  /* Runs one step (default: morok_jit_execute). */
   gboolean (*execute_step) (gpointer jit, GError **error);
-  /* The wrapper's output; (transfer none), valid while the jit lives. */
+  /* The wrapper's output (default: morok_jit_output); (transfer none),
+   * valid while the jit lives. */
   const MorokBuffer *(*output_buffer) (gpointer jit, GError **error);
 } MorokRecurrentJit;
 
@@ -89,7 +78,9 @@ typedef struct
 typedef struct _MorokJitRecurrent MorokJitRecurrent;
 
 /* Drives @jit (prepared; borrowed, must outlive the result) through @iface
- * (copied). Takes ownership of @state, even on failure. Reads the output
+ * (copied; NULL, or NULL members: the defaults, for which @jit is a
+ * MorokJit wrapper, and without a pack_state one with inputs h and c, else
+ * INPUT_BUFFER_NOT_FOUND). Takes ownership of @state, even on failure. Reads the output
  * buffer once: fails with OUTPUT_LAYOUT_MISMATCH unless it is f32 holding
  * exactly head_len + 2 * state->len values, or with the error of
  * output_buffer (e.g. NOT_PREPARED). (transfer full) */

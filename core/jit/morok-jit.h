@@ -52,7 +52,9 @@ typedef enum
   MOROK_JIT_ERROR_NOT_PREPARED,
   /* prepare: a declared input that the output does not read (its buffer
    * would be written for nothing), or the output reads an input placeholder
-   * that the wrapper did not make and so has no buffer for. */
+   * that the wrapper did not make and so has no buffer for; or
+   * morok_jit_recurrent_new without an interface on a wrapper that has no
+   * inputs named h and c. */
   MOROK_JIT_ERROR_INPUT_BUFFER_NOT_FOUND,
   /* prepare: the output reads two input placeholders of one declared name
    * (the build function made its own `x` beside the wrapper's), so writing
@@ -180,6 +182,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokJit, morok_jit_free)
 /* (transfer none) valid while @jit lives. */
 gpointer morok_jit_model (MorokJit *jit);
 const char *morok_jit_type_name (const MorokJit *jit);
+/* The declared input called @name, or -1. */
+gint morok_jit_input_index (const MorokJit *jit, const char *name);
 gboolean morok_jit_is_prepared (const MorokJit *jit);
 
 /* Bound setters. Misuse is a programmer error: a critical, nothing changed,

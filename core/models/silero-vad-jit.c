@@ -77,19 +77,8 @@ pack_state (gpointer jit, const MorokLstmState *s, GError **error)
   return TRUE;
 }
 
-static gboolean
-execute_step (gpointer jit, GError **error)
-{
-  return silero_vad_jit_execute (jit, error);
-}
-
-static const MorokBuffer *
-output_buffer (gpointer jit, GError **error)
-{
-  return silero_vad_jit_output (jit, error);
-}
-
-static const MorokRecurrentJit iface = { pack_state, execute_step, output_buffer };
+/* execute and output: the defaults */
+static const MorokRecurrentJit iface = { pack_state, NULL, NULL };
 
 const MorokRecurrentJit *
 silero_vad_jit_recurrent_iface (void)

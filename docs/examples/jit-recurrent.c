@@ -57,29 +57,6 @@ MOROK_JIT_DEFINE (VadJit, vad_jit, Vad, VAD_JIT_INPUTS, VAD_JIT_VARS, build, vad
 /* end snippet */
 
 /* snippet: interface */
-/* What VadJit provides to MorokJitRecurrent. */
-static gboolean
-vad_pack_state (gpointer jit, const MorokLstmState *state, GError **error)
-{
-  MorokBuffer *h = vad_jit_h_mut (jit, error);
-  MorokBuffer *c = h ? vad_jit_c_mut (jit, error) : NULL;
-  return c && morok_lstm_state_pack (state, h, c, error);
-}
-
-static gboolean
-vad_execute (gpointer jit, GError **error)
-{
-  return vad_jit_execute (jit, error);
-}
-
-static const MorokBuffer *
-vad_output (gpointer jit, GError **error)
-{
-  return vad_jit_output (jit, error);
-}
-
-static const MorokRecurrentJit vad_recurrent = { vad_pack_state, vad_execute, vad_output };
-
 /* The step's own input: this chunk's features. */
 static gboolean
 pack_features (gpointer jit, gpointer chunk, GError **error)
@@ -112,8 +89,9 @@ main (void)
       fprintf (stderr, "prepare: %s\n", error->message);
       return 1;
     }
+  /* no MorokRecurrentJit: the defaults, as the state inputs are named h and c */
   g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (
-      jit, &vad_recurrent, morok_lstm_state_zeros (HIDDEN), 1 /* head: p */, &error);
+      jit, NULL, morok_lstm_state_zeros (HIDDEN), 1 /* head: p */, &error);
   if (!rec)
     {
       fprintf (stderr, "recurrent: %s\n", error->message);
