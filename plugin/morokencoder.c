@@ -34,6 +34,7 @@
  * ]|
  */
 #include "morokencoder.h"
+#include "property-guard.h"
 #include "tensors-flexible.h"
 #include "models/gigaam-encoder-jit.h"
 #include <gst/audio/audio.h>
@@ -417,12 +418,8 @@ static void
 morok_encoder_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   MorokEncoder *self = MOROK_ENCODER (object);
-  if (GST_STATE (self) > GST_STATE_READY)
-    {
-      GST_WARNING_OBJECT (self, "property '%s' can only be set in NULL or READY; ignored",
-                          pspec->name);
-      return;
-    }
+  if (!morok_property_settable (GST_ELEMENT (self), pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id)
     {

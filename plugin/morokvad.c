@@ -41,6 +41,7 @@
  * ]|
  */
 #include "morokvad.h"
+#include "property-guard.h"
 #include "model-path.h"
 #include "silence-gate.h"
 #include "models/silero-vad-jit.h"
@@ -594,18 +595,8 @@ static void
 morok_vad_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   MorokVad *self = MOROK_VAD (object);
-  GstState state = GST_STATE (self);
-  gboolean ready_only = prop_id == PROP_MODEL || prop_id == PROP_MODEL_VERSION
-                        || prop_id == PROP_REMOVE_SILENCE || prop_id == PROP_THRESHOLD
-                        || prop_id == PROP_NEG_THRESHOLD || prop_id == PROP_MIN_SPEECH_MS
-                        || prop_id == PROP_MIN_SILENCE_MS || prop_id == PROP_SPEECH_PAD_MS
-                        || prop_id == PROP_MAX_SPEECH_S;
-  if (ready_only && state > GST_STATE_READY)
-    {
-      GST_WARNING_OBJECT (self, "property '%s' can only be set in NULL or READY; ignored",
-                          pspec->name);
-      return;
-    }
+  if (!morok_property_settable (GST_ELEMENT (self), pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id)
     {

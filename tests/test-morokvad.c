@@ -302,6 +302,22 @@ GST_START_TEST (test_remove_silence)
 GST_END_TEST;
 
 /* An unsupported rate fails negotiation with a message naming the rates. */
+/* In PLAYING, the properties read at prepare (GST_PARAM_MUTABLE_READY) are
+ * ignored with a warning; post-messages (MUTABLE_PLAYING) still changes. */
+GST_START_TEST (test_ready_only_properties)
+{
+  GstHarness *h = vad_harness (NULL, NULL);
+  fail_unless (GST_STATE (h->element) == GST_STATE_PLAYING);
+  g_object_set (h->element, "threshold", 0.9, "post-messages", FALSE, NULL);
+  gdouble threshold;
+  gboolean post;
+  g_object_get (h->element, "threshold", &threshold, "post-messages", &post, NULL);
+  fail_unless_equals_float (threshold, 0.5);
+  fail_unless (!post);
+  vad_teardown (h);
+}
+GST_END_TEST;
+
 GST_START_TEST (test_unsupported_rate)
 {
   GstHarness *h = gst_harness_new ("morokvad");
@@ -353,6 +369,7 @@ morokvad_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_messages_match_reference_segments);
   tcase_add_test (tc, test_meta_on_every_buffer);
+  tcase_add_test (tc, test_ready_only_properties);
   tcase_add_test (tc, test_discont_resets_state);
   tcase_add_test (tc, test_eos_closes_open_segment);
   tcase_add_test (tc, test_remove_silence);
