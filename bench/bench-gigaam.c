@@ -167,8 +167,8 @@ cmp_row (const void *a, const void *b)
   return x->median > y->median ? -1 : x->median < y->median;
 }
 
-/* Each kernel's flops at exactly 10 s: the plan's estimates are at the
- * variables' upper bounds, so they come from a second plan, bound at t = 10 s
+/* Each kernel's flops at exactly @n samples: the plan's estimates are at the
+ * variables' upper bounds, so they come from a second plan, bound at t = n
  * (from the default kernel cache after its first run), whose kernels must
  * have the same names in the same order. NULL if they do not. */
 static double *
@@ -208,7 +208,8 @@ flops_at (MorokGigaAm *model, gint64 n, const float *bench, guint n_kernels, GAr
 static gboolean
 profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError **error)
 {
-  const gint64 n = (g_getenv ("BENCH_GIGAAM_PROFILE_S") ? atoi (g_getenv ("BENCH_GIGAAM_PROFILE_S")) : 10) * 16000;
+  const char *seconds = g_getenv ("BENCH_GIGAAM_PROFILE_S");
+  const gint64 n = (seconds ? atoi (seconds) : 10) * 16000;
   const gint64 frames = morok_gigaam_encoded_frames (model, n);
   if (!load_input (jit, bench, n, error))
     return FALSE;
@@ -238,7 +239,8 @@ profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError *
     {
       if (error && *error)
         return FALSE;
-      fprintf (stderr, "bench-gigaam: the 10 s plan has other kernels; no GFLOP figures\n");
+      fprintf (stderr, "bench-gigaam: the %d s plan has other kernels; no GFLOP figures\n",
+               (int)(n / 16000));
     }
   for (guint i = 0; i < rows->len; i++)
     g_array_index (rows, Row, i).flops = flops ? flops[i] : NAN;
@@ -255,10 +257,11 @@ profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError *
   g_array_sort (rows, cmp_row);
   const char *top_env = g_getenv ("BENCH_GIGAAM_TOP");
   guint top = top_env ? (guint)atoi (top_env) : 10;
-  printf ("morok profile, 10 s (T' = %" G_GINT64_FORMAT "), 1 thread, %u kernels, median of %d "
-          "profiled executes;\nGFLOP: the estimates of the same kernels in a plan bound at 10 s"
+  printf ("morok profile, %d s (T' = %" G_GINT64_FORMAT "), 1 thread, %u kernels, median of %d "
+          "profiled executes;\nGFLOP: the estimates of the same kernels in a plan bound at %d s"
           ":\n%9s %6s %9s %8s  %s\n",
-          frames, rows->len, PROFILE_REPS, "ms", "share", "GFLOP", "GFLOP/s", "kernel");
+          (int)(n / 16000), frames, rows->len, PROFILE_REPS, (int)(n / 16000), "ms", "share", "GFLOP",
+          "GFLOP/s", "kernel");
   for (guint i = 0; i < MIN (top, rows->len); i++)
     {
       Row *r = &g_array_index (rows, Row, i);

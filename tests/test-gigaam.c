@@ -239,8 +239,9 @@ probe_run (MorokJit *jit, Fixture *f, const Run *run)
 /* Log-mel features of every run match the reference over each item's
  * frames within FEATURE_TOL. */
 static void
-check_features (const char *version)
+check_features (gconstpointer data)
 {
+  const char *version = data;
   Fixture f;
   fixture_load (&f, version);
   g_autoptr (ProbeJit) jit = probe_new (&f, TRUE);
@@ -276,23 +277,12 @@ check_features (const char *version)
   fixture_clear (&f);
 }
 
-static void
-test_v3_features (void)
-{
-  check_features ("v3");
-}
-
-static void
-test_v2_features (void)
-{
-  check_features ("v2");
-}
-
 /* Subsampling and layer outputs ([b, T', d]) of alone.0 and of the batch
  * match the reference's traces over each item's encoded frames. */
 static void
-check_traces (const char *version)
+check_traces (gconstpointer data)
 {
+  const char *version = data;
   Fixture f;
   fixture_load (&f, version);
   g_autoptr (ProbeJit) jit = probe_new (&f, FALSE);
@@ -333,18 +323,6 @@ check_traces (const char *version)
   g_test_message ("%s layer outputs: max error %.3g", version, worst_all);
   g_assert_cmpfloat (worst_all, <=, ENCODER_TOL);
   fixture_clear (&f);
-}
-
-static void
-test_v3_layers (void)
-{
-  check_traces ("v3");
-}
-
-static void
-test_v2_layers (void)
-{
-  check_traces ("v2");
 }
 
 /* ---- the wrappers ---- */
@@ -505,18 +483,6 @@ check_ctc (const char *version, MorokDType precision, double tol)
   fixture_clear (&f);
 }
 
-static void
-test_v3_ctc (void)
-{
-  check_ctc ("v3", MOROK_DTYPE_F32, ENCODER_TOL);
-}
-
-static void
-test_v2_ctc (void)
-{
-  check_ctc ("v2", MOROK_DTYPE_F32, ENCODER_TOL);
-}
-
 /* precision f16: needs AVX512-FP16 */
 static gboolean
 skip_without_f16 (void)
@@ -526,20 +492,6 @@ skip_without_f16 (void)
     return FALSE;
   g_test_skip (e->message);
   return TRUE;
-}
-
-static void
-test_v3_ctc_f16 (void)
-{
-  if (!skip_without_f16 ())
-    check_ctc ("v3", MOROK_DTYPE_F16, F16_TOL);
-}
-
-static void
-test_v2_ctc_f16 (void)
-{
-  if (!skip_without_f16 ())
-    check_ctc ("v2", MOROK_DTYPE_F16, F16_TOL);
 }
 
 /* GigaAmEncoderJit's output, [b, d, T'] channels first, matches the
@@ -591,47 +543,51 @@ check_encoder (const char *version, MorokDType precision, double tol)
   fixture_clear (&f);
 }
 
-static void
-test_v3_encoder (void)
+/* The wrappers, in each precision; f16 needs AVX512-FP16. */
+typedef struct
 {
-  check_encoder ("v3", MOROK_DTYPE_F32, ENCODER_TOL);
-}
+  const char *version, *kind;
+  MorokDType precision;
+} Variant;
 
 static void
-test_v2_encoder (void)
+test_wrapper (gconstpointer data)
 {
-  check_encoder ("v2", MOROK_DTYPE_F32, ENCODER_TOL);
-}
-
-static void
-test_v3_encoder_f16 (void)
-{
-  if (!skip_without_f16 ())
-    check_encoder ("v3", MOROK_DTYPE_F16, F16_TOL);
-}
-
-static void
-test_v2_encoder_f16 (void)
-{
-  if (!skip_without_f16 ())
-    check_encoder ("v2", MOROK_DTYPE_F16, F16_TOL);
+  const Variant *v = data;
+  if (v->precision == MOROK_DTYPE_F16 && skip_without_f16 ())
+    return;
+  double tol = v->precision == MOROK_DTYPE_F16 ? F16_TOL : ENCODER_TOL;
+  if (g_str_equal (v->kind, "ctc"))
+    check_ctc (v->version, v->precision, tol);
+  else
+    check_encoder (v->version, v->precision, tol);
 }
 
 int
 main (int argc, char **argv)
 {
+  static const char *const versions[] = { "v3", "v2" };
+  static const Variant variants[] = {
+    { "v3", "encoder", MOROK_DTYPE_F32 }, { "v2", "encoder", MOROK_DTYPE_F32 },
+    { "v3", "ctc", MOROK_DTYPE_F32 },     { "v2", "ctc", MOROK_DTYPE_F32 },
+    { "v3", "encoder", MOROK_DTYPE_F16 }, { "v2", "encoder", MOROK_DTYPE_F16 },
+    { "v3", "ctc", MOROK_DTYPE_F16 },     { "v2", "ctc", MOROK_DTYPE_F16 },
+  };
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/gigaam/v3/features", test_v3_features);
-  g_test_add_func ("/gigaam/v2/features", test_v2_features);
-  g_test_add_func ("/gigaam/v3/layers", test_v3_layers);
-  g_test_add_func ("/gigaam/v2/layers", test_v2_layers);
-  g_test_add_func ("/gigaam/v3/encoder", test_v3_encoder);
-  g_test_add_func ("/gigaam/v2/encoder", test_v2_encoder);
-  g_test_add_func ("/gigaam/v3/ctc", test_v3_ctc);
-  g_test_add_func ("/gigaam/v2/ctc", test_v2_ctc);
-  g_test_add_func ("/gigaam/v3/encoder-f16", test_v3_encoder_f16);
-  g_test_add_func ("/gigaam/v2/encoder-f16", test_v2_encoder_f16);
-  g_test_add_func ("/gigaam/v3/ctc-f16", test_v3_ctc_f16);
-  g_test_add_func ("/gigaam/v2/ctc-f16", test_v2_ctc_f16);
+  for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
+    {
+      g_autofree char *features = g_strdup_printf ("/gigaam/%s/features", versions[i]);
+      g_autofree char *layers = g_strdup_printf ("/gigaam/%s/layers", versions[i]);
+      g_test_add_data_func (features, versions[i], check_features);
+      g_test_add_data_func (layers, versions[i], check_traces);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    {
+      const Variant *v = &variants[i];
+      g_autofree char *path
+          = g_strdup_printf ("/gigaam/%s/%s%s", v->version, v->kind,
+                             v->precision == MOROK_DTYPE_F16 ? "-f16" : "");
+      g_test_add_data_func (path, v, test_wrapper);
+    }
   return g_test_run ();
 }

@@ -280,12 +280,6 @@ fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
  * weight share its panels. */
 
 static gboolean
-const_int (const MorokSym *s, gint64 *out)
-{
-  return morok_sym_is_const (s, out);
-}
-
-static gboolean
 packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPacking *pk)
 {
   MorokNode *m = ker->matmul;
@@ -302,13 +296,13 @@ packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPac
   for (guint i = 0; i + 2 < r; i++)
     {
       gint64 st;
-      if (!const_int (b.stride[i], &st) || st != 0)
+      if (!morok_sym_is_const (b.stride[i], &st) || st != 0)
         return FALSE;
     }
   *pk = (MorokPacking){ .source = src };
-  return m->shape[r - 2]->hi > MOROK_GEMM_SMALL && const_int (m->src[1]->shape[r - 2], &pk->k)
-         && const_int (m->shape[r - 1], &pk->n) && pk->n > 16 && const_int (b.offset, &pk->offset)
-         && const_int (b.stride[r - 2], &pk->sbk) && const_int (b.stride[r - 1], &pk->sbn);
+  return m->shape[r - 2]->hi > MOROK_GEMM_SMALL && morok_sym_is_const (m->src[1]->shape[r - 2], &pk->k)
+         && morok_sym_is_const (m->shape[r - 1], &pk->n) && pk->n > 16 && morok_sym_is_const (b.offset, &pk->offset)
+         && morok_sym_is_const (b.stride[r - 2], &pk->sbk) && morok_sym_is_const (b.stride[r - 1], &pk->sbn);
 }
 
 static void

@@ -355,8 +355,7 @@ morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTen
  * dims and the mask (if any) masks keys only, [..., 1, Tk]; NULL (no error)
  * otherwise, for the composite. */
 static MorokTensor *
-fused_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTensor *mask, double scale,
-                 GError **error)
+fused_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTensor *mask, double scale)
 {
   guint r = q->rank;
   gint64 dv;
@@ -387,7 +386,6 @@ fused_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTensor *ma
   p.n_src = m ? 4 : 3;
   p.src[0] = q, p.src[1] = k, p.src[2] = v, p.src[3] = m;
   p.value = scale;
-  (void) error;
   return morok_graph_intern (q->graph, &p);
 }
 
@@ -406,7 +404,7 @@ morok_tensor_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTen
     }
   if (scale <= 0)
     scale = 1.0 / sqrt ((double) d);
-  MorokTensor *fused = fused_attention (q, k, v, mask, scale, error);
+  MorokTensor *fused = fused_attention (q, k, v, mask, scale);
   if (fused)
     return fused;
   MorokTensor *scores = morok_tensor_mul_scalar (
