@@ -23,3 +23,14 @@ silero_path (const char *version)
     }
   return path;
 }
+
+/* The bytes of a Silero model, or NULL (and the test skipped) as above. */
+static inline char *
+silero_contents (const char *version, gsize *len)
+{
+  g_autofree char *path = silero_path (version);
+  char *data = NULL;
+  if (path)
+    g_assert_true (g_file_get_contents (path, &data, len, NULL));
+  return data;
+}

@@ -328,12 +328,10 @@ test_load_rejects_other_files (void)
 static void
 test_load_rejects_truncated (void)
 {
-  g_autofree char *path = silero_path ("v5");
-  if (path == NULL)
-    return;
-  g_autofree char *d = NULL;
   gsize len;
-  g_assert_true (g_file_get_contents (path, &d, &len, NULL));
+  g_autofree char *d = silero_contents ("v5", &len);
+  if (d == NULL)
+    return;
   for (gsize cut = 1; cut < len; cut = cut * 3 + 17)
     {
       g_autofree char *tmp = write_tmp ("cut.onnx", d, cut);
@@ -348,13 +346,11 @@ test_load_rejects_truncated (void)
 static void
 test_load_survives_corruption (void)
 {
-  g_autofree char *path = silero_path ("v4");
-  if (path == NULL)
-    return;
-  g_autofree char *d = NULL;
   gsize len;
   guint failed = 0;
-  g_assert_true (g_file_get_contents (path, &d, &len, NULL));
+  g_autofree char *d = silero_contents ("v4", &len);
+  if (d == NULL)
+    return;
   GRand *rng = g_rand_new_with_seed (7);
   for (guint k = 0; k < 40; k++)
     {
@@ -394,12 +390,10 @@ patch_all (char *d, gsize len, const void *was, const void *now, gsize n)
 static void
 test_load_names_missing_tensor (void)
 {
-  g_autofree char *path = silero_path ("v5");
-  if (path == NULL)
-    return;
-  g_autofree char *d = NULL;
   gsize len;
-  g_assert_true (g_file_get_contents (path, &d, &len, NULL));
+  g_autofree char *d = silero_contents ("v5", &len);
+  if (d == NULL)
+    return;
   g_assert_cmpuint (patch_all (d, len, "decoder.rnn.weight_hh", "decoder.rnn.weight_hx", 21), >=,
                     2);
   g_autofree char *tmp = write_tmp ("renamed.onnx", d, len);
@@ -418,12 +412,10 @@ test_load_names_missing_tensor (void)
 static void
 test_load_rejects_wrong_shape (void)
 {
-  g_autofree char *path = silero_path ("v5");
-  if (path == NULL)
-    return;
-  g_autofree char *d = NULL;
   gsize len;
-  g_assert_true (g_file_get_contents (path, &d, &len, NULL));
+  g_autofree char *d = silero_contents ("v5", &len);
+  if (d == NULL)
+    return;
   /* dims 1, 128, 1; data_type FLOAT; name (24 bytes) */
   static const guint8 was[] = { 0x08, 0x01, 0x08, 0x80, 0x01, 0x08, 0x01, 0x10, 0x01, 0x42, 0x18 };
   static const guint8 now[] = { 0x08, 0x01, 0x08, 0x01, 0x08, 0x80, 0x01, 0x10, 0x01, 0x42, 0x18 };
