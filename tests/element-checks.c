@@ -105,3 +105,9 @@ assert_fails_to_start_with (const char *factory, const char *model, const char *
   gst_object_unref (element);
 }
 
+gboolean
+latency_at_least (GstHarness *h, GstClockTime min)
+{
+  GstClockTime latency = gst_harness_query_latency (h);
+  return GST_CLOCK_TIME_IS_VALID (latency) && latency >= min;
+}
