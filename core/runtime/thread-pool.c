@@ -15,6 +15,7 @@ typedef struct
   GMutex mu;
   GCond wake;
   gint generation;
+  gint sleeping; /* workers in g_cond_wait, or about to be */
   gint pending;
   MorokKernelFn fn;
   void *const *bufs;
@@ -36,8 +37,10 @@ worker (gpointer data)
       if (g_atomic_int_get (&pool->generation) == seen)
         {
           g_mutex_lock (&pool->mu);
+          g_atomic_int_inc (&pool->sleeping);
           while (g_atomic_int_get (&pool->generation) == seen)
             g_cond_wait (&pool->wake, &pool->mu);
+          g_atomic_int_add (&pool->sleeping, -1);
           g_mutex_unlock (&pool->mu);
         }
       seen = g_atomic_int_get (&pool->generation);
@@ -89,10 +92,17 @@ morok_thread_pool_run (MorokKernelFn fn, void *const *bufs, const int64_t *vars,
   pool->vars = vars;
   pool->nthreads = n;
   g_atomic_int_set (&pool->pending, (gint) pool->n - 1);
-  g_mutex_lock (&pool->mu);
+  /* only a sleeping worker needs the (system) call: a worker counts itself
+   * in `sleeping` before it reads the generation, the caller reads
+   * `sleeping` after it moves the generation on (both full barriers), so
+   * either the caller sees it or it sees the new generation */
   g_atomic_int_inc (&pool->generation);
-  g_cond_broadcast (&pool->wake);
-  g_mutex_unlock (&pool->mu);
+  if (g_atomic_int_get (&pool->sleeping) > 0)
+    {
+      g_mutex_lock (&pool->mu);
+      g_cond_broadcast (&pool->wake);
+      g_mutex_unlock (&pool->mu);
+    }
   fn (bufs, vars, 0, n);
   /* a worker that was preempted may take a while: spin a little, then yield
    * the core to it instead of burning the time slice */
