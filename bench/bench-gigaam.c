@@ -16,11 +16,11 @@
  *
  *   RESULT morok threads=1 seconds=10 median=0.8312 min=0.8123
  *
- * (morok-f16 under MOROK_PRECISION=f16, products with the weights in f16).
+ * (morok-f16 or morok-bf16x3 under MOROK_PRECISION=f16 or bf16x3).
  *
- * With one thread, a per-kernel profile of 10 s ($BENCH_GIGAAM_PROFILE_S
- * seconds; median of 3 profiled executes; the top 10, or $BENCH_GIGAAM_TOP,
- * and the totals by kind). --cold first prepares a
+ * With one thread ($BENCH_GIGAAM_PROFILE_THREADS), a per-kernel profile of
+ * 10 s ($BENCH_GIGAAM_PROFILE_S seconds; median of 3 profiled executes; the
+ * top 10, or $BENCH_GIGAAM_TOP, and the totals by kind). --cold first prepares a
  * throwaway plan into an empty temporary kernel cache (cold: clang runs),
  * and then the timed plans from that cache (warm for the first thread count).
  * The other MOROK_* settings of docs/jit-wrapper.md apply. */
@@ -119,11 +119,23 @@ check (GigaAmEncoderJit *jit, MorokSafetensors *inputs, GError **error)
   return TRUE;
 }
 
-/* "morok", or "morok-f16" under MOROK_PRECISION=f16 */
+/* "morok", or "morok-f16" under MOROK_PRECISION=f16 (bf16x3 alike) */
 static const char *
 side (void)
 {
-  return g_strcmp0 (g_getenv ("MOROK_PRECISION"), "f16") == 0 ? "morok-f16" : "morok";
+  static char name[32];
+  const char *p = g_getenv ("MOROK_PRECISION");
+  if (!p || !*p || g_str_equal (p, "f32"))
+    return "morok";
+  g_snprintf (name, sizeof name, "morok-%s", p);
+  return name;
+}
+
+static guint
+profile_threads (void)
+{
+  const char *t = g_getenv ("BENCH_GIGAAM_PROFILE_THREADS");
+  return t ? (guint) atoi (t) : 1;
 }
 
 static gboolean
@@ -206,7 +218,8 @@ flops_at (MorokGigaAm *model, gint64 n, const float *bench, guint n_kernels, GAr
 }
 
 static gboolean
-profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError **error)
+profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, guint threads,
+         GError **error)
 {
   const char *seconds = g_getenv ("BENCH_GIGAAM_PROFILE_S");
   const gint64 n = (seconds ? atoi (seconds) : 10) * 16000;
@@ -257,10 +270,10 @@ profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, GError *
   g_array_sort (rows, cmp_row);
   const char *top_env = g_getenv ("BENCH_GIGAAM_TOP");
   guint top = top_env ? (guint)atoi (top_env) : 10;
-  printf ("morok profile, %d s (T' = %" G_GINT64_FORMAT "), 1 thread, %u kernels, median of %d "
+  printf ("morok profile, %d s (T' = %" G_GINT64_FORMAT "), %u thread(s), %u kernels, median of %d "
           "profiled executes;\nGFLOP: the estimates of the same kernels in a plan bound at %d s"
           ":\n%9s %6s %9s %8s  %s\n",
-          (int)(n / 16000), frames, rows->len, PROFILE_REPS, (int)(n / 16000), "ms", "share", "GFLOP",
+          (int)(n / 16000), frames, threads, rows->len, PROFILE_REPS, (int)(n / 16000), "ms", "share", "GFLOP",
           "GFLOP/s", "kernel");
   for (guint i = 0; i < MIN (top, rows->len); i++)
     {
@@ -357,7 +370,8 @@ main (int argc, char **argv)
       fflush (stdout);
       if ((i == 0 && !check (jit, inputs, &error))
           || !time_lengths (jit, threads[i], bench, reps, &error)
-          || (threads[i] == 1 && !profile (jit, model, bench, &error)))
+          || (threads[i] == profile_threads ()
+              && !profile (jit, model, bench, threads[i], &error)))
         return !fail (error);
     }
   if (cache_dir)
