@@ -15,6 +15,7 @@
 #include "morok-half.h"
 #include "morok-vmath.h"
 #include "morok-gemm.h"
+#include "morok-gemm-amx.h"
 #include "morok-attention.h"
 
 #include "kernel-headers-export.h"

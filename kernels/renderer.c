@@ -6,6 +6,7 @@
  * shared subexpression is computed once. */
 #define G_LOG_DOMAIN "morok-kernels"
 #include "kernels/morok-renderer.h"
+#include "kernels/weight-pack.h"
 #include "graph/morok-pattern.h"
 #include <math.h>
 #include <string.h>
@@ -677,10 +678,15 @@ declare_buffers (Ctx *c)
     {
       guint b = g_array_index (k->reads, guint, r);
       const MorokScheduleBuffer *rb = &g_array_index (c->sched->buffers, MorokScheduleBuffer, b);
-      const char *t = storage_type (rb->kind == MOROK_BUFFER_PACKED ? rb->pack.dtype
-                                                                     : rb->node->dtype);
+      const char *t = rb->kind != MOROK_BUFFER_PACKED ? storage_type (rb->node->dtype)
+                      : rb->pack.format == MOROK_PRECISION_F32 ? "float"
+                                                               : "uint16_t";
       line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", t, b, t, b);
     }
+  /* this thread's slice of the plan's scratch memory */
+  if (k->scratch)
+    line (c, "uint16_t *restrict scratch = (uint16_t *) ((uint8_t *) bufs[%u] + tid * (size_t) %"
+          G_GSIZE_FORMAT ");", k->scratch - 1, k->scratch_stride);
 }
 
 /* Decomposes the flat row number @row into idx[0 .. n-1] over @n's dims. */
@@ -782,8 +788,15 @@ render_matmul_kernel (Ctx *c)
    * more (or there is one thread), a task takes all the rows of its
    * columns, so each slice of B is packed once per call, not once per row
    * block; the column blocks are then evened out over the threads. */
+  const MorokScheduleBuffer *pb
+      = c->ker->packed_b ? &g_array_index (c->sched->buffers, MorokScheduleBuffer, c->ker->packed_b - 1)
+                         : NULL;
   line (c, "int64_t nt = (N + %d - 1) / %d, mb = %d;", MM_COLS, MM_COLS, MM_ROWS);
-  if (!narrow)
+  if (pb && pb->pack.format == MOROK_PRECISION_BF16X3)
+    /* the AMX kernel splits all of A before it starts: one column block
+     * per thread, so that it does so once per thread */
+    line (c, "nt = nthreads, mb = M;");
+  else if (!narrow)
     {
       line (c, "if (nthreads == 1 || batches * nt >= 2 * (int64_t) nthreads) {");
       line (c, "  if (batches == 1) nt = (nt + nthreads - 1) / nthreads * nthreads;");
@@ -829,15 +842,21 @@ render_matmul_kernel (Ctx *c)
       line (c, "  for (int64_t j = 0; j < nl; j++)");
       line (c, "    cb[(m0 + i) * N + n0 + j] = ct[j * ml + i];");
     }
-  else if (c->ker->packed_b)
+  else if (pb)
     {
-      const MorokScheduleBuffer *pb
-          = &g_array_index (c->sched->buffers, MorokScheduleBuffer, c->ker->packed_b - 1);
-      /* a panel of B is K x NR (f32) or K2 x NR pairs (f16): n0 / NR panels in */
-      line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + n0 * %s,"
-            " cb + m0 * N + n0, N, 0);", pb->pack.dtype == MOROK_DTYPE_F16 ? "f16" : "f32", ba,
-            offa->str, sam, sam, sak, c->ker->packed_b - 1,
-            pb->pack.dtype == MOROK_DTYPE_F16 ? "((K + 1) / 2 * 2)" : "K");
+      /* a panel of B is K x NR (f32) or K2 x NR pairs (f16, bf16x3): n0 / NR panels in */
+      guint bp = c->ker->packed_b - 1;
+      const MorokPacking *pk = &pb->pack;
+      gint64 k2 = morok_weight_pack_pairs (pk->k, pk->format);
+      if (pk->format == MOROK_PRECISION_BF16X3)
+        line (c, "morok_gemm_bf16x3_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s,"
+              " b%u + n0 * %" G_GINT64_FORMAT ", b%u + %" G_GSIZE_FORMAT " + n0 * %" G_GINT64_FORMAT
+              ", %" G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
+              sak, bp, k2 * 2, bp, pb->bytes / 4, k2 * 2, k2);
+      else
+        line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + n0 * %s,"
+              " cb + m0 * N + n0, N, 0);", pk->format == MOROK_PRECISION_F16 ? "f16" : "f32", ba,
+              offa->str, sam, sam, sak, bp, pk->format == MOROK_PRECISION_F16 ? "((K + 1) / 2 * 2)" : "K");
     }
   else
     line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"

@@ -2,7 +2,13 @@
 /* Constant matmul operands in the GEMM's panel layout: see weight-pack.h. */
 #include "kernels/weight-pack.h"
 #include <string.h>
-
+#if defined(__x86_64__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define ARCH_REQ_XCOMP_PERM 0x1023 /* asm/prctl.h */
+#define XFEATURE_XTILEDATA 18
+#endif
 
 /* round to nearest even, as the kernels' morok_f32_to_f16 (x86-64 has
  * _Float16 in gcc >= 12 and clang) */
@@ -38,31 +44,75 @@ morok_weight_pack_f16_supported (void)
 #endif
 }
 
+#if defined(__x86_64__) && defined(__linux__)
+static gpointer
+request_amx (gpointer unused)
+{
+  (void) unused;
+  guint eax, ebx, ecx, edx;
+  /* CPUID.(7, 0).EDX: bit 22 AMX-BF16, bit 24 AMX-TILE */
+  if (!__get_cpuid_count (7, 0, &eax, &ebx, &ecx, &edx) || !(edx & (1u << 22))
+      || !(edx & (1u << 24)))
+    return GINT_TO_POINTER (FALSE);
+  return GINT_TO_POINTER (syscall (SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0);
+}
+#endif
+
+gboolean
+morok_weight_pack_amx_supported (void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+  static GOnce once = G_ONCE_INIT;
+  return GPOINTER_TO_INT (g_once (&once, request_amx, NULL));
+#else
+  return FALSE;
+#endif
+}
+
+gint64
+morok_weight_pack_pairs (gint64 k, MorokPrecision format)
+{
+  return format == MOROK_PRECISION_BF16X3 ? (k + 31) / 32 * 16 : (k + 1) / 2;
+}
+
 gsize
-morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokDType dtype)
+morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
 {
   gint64 panels = (n + nr - 1) / nr;
-  if (dtype == MOROK_DTYPE_F16)
-    return (gsize) (panels * ((k + 1) / 2) * nr * 2 * 2);
+  gint64 copies = format == MOROK_PRECISION_BF16X3 ? 2 : 1;
+  if (format != MOROK_PRECISION_F32)
+    return (gsize) (copies * panels * morok_weight_pack_pairs (k, format) * nr * 2 * 2);
   return (gsize) (panels * k * nr * 4);
 }
 
-/* Index of B's (kk, col) in the packed layout, in elements. */
-static inline gsize
-packed_index (gint64 kk, gint64 col, gint64 k, guint nr, gboolean pairs)
+/* round to nearest even; NaN stays NaN */
+static guint16
+f32_to_bf16 (float v)
 {
-  gint64 p = col / nr, j = col % nr;
-  if (pairs)
-    return (gsize) (((p * ((k + 1) / 2) + kk / 2) * nr + j) * 2 + (kk & 1));
-  return (gsize) ((p * k + kk) * nr + j);
+  guint32 u;
+  memcpy (&u, &v, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return (guint16) ((u >> 16) | 0x40);
+  return (guint16) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static float
+bf16_to_f32 (guint16 h)
+{
+  guint32 u = (guint32) h << 16;
+  float v;
+  memcpy (&v, &u, sizeof v);
+  return v;
 }
 
 void
 morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,
-                   MorokDType dtype, void *dst)
+                   MorokPrecision format, void *dst)
 {
-  gboolean f16 = dtype == MOROK_DTYPE_F16;
-  memset (dst, 0, morok_weight_pack_bytes (k, n, nr, dtype)); /* the padding */
+  gsize bytes = morok_weight_pack_bytes (k, n, nr, format);
+  memset (dst, 0, bytes); /* the padding */
+  gint64 k2 = morok_weight_pack_pairs (k, format);
+  guint16 *lo = (guint16 *) dst + bytes / 4; /* bf16x3: the second half */
   /* walk B along its contiguous axis: reading a 900 MB model across its
    * rows would miss the cache on every element */
   gboolean by_col = sbk == 1 && sbn != 1;
@@ -72,10 +122,22 @@ morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, g
       {
         gint64 kk = by_col ? i : o, col = by_col ? o : i;
         float v = b[kk * sbk + col * sbn];
-        gsize at = packed_index (kk, col, k, nr, f16);
-        if (f16)
-          ((guint16 *) dst)[at] = f32_to_f16 (v);
-        else
-          ((float *) dst)[at] = v;
+        gint64 p = col / nr, j = col % nr;
+        gsize pair = (gsize) (((p * k2 + kk / 2) * nr + j) * 2 + (kk & 1));
+        switch (format)
+          {
+          case MOROK_PRECISION_F16:
+            ((guint16 *) dst)[pair] = f32_to_f16 (v);
+            break;
+          case MOROK_PRECISION_BF16X3:
+            {
+              guint16 hi = f32_to_bf16 (v);
+              ((guint16 *) dst)[pair] = hi;
+              lo[pair] = f32_to_bf16 (v - bf16_to_f32 (hi));
+              break;
+            }
+          default:
+            ((float *) dst)[(p * k + kk) * nr + j] = v;
+          }
       }
 }

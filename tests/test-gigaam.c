@@ -380,7 +380,7 @@ check_tokens (Fixture *f, const Run *run, guint i, const MorokCtcToken *got, gui
  * frames, the reference's greedy tokens, and no build, compile or
  * allocation after prepare. */
 static void
-check_ctc (const char *version, MorokDType precision, double tol)
+check_ctc (const char *version, MorokPrecision precision, double tol)
 {
   GError *e = NULL;
   Fixture f;
@@ -428,24 +428,25 @@ check_ctc (const char *version, MorokDType precision, double tol)
           Block want_b = { want + run->row[i] * dims[1] * dims[2], (gsize)dims[2], 1 };
           double abs_err, err = max_error (got, want_b, frames, c->n_classes, &abs_err);
           g_test_message ("%s %s log-probs, run %u item %u (%s): max error %.3g (abs %.3g)",
-                          version, morok_dtype_name (precision), r, i, run->prefix[i], err,
+                          version, morok_precision_name (precision), r, i, run->prefix[i], err,
                           abs_err);
           worst = fmax (worst, err);
           MorokCtcToken tokens[256];
           g_assert_cmpint (frames, <=, G_N_ELEMENTS (tokens));
           guint n_tok = morok_ctc_greedy_decode (lp, frames, c->n_classes, c->n_classes,
                                                  c->blank_id, tokens);
-          /* f32 decides every frame as the reference does; f16 may take the
-           * other class where the reference's two best are closer than
-           * its error (two frames of the v2 fixture: 7e-4 and 2.3e-3) */
-          guint flips = precision == MOROK_DTYPE_F32
+          /* f32 and bf16x3 decide every frame as the reference does; f16
+           * may take the other class where the reference's two best are
+           * closer than its error (two frames of the v2 fixture: 7e-4 and
+           * 2.3e-3) */
+          guint flips = precision != MOROK_PRECISION_F16
                             ? 0
                             : near_tie_flips (lp, want_b.p, frames, c->n_classes, tol);
           if (flips == 0)
             check_tokens (&f, run, i, tokens, n_tok);
         }
     }
-  g_test_message ("%s %s log-probs: max error %.3g", version, morok_dtype_name (precision), worst);
+  g_test_message ("%s %s log-probs: max error %.3g", version, morok_precision_name (precision), worst);
   g_assert_cmpfloat (worst, <=, tol);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
@@ -483,12 +484,12 @@ check_ctc (const char *version, MorokDType precision, double tol)
   fixture_clear (&f);
 }
 
-/* precision f16: needs AVX512-FP16 */
+/* precision f16 needs AVX512-FP16, bf16x3 AMX-BF16 */
 static gboolean
-skip_without_f16 (void)
+skip_unsupported (MorokPrecision precision)
 {
   g_autoptr (GError) e = NULL;
-  if (morok_plan_precision_supported (morok_isa_detect (), MOROK_DTYPE_F16, &e))
+  if (morok_plan_precision_supported (morok_isa_detect (), precision, &e))
     return FALSE;
   g_test_skip (e->message);
   return TRUE;
@@ -497,7 +498,7 @@ skip_without_f16 (void)
 /* GigaAmEncoderJit's output, [b, d, T'] channels first, matches the
  * reference encoder output for every run, from one prepared plan. */
 static void
-check_encoder (const char *version, MorokDType precision, double tol)
+check_encoder (const char *version, MorokPrecision precision, double tol)
 {
   GError *e = NULL;
   Fixture f;
@@ -535,7 +536,7 @@ check_encoder (const char *version, MorokDType precision, double tol)
           worst = fmax (worst, err);
         }
     }
-  g_test_message ("%s %s encoder output: max error %.3g", version, morok_dtype_name (precision),
+  g_test_message ("%s %s encoder output: max error %.3g", version, morok_precision_name (precision),
                   worst);
   g_assert_cmpfloat (worst, <=, tol);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
@@ -543,20 +544,20 @@ check_encoder (const char *version, MorokDType precision, double tol)
   fixture_clear (&f);
 }
 
-/* The wrappers, in each precision; f16 needs AVX512-FP16. */
+/* The wrappers, in each precision the CPU runs. */
 typedef struct
 {
   const char *version, *kind;
-  MorokDType precision;
+  MorokPrecision precision;
 } Variant;
 
 static void
 test_wrapper (gconstpointer data)
 {
   const Variant *v = data;
-  if (v->precision == MOROK_DTYPE_F16 && skip_without_f16 ())
+  if (skip_unsupported (v->precision))
     return;
-  double tol = v->precision == MOROK_DTYPE_F16 ? F16_TOL : ENCODER_TOL;
+  double tol = v->precision == MOROK_PRECISION_F16 ? F16_TOL : ENCODER_TOL;
   if (g_str_equal (v->kind, "ctc"))
     check_ctc (v->version, v->precision, tol);
   else
@@ -568,10 +569,12 @@ main (int argc, char **argv)
 {
   static const char *const versions[] = { "v3", "v2" };
   static const Variant variants[] = {
-    { "v3", "encoder", MOROK_DTYPE_F32 }, { "v2", "encoder", MOROK_DTYPE_F32 },
-    { "v3", "ctc", MOROK_DTYPE_F32 },     { "v2", "ctc", MOROK_DTYPE_F32 },
-    { "v3", "encoder", MOROK_DTYPE_F16 }, { "v2", "encoder", MOROK_DTYPE_F16 },
-    { "v3", "ctc", MOROK_DTYPE_F16 },     { "v2", "ctc", MOROK_DTYPE_F16 },
+    { "v3", "encoder", MOROK_PRECISION_F32 },    { "v2", "encoder", MOROK_PRECISION_F32 },
+    { "v3", "ctc", MOROK_PRECISION_F32 },        { "v2", "ctc", MOROK_PRECISION_F32 },
+    { "v3", "encoder", MOROK_PRECISION_F16 },    { "v2", "encoder", MOROK_PRECISION_F16 },
+    { "v3", "ctc", MOROK_PRECISION_F16 },        { "v2", "ctc", MOROK_PRECISION_F16 },
+    { "v3", "encoder", MOROK_PRECISION_BF16X3 }, { "v2", "encoder", MOROK_PRECISION_BF16X3 },
+    { "v3", "ctc", MOROK_PRECISION_BF16X3 },     { "v2", "ctc", MOROK_PRECISION_BF16X3 },
   };
   g_test_init (&argc, &argv, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
@@ -585,8 +588,10 @@ main (int argc, char **argv)
     {
       const Variant *v = &variants[i];
       g_autofree char *path
-          = g_strdup_printf ("/gigaam/%s/%s%s", v->version, v->kind,
-                             v->precision == MOROK_DTYPE_F16 ? "-f16" : "");
+          = v->precision == MOROK_PRECISION_F32
+                ? g_strdup_printf ("/gigaam/%s/%s", v->version, v->kind)
+                : g_strdup_printf ("/gigaam/%s/%s-%s", v->version, v->kind,
+                                   morok_precision_name (v->precision));
       g_test_add_data_func (path, v, test_wrapper);
     }
   return g_test_run ();

@@ -174,7 +174,7 @@ GST_END_TEST;
  * (docs/gigaam-model.md), on CPUs with AVX512-FP16. */
 GST_START_TEST (test_precision_f16)
 {
-  if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_DTYPE_F16, NULL))
+  if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_PRECISION_F16, NULL))
     return;
   check_segments ("precision=f16", 1, 3e-2);
 }

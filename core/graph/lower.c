@@ -32,7 +32,7 @@ morok_plan_options_init (MorokPlanOptions *opts)
   g_return_if_fail (opts != NULL);
   memset (opts, 0, sizeof *opts);
   opts->isa = morok_isa_detect ();
-  opts->precision = MOROK_DTYPE_F32;
+  opts->precision = MOROK_PRECISION_F32;
   morok_compile_options_init (&opts->compile);
 }
 
@@ -305,9 +305,17 @@ packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPac
          && morok_sym_is_const (b.stride[r - 2], &pk->sbk) && morok_sym_is_const (b.stride[r - 1], &pk->sbn);
 }
 
+/* Threads a step of the plan may use. */
+static guint
+plan_threads (const MorokPlanOptions *opts)
+{
+  return opts->threads ? MIN (opts->threads, morok_thread_pool_size ()) : morok_thread_pool_size ();
+}
+
 static void
 pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
 {
+  gsize scratch_stride = 0;
   g_autoptr (GHashTable) made = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < sched->kernels->len; k++)
     {
@@ -316,11 +324,10 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       if (!packable_b (sched, ker, &pk))
         continue;
       pk.nr = morok_weight_pack_nr (opts->isa);
-      pk.dtype = opts->precision == MOROK_DTYPE_F16 && !ker->matmul->exact ? MOROK_DTYPE_F16
-                                                                            : MOROK_DTYPE_F32;
+      pk.format = ker->matmul->exact ? MOROK_PRECISION_F32 : opts->precision;
       char *key = g_strdup_printf ("%u %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
                                    " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %d", pk.source,
-                                   pk.offset, pk.k, pk.n, pk.sbk, pk.sbn, pk.dtype);
+                                   pk.offset, pk.k, pk.n, pk.sbk, pk.sbn, pk.format);
       guint idx = GPOINTER_TO_UINT (g_hash_table_lookup (made, key));
       if (!idx)
         {
@@ -328,7 +335,7 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
               = &g_array_index (sched->buffers, MorokScheduleBuffer, pk.source);
           MorokScheduleBuffer b = { .kind = MOROK_BUFFER_PACKED, .node = src->node, .pack = pk,
                                     .first = -1, .last = -1 };
-          b.bytes = morok_weight_pack_bytes (pk.k, pk.n, pk.nr, pk.dtype);
+          b.bytes = morok_weight_pack_bytes (pk.k, pk.n, pk.nr, pk.format);
           g_array_append_val (sched->buffers, b);
           idx = sched->buffers->len;
           g_hash_table_insert (made, key, GUINT_TO_POINTER (idx));
@@ -338,6 +345,25 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       ker->packed_b = idx;
       guint bi = idx - 1;
       g_array_append_val (ker->reads, bi);
+      if (pk.format == MOROK_PRECISION_BF16X3)
+        {
+          /* A split into bf16 tiles: 32-row blocks, k to a multiple of 32, hi
+           * and lo (MOROK_AMX_SCRATCH_BYTES) */
+          gint64 rows = (ker->matmul->shape[ker->matmul->rank - 2]->hi + 31) / 32 * 32;
+          ker->scratch_stride = (gsize) (rows * ((pk.k + 31) / 32 * 32) * 4);
+          scratch_stride = MAX (scratch_stride, ker->scratch_stride);
+        }
+    }
+  if (!scratch_stride)
+    return;
+  MorokScheduleBuffer s = { .kind = MOROK_BUFFER_SCRATCH, .first = -1, .last = -1,
+                            .bytes = scratch_stride * plan_threads (opts) };
+  g_array_append_val (sched->buffers, s);
+  for (guint k = 0; k < sched->kernels->len; k++)
+    {
+      MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
+      if (ker->scratch_stride)
+        ker->scratch = sched->buffers->len;
     }
 }
 
@@ -353,8 +379,7 @@ link_plan (MorokPlan *plan, const MorokSchedule *sched, const MorokPlanOptions *
   plan->object = morok_compile (src, &opts->compile, error);
   if (!plan->object)
     return FALSE;
-  guint threads = opts->threads ? MIN (opts->threads, morok_thread_pool_size ())
-                                : morok_thread_pool_size ();
+  guint threads = plan_threads (opts);
   for (guint k = 0; k < sched->kernels->len; k++)
     {
       const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
@@ -398,7 +423,7 @@ allocate (MorokPlan *plan, const MorokSchedule *sched, guint n_inputs, GError **
           if (plan->bufs[i])
             morok_weight_pack ((const float *) plan->bufs[b->pack.source] + b->pack.offset,
                                b->pack.k, b->pack.n, b->pack.sbk, b->pack.sbn, b->pack.nr,
-                               b->pack.dtype, plan->bufs[i]);
+                               b->pack.format, plan->bufs[i]);
           break;
         default:
           plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
@@ -481,20 +506,31 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
 }
 
 gboolean
-morok_plan_precision_supported (MorokIsa isa, MorokDType precision, GError **error)
+morok_plan_precision_supported (MorokIsa isa, MorokPrecision precision, GError **error)
 {
-  if (precision == MOROK_DTYPE_F32)
-    return TRUE;
-  if (precision != MOROK_DTYPE_F16)
+  const char *needs;
+  gboolean cpu;
+  switch (precision)
     {
+    case MOROK_PRECISION_F32:
+      return TRUE;
+    case MOROK_PRECISION_F16:
+      needs = "AVX512-FP16", cpu = morok_weight_pack_f16_supported ();
+      break;
+    case MOROK_PRECISION_BF16X3:
+      needs = "AMX-BF16 (and a kernel that lets this process use it)";
+      cpu = morok_weight_pack_amx_supported ();
+      break;
+    default:
       g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
-                   "precision %s: only f32 and f16 are supported", morok_dtype_name (precision));
+                   "precision %d: not one of f32, f16, bf16x3", precision);
       return FALSE;
     }
-  if (isa != MOROK_ISA_AVX512 || !morok_weight_pack_f16_supported ())
+  if (isa != MOROK_ISA_AVX512 || !cpu)
     {
       g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
-                   "precision f16 needs the avx512 ISA on a CPU with AVX512-FP16%s",
+                   "precision %s needs the avx512 ISA on a CPU with %s%s",
+                   morok_precision_name (precision), needs,
                    isa == MOROK_ISA_AVX512 ? ", which this one lacks" : "");
       return FALSE;
     }

@@ -21,7 +21,7 @@ typedef struct
 {
   guint threads;               /* most threads a step may use; 0: the pool's size */
   MorokIsa isa;                /* contraction micro-kernels to use */
-  MorokDType precision;        /* F32, or F16: products with constant weights in f16 (AVX512-FP16) */
+  MorokPrecision precision;    /* of products with constant weights (morok-dtype.h) */
   MorokCompileOptions compile; /* compiler, cache, dump folder */
 } MorokPlanOptions;
 
@@ -35,8 +35,9 @@ MorokPlan *morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint
                              const MorokPlanOptions *opts, GError **error);
 
 /* FALSE, with an error saying why, unless @precision is F32, or F16 with
- * @isa AVX512 on a CPU with AVX512-FP16. */
-gboolean morok_plan_precision_supported (MorokIsa isa, MorokDType precision, GError **error);
+ * @isa AVX512 on a CPU with AVX512-FP16, or BF16X3 with @isa AVX512 on a CPU
+ * with AMX-BF16 that lets this process use it. */
+gboolean morok_plan_precision_supported (MorokIsa isa, MorokPrecision precision, GError **error);
 
 /* Plans built by this process (folding sub-plans included): a test reads it
  * before and after execute to prove nothing was rebuilt. */

@@ -31,16 +31,18 @@ typedef enum
   MOROK_BUFFER_WEIGHT, /* the model's host data, used in place */
   MOROK_BUFFER_TEMP,   /* a slice of the arena */
   MOROK_BUFFER_PACKED, /* a WEIGHT operand of matmuls in the GEMM's panels, made at prepare */
+  MOROK_BUFFER_SCRATCH, /* working memory of kernels (bf16x3 GEMMs: A split and laid out), a
+                         * slice per thread */
 } MorokBufferKind;
 
 /* PACKED buffers: B [k, n] read from buffer `source` at offset + k*sbk + n*sbn,
- * in panels of nr columns of dtype F32 or F16 (kernels/weight-pack.h). */
+ * in panels of nr columns for products in `format` (kernels/weight-pack.h). */
 typedef struct
 {
   guint source;
   gint64 offset, k, n, sbk, sbn;
   guint nr;
-  MorokDType dtype;
+  MorokPrecision format;
 } MorokPacking;
 
 typedef struct
@@ -68,6 +70,8 @@ typedef struct
   guint out;         /* buffer of root */
   GArray *reads;     /* guint buffer indices read, no duplicates */
   guint packed_b;    /* MATMUL: buffer index + 1 of B packed, 0 if B is read as it is */
+  guint scratch;     /* buffer index + 1 of the plan's SCRATCH, 0 if it uses none */
+  gsize scratch_stride; /* bytes of it per thread (thread tid's at tid * stride) */
   double flops, bytes; /* estimates at the upper bounds */
 } MorokScheduleKernel;
 

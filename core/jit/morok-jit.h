@@ -135,13 +135,14 @@ void morok_prepare_config_set_cache_dir (MorokPrepareConfig *config, const char 
 void morok_prepare_config_set_dump_dir (MorokPrepareConfig *config, const char *dir);
 void morok_prepare_config_set_cc (MorokPrepareConfig *config, const char *cc);
 void morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa);
-/* MOROK_DTYPE_F32 (the default) or MOROK_DTYPE_F16: products with constant
- * weights in f16 arithmetic with f32 sums, about 1.6x faster on large
- * matmuls, with about 1e-3 relative error (AVX512-FP16 CPUs only;
- * docs/jit-wrapper.md). */
-void morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokDType precision);
-/* "f32" or "f16"; FALSE for anything else. */
-gboolean morok_precision_parse (const char *name, MorokDType *out);
+/* The arithmetic of products with constant weights (docs/jit-wrapper.md,
+ * "Precision"): MOROK_PRECISION_F32 (the default); MOROK_PRECISION_F16, f16
+ * products with f32 sums, about 1e-3 relative error (AVX512-FP16 CPUs);
+ * MOROK_PRECISION_BF16X3, each product as three bf16 products on AMX with
+ * f32 sums, about 1e-5 relative error (AMX-BF16 CPUs). */
+void morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokPrecision precision);
+/* "f32", "f16" or "bf16x3"; FALSE for anything else. */
+gboolean morok_precision_parse (const char *name, MorokPrecision *out);
 
 /* Fills @out_opts for morok_plan_build; its strings are borrowed from
  * @config. Fails with MOROK_JIT_ERROR_DEVICE for a remembered unusable

@@ -24,7 +24,7 @@ struct _MorokPrepareConfig
   char *dump_dir;    /* NULL: no dump */
   char *cc;          /* NULL: kernels/ decides ($MOROK_CC, clang on PATH) */
   MorokIsa isa;
-  MorokDType precision; /* of products with constant weights: F32 or F16 */
+  MorokPrecision precision; /* of products with constant weights */
   char *bad[N_BAD];  /* why an environment value was not used */
 };
 
@@ -35,7 +35,7 @@ morok_prepare_config_new (void)
   config->opt_level = 2;
   config->use_cache = TRUE;
   config->isa = morok_isa_detect ();
-  config->precision = MOROK_DTYPE_F32;
+  config->precision = MOROK_PRECISION_F32;
   return config;
 }
 
@@ -159,22 +159,22 @@ morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa)
 }
 
 gboolean
-morok_precision_parse (const char *name, MorokDType *out)
+morok_precision_parse (const char *name, MorokPrecision *out)
 {
-  if (g_strcmp0 (name, "f32") == 0)
-    *out = MOROK_DTYPE_F32;
-  else if (g_strcmp0 (name, "f16") == 0)
-    *out = MOROK_DTYPE_F16;
-  else
-    return FALSE;
-  return TRUE;
+  for (guint p = 0; p < MOROK_PRECISION_COUNT; p++)
+    if (g_strcmp0 (name, morok_precision_name (p)) == 0)
+      {
+        *out = p;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 void
-morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokDType precision)
+morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokPrecision precision)
 {
   g_return_if_fail (config != NULL);
-  g_return_if_fail (precision == MOROK_DTYPE_F32 || precision == MOROK_DTYPE_F16);
+  g_return_if_fail ((guint) precision < MOROK_PRECISION_COUNT);
   config->precision = precision;
   g_clear_pointer (&config->bad[BAD_PRECISION], g_free);
 }
