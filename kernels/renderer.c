@@ -792,9 +792,10 @@ render_matmul_kernel (Ctx *c)
       = c->ker->packed_b ? &g_array_index (c->sched->buffers, MorokScheduleBuffer, c->ker->packed_b - 1)
                          : NULL;
   line (c, "int64_t nt = (N + %d - 1) / %d, mb = %d;", MM_COLS, MM_COLS, MM_ROWS);
-  if (pb && pb->pack.format == MOROK_PRECISION_BF16X3)
-    /* the AMX kernel splits all of A before it starts: one column block
-     * per thread, so that it does so once per thread */
+  if (pb)
+    /* B is packed already: one column block per thread with all the rows
+     * (the f32 and f16 kernels pack A once per block of rows and columns,
+     * the AMX kernel splits all of A once per call) */
     line (c, "nt = nthreads, mb = M;");
   else if (!narrow)
     {
