@@ -96,18 +96,66 @@ test_matmul_packed (void)
           }
 }
 
+/* Packed weights in a reduced precision: A [batch, m, k] . B [k, n] (and B
+ * given as a transposed [n, k] weight) against @want_of (a, b), within
+ * @tol_per_sqrt_k * sqrt (K) of max (1, |C|); the packed panels take
+ * @bytes_of (k, n) bytes. */
+typedef struct { gint64 batch, m, k, n; } PackedShape;
+
+static void
+check_packed (MorokPrecision precision, const PackedShape *cases, guint n_cases,
+              Ref *(*want_of) (const Ref *a, const Ref *b), double tol_per_sqrt_k,
+              gsize (*bytes_of) (gint64 k, gint64 n))
+{
+  g_autofree char *what = g_strdup_printf ("matmul packed weight, %s", morok_precision_name (precision));
+  for (guint k = 0; k < n_cases; k++)
+    for (int transposed = 0; transposed < 2; transposed++)
+      {
+        g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, cases[k].m, cases[k].k));
+        g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
+        g_autoptr (Ref) want = want_of (a, b);
+        g_autoptr (Ref) bt = ref_permute (b, (guint[]){ 1, 0 });
+        Case c;
+        case_init (&c);
+        c.precision = precision;
+        GError *e = NULL;
+        MorokTensor *w = transposed ? morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e)
+                                    : case_weight (&c, b);
+        MorokTensor *y = morok_tensor_matmul (case_input (&c, a), w, &e);
+        g_assert_no_error (e);
+        case_check (&c, y, want, tol_per_sqrt_k * sqrt ((double) cases[k].k), what);
+        g_assert_cmpuint (c.packed_bytes, ==, bytes_of (cases[k].k, cases[k].n));
+      }
+}
+
 static double
 round_f16 (double x)
 {
   return (double) (_Float16) x;
 }
 
-/* The same in f16 (AVX512-FP16 only): B packed in f16 pairs, A rounded to
- * f16, at most 32 products summed in f16, then in f32. Against the exact
- * product of the f16-rounded operands, so that what is measured is the
- * summation: it grows as sqrt (K), measured at most 1.5e-3 sqrt (K) relative
- * to max (1, |C|) on these uniform [-1, 1] operands (K = 768: 2.4e-2), held
- * to 2.5e-3 sqrt (K); a dropped or misplaced product is off by about |C|. */
+/* the product of the operands rounded to f16, exactly: what is left is the
+ * error of summing in f16 */
+static Ref *
+product_of_f16 (const Ref *a, const Ref *b)
+{
+  g_autoptr (Ref) a16 = ref_map (a, round_f16);
+  g_autoptr (Ref) b16 = ref_map (b, round_f16);
+  return ref_matmul (a16, b16);
+}
+
+static gsize
+f16_bytes (gint64 k, gint64 n)
+{
+  return (gsize) ((n + 63) / 64 * 64 * ((k + 1) / 2) * 2 * 2);
+}
+
+/* f16 (AVX512-FP16 only): B packed in f16 pairs, A rounded to f16, at most
+ * 32 products summed in f16, then in f32. Against the exact product of the
+ * f16-rounded operands, so that what is measured is the summation: it grows
+ * as sqrt (K), measured at most 1.5e-3 sqrt (K) relative to max (1, |C|) on
+ * these uniform [-1, 1] operands (K = 768: 2.4e-2), held to 2.5e-3 sqrt (K);
+ * a dropped or misplaced product is off by about |C|. */
 static void
 test_matmul_packed_f16 (void)
 {
@@ -116,42 +164,26 @@ test_matmul_packed_f16 (void)
       g_test_skip ("no AVX512-FP16 on this CPU");
       return;
     }
-  const struct { gint64 batch, m, k, n; } cases[] = {
+  const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
   };
-  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
-    for (int transposed = 0; transposed < 2; transposed++)
-      {
-        g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, cases[k].m, cases[k].k));
-        g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
-        /* the product of the operands rounded to f16, exactly: what is left
-         * is the error of summing in f16 */
-        g_autoptr (Ref) a16 = ref_map (a, round_f16);
-        g_autoptr (Ref) b16 = ref_map (b, round_f16);
-        g_autoptr (Ref) want = ref_matmul (a16, b16);
-        g_autoptr (Ref) bt = ref_permute (b, (guint[]){ 1, 0 });
-        Case c;
-        case_init (&c);
-        c.precision = MOROK_PRECISION_F16;
-        GError *e = NULL;
-        MorokTensor *w = transposed ? morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e)
-                                    : case_weight (&c, b);
-        MorokTensor *y = morok_tensor_matmul (case_input (&c, a), w, &e);
-        g_assert_no_error (e);
-        case_check (&c, y, want, 2.5e-3 * sqrt ((double) cases[k].k), "matmul packed weight, f16");
-        gint64 panels = (cases[k].n + 63) / 64;
-        g_assert_cmpuint (c.packed_bytes, ==, panels * 64 * ((cases[k].k + 1) / 2) * 2 * 2);
-      }
+  check_packed (MOROK_PRECISION_F16, cases, G_N_ELEMENTS (cases), product_of_f16, 2.5e-3,
+                f16_bytes);
 }
 
-/* The same in bf16x3 (AMX-BF16 only): each product as hi.hi + hi.lo + lo.hi
- * of the operands split into two bf16 parts, f32 sums. Against the exact
- * product of the operands themselves: measured at most 2.4e-6 sqrt (K)
- * relative to max (1, |C|), held to 1e-5 sqrt (K) (K = 768: 2.8e-4; f16
- * is 100 times further off); leaving out any one of the three products
- * costs about 2^-9 of each product, 1e-4 sqrt (K) or more. Odd sizes:
- * partial 32 x 32 blocks of C, k past the last tile, batches, row blocks
- * shared out over threads (M 250, N 768). */
+static gsize
+bf16x3_bytes (gint64 k, gint64 n)
+{
+  return (gsize) (2 * ((n + 63) / 64) * 64 * ((k + 31) / 32 * 16) * 2 * 2);
+}
+
+/* bf16x3 (AMX-BF16 only): each product as hi.hi + hi.lo + lo.hi of the
+ * operands split into two bf16 parts, f32 sums. Against the exact product
+ * of the operands themselves: measured at most 6e-6 sqrt (K) relative to
+ * max (1, |C|), held to 1e-5 sqrt (K) (K = 768: 2.8e-4; f16 is 100 times
+ * further off); leaving out any one of the three products costs about 2^-9
+ * of each product, 2e-3 sqrt (K). Odd sizes: partial 32 x 32 blocks of C,
+ * k past the last tile, batches, column blocks over threads. */
 static void
 test_matmul_packed_bf16x3 (void)
 {
@@ -160,29 +192,12 @@ test_matmul_packed_bf16x3 (void)
       g_test_skip ("no AMX-BF16 on this CPU, or the kernel does not let this process use it");
       return;
     }
-  const struct { gint64 batch, m, k, n; } cases[] = {
+  const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
     { 2, 47, 1000, 33 },
   };
-  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
-    for (int transposed = 0; transposed < 2; transposed++)
-      {
-        g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, cases[k].m, cases[k].k));
-        g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
-        g_autoptr (Ref) want = ref_matmul (a, b);
-        g_autoptr (Ref) bt = ref_permute (b, (guint[]){ 1, 0 });
-        Case c;
-        case_init (&c);
-        c.precision = MOROK_PRECISION_BF16X3;
-        GError *e = NULL;
-        MorokTensor *w = transposed ? morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e)
-                                    : case_weight (&c, b);
-        MorokTensor *y = morok_tensor_matmul (case_input (&c, a), w, &e);
-        g_assert_no_error (e);
-        case_check (&c, y, want, 1e-5 * sqrt ((double) cases[k].k), "matmul packed weight, bf16x3");
-        gint64 panels = (cases[k].n + 63) / 64, k2 = (cases[k].k + 31) / 32 * 16;
-        g_assert_cmpuint (c.packed_bytes, ==, 2 * panels * 64 * k2 * 2 * 2);
-      }
+  check_packed (MOROK_PRECISION_BF16X3, cases, G_N_ELEMENTS (cases), ref_matmul, 1e-5,
+                bf16x3_bytes);
 }
 
 static double d_add (double a, double b) { return a + b; }

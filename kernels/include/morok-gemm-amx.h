@@ -95,6 +95,13 @@ morok_amx_pack_a (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak
       }
 }
 
+/* tiles t and t + 1 from p and q, rows stride bytes apart */
+#define MOROK_AMX_LOAD2(t, p, q, stride)                                                            \
+  (__builtin_ia32_tileloadd64 ((t), (p), (stride)), __builtin_ia32_tileloadd64 ((t) + 1, (q), (stride)))
+#define MOROK_AMX_PRODUCTS()                                                                       \
+  (__builtin_ia32_tdpbf16ps (0, 4, 6), __builtin_ia32_tdpbf16ps (1, 4, 7),                         \
+   __builtin_ia32_tdpbf16ps (2, 5, 6), __builtin_ia32_tdpbf16ps (3, 5, 7))
+
 /* The 32 x 32 block of C at c (row stride ldc floats) += or = rows r0 ..
  * r0 + 31 of the packed A times 32 columns of the panels at bhi / blo, over
  * k steps s0 .. s1 - 1. Tiles: 0-3 C, 4-5 A, 6-7 B. On the way it asks for
@@ -127,28 +134,15 @@ morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r
       const uint16_t *bh = bhi + s * 16 * 128, *bl = blo + s * 16 * 128;
       for (int64_t l = 0; l < pf_step && pf_lines > 0; l++, pf_lines--, pf += 64)
         __builtin_prefetch (pf, 0, 2);
-      __builtin_ia32_tileloadd64 (4, ah, 64);
-      __builtin_ia32_tileloadd64 (5, ah + a1, 64);
-      __builtin_ia32_tileloadd64 (6, bh, 256);
-      __builtin_ia32_tileloadd64 (7, bh + 32, 256);
-      __builtin_ia32_tdpbf16ps (0, 4, 6);
-      __builtin_ia32_tdpbf16ps (1, 4, 7);
-      __builtin_ia32_tdpbf16ps (2, 5, 6);
-      __builtin_ia32_tdpbf16ps (3, 5, 7);
-      __builtin_ia32_tileloadd64 (6, bl, 256);
-      __builtin_ia32_tileloadd64 (7, bl + 32, 256);
-      __builtin_ia32_tdpbf16ps (0, 4, 6);
-      __builtin_ia32_tdpbf16ps (1, 4, 7);
-      __builtin_ia32_tdpbf16ps (2, 5, 6);
-      __builtin_ia32_tdpbf16ps (3, 5, 7);
-      __builtin_ia32_tileloadd64 (4, al, 64);
-      __builtin_ia32_tileloadd64 (5, al + a1, 64);
-      __builtin_ia32_tileloadd64 (6, bh, 256);
-      __builtin_ia32_tileloadd64 (7, bh + 32, 256);
-      __builtin_ia32_tdpbf16ps (0, 4, 6);
-      __builtin_ia32_tdpbf16ps (1, 4, 7);
-      __builtin_ia32_tdpbf16ps (2, 5, 6);
-      __builtin_ia32_tdpbf16ps (3, 5, 7);
+      /* hi.hi, hi.lo, lo.hi: each C tile += its A tile (4, 5) x B tile (6, 7) */
+      MOROK_AMX_LOAD2 (4, ah, ah + a1, 64);
+      MOROK_AMX_LOAD2 (6, bh, bh + 32, 256);
+      MOROK_AMX_PRODUCTS ();
+      MOROK_AMX_LOAD2 (6, bl, bl + 32, 256);
+      MOROK_AMX_PRODUCTS ();
+      MOROK_AMX_LOAD2 (4, al, al + a1, 64);
+      MOROK_AMX_LOAD2 (6, bh, bh + 32, 256);
+      MOROK_AMX_PRODUCTS ();
     }
   __builtin_ia32_tilestored64 (0, c, cs);
   __builtin_ia32_tilestored64 (1, c + 16, cs);
