@@ -8,8 +8,8 @@
 #          count (PrepareConfig threads), t bound at 30 s, run at 10 s and 30 s
 #   Morok f16  the same with MOROK_PRECISION=f16 (products with the weights
 #          in f16, f32 sums; AVX512-FP16 CPUs)
-#   Morok bf16x3  MOROK_PRECISION=bf16x3 (each product with the weights as
-#          three bf16 products on AMX, f32 sums; AMX-BF16 CPUs)
+#   Morok bf16, bf16x3  MOROK_PRECISION=bf16 or bf16x3 (each product with the
+#          weights as one or three bf16 products on AMX, f32 sums; AMX-BF16 CPUs)
 #   ORT    bench/gigaam-ort.mjs: the reference encoder exported to ONNX by
 #          scripts/gigaam/make-bench-model.py, onnxruntime-node,
 #          intraOpNumThreads 1 or 2, graph optimisation 'all'
@@ -43,7 +43,7 @@ echo "== Morok =="
 # the pool gets every core; each plan's thread count is its PrepareConfig's
 env -u MOROK_THREADS build/bench/bench-gigaam --cold "$model" "$inputs" "$reps" 1 2 \
   | tee -a "$log" | grep -v '^RESULT'
-for precision in f16 bf16x3; do
+for precision in f16 bf16 bf16x3; do
   echo "== Morok, precision $precision =="
   env -u MOROK_THREADS MOROK_PRECISION=$precision BENCH_GIGAAM_TOP=0 build/bench/bench-gigaam \
     "$model" "$inputs" "$reps" 1 2 | tee -a "$log" | grep -v '^RESULT' \
@@ -56,6 +56,7 @@ ORT_DIR="$ort_dir" node bench/gigaam-ort.mjs "$onnx" "$inputs" "$reps" 1 2 \
 echo "== GigaAM v3 encoder, full size, waveform -> encoder output, batch 1, median of $reps =="
 awk '
   function cell(v, secs) { return v ? sprintf ("%.3f (%.4f)", v, v / secs) : "-" }
+  function ratio(o, v) { return v ? sprintf ("%.2fx", o / v) : "-" }
   /^RESULT/ {
     for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
     key = f["seconds"] " " f["threads"]
@@ -63,18 +64,20 @@ awk '
     if (!(key in seen)) { seen[key] = 1; order[n++] = key }
   }
   END {
-    printf "%-6s %7s %15s %15s %15s %15s %9s %8s %10s\n", "audio", "threads", "morok s (RTF)",
-      "f16 s (RTF)", "bf16x3 s (RTF)", "ort s (RTF)", "ort/morok", "ort/f16", "ort/bf16x3"
+    printf "%-6s %7s %15s %15s %15s %15s %15s %9s %8s %8s %10s\n", "audio", "threads",
+      "morok s (RTF)", "f16 s (RTF)", "bf16 s (RTF)", "bf16x3 s (RTF)", "ort s (RTF)",
+      "ort/morok", "ort/f16", "ort/bf16", "ort/bf16x3"
     for (i = 0; i < n; i++) {
       split(order[i], k, " ")
-      m = t["morok", order[i]]; h = t["morok-f16", order[i]]; x = t["morok-bf16x3", order[i]]
-      o = t["ort", order[i]]
-      printf "%-6s %7s %15s %15s %15s %15s %8.2fx %8s %10s\n", k[1] " s", k[2], cell(m, k[1]),
-        cell(h, k[1]), cell(x, k[1]), cell(o, k[1]), o / m, h ? sprintf ("%.2fx", o / h) : "-",
-        x ? sprintf ("%.2fx", o / x) : "-"
+      m = t["morok", order[i]]; h = t["morok-f16", order[i]]; b = t["morok-bf16", order[i]]
+      x = t["morok-bf16x3", order[i]]; o = t["ort", order[i]]
+      printf "%-6s %7s %15s %15s %15s %15s %15s %8.2fx %8s %8s %10s\n", k[1] " s", k[2],
+        cell(m, k[1]), cell(h, k[1]), cell(b, k[1]), cell(x, k[1]), cell(o, k[1]), o / m,
+        ratio(o, h), ratio(o, b), ratio(o, x)
     }
     print "(ort/morok > 1: Morok is faster; RTF = seconds / audio seconds; f16: products with"
-    print " the weights in f16, f32 sums; bf16x3: as three bf16 products on AMX, f32 sums)"
+    print " the weights in f16, f32 sums; bf16, bf16x3: as one or three bf16 products on AMX,"
+    print " f32 sums)"
   }' "$log"
 
 if ninja -C build kernels/bench-gemm >/dev/null 2>&1 && [ -x build/kernels/bench-gemm ]; then

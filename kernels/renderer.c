@@ -845,15 +845,19 @@ render_matmul_kernel (Ctx *c)
     }
   else if (pb)
     {
-      /* a panel of B is K x NR (f32) or K2 x NR pairs (f16, bf16x3): n0 / NR panels in */
+      /* a panel of B is K x NR (f32) or K2 x NR pairs (f16, bf16, bf16x3): n0 / NR panels in */
       guint bp = c->ker->packed_b - 1;
       const MorokPacking *pk = &pb->pack;
       gint64 k2 = morok_weight_pack_pairs (pk->k, pk->format);
       if (pk->format == MOROK_PRECISION_BF16X3)
-        line (c, "morok_gemm_bf16x3_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s,"
+        line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s,"
               " b%u + n0 * %" G_GINT64_FORMAT ", b%u + %" G_GSIZE_FORMAT " + n0 * %" G_GINT64_FORMAT
               ", %" G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
               sak, bp, k2 * 2, bp, pb->bytes / 4, k2 * 2, k2);
+      else if (pk->format == MOROK_PRECISION_BF16)
+        line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s,"
+              " b%u + n0 * %" G_GINT64_FORMAT ", (const uint16_t *) 0, %" G_GINT64_FORMAT
+              ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam, sak, bp, k2 * 2, k2);
       else
         line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + n0 * %s,"
               " cb + m0 * N + n0, N, 0);", pk->format == MOROK_PRECISION_F16 ? "f16" : "f32", ba,

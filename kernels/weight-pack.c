@@ -72,7 +72,8 @@ morok_weight_pack_amx_supported (void)
 gint64
 morok_weight_pack_pairs (gint64 k, MorokPrecision format)
 {
-  return format == MOROK_PRECISION_BF16X3 ? (k + 31) / 32 * 16 : (k + 1) / 2;
+  gboolean amx = format == MOROK_PRECISION_BF16 || format == MOROK_PRECISION_BF16X3;
+  return amx ? (k + 31) / 32 * 16 : (k + 1) / 2;
 }
 
 gsize
@@ -128,6 +129,9 @@ morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, g
           {
           case MOROK_PRECISION_F16:
             ((guint16 *) dst)[pair] = f32_to_f16 (v);
+            break;
+          case MOROK_PRECISION_BF16:
+            ((guint16 *) dst)[pair] = f32_to_bf16 (v);
             break;
           case MOROK_PRECISION_BF16X3:
             {

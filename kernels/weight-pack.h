@@ -9,10 +9,11 @@
  *   f16: k taken in pairs (K2 = ceil (K / 2), zero past K), the pair's two
  *        values side by side: dst[((p*K2 + q)*NR + j)*2 + (k & 1)], q = k / 2,
  *        as the f16 micro-kernel multiplies a broadcast pair of A against it.
- *   bf16x3: the same pairs in bf16 with K2 rounded up to a multiple of 16
+ *   bf16: the same pairs in bf16 with K2 rounded up to a multiple of 16
  *        (an AMX tile is 16 pairs deep; a tile of 16 columns is then 16 rows
- *        of 64 bytes, 256 bytes apart), twice: hi = bf16 (b), then at
- *        element panels*K2*NR*2 lo = bf16 (b - hi).
+ *        of 64 bytes, 256 bytes apart).
+ *   bf16x3: the bf16 layout twice: hi = bf16 (b), then at element
+ *        panels*K2*NR*2 lo = bf16 (b - hi).
  *
  *   gsize bytes = morok_weight_pack_bytes (768, 3072, 64, MOROK_PRECISION_F16);
  *   morok_weight_pack (w, 768, 3072, 1, 768, 64, MOROK_PRECISION_F16, dst);  // W^T of [3072, 768] */
@@ -30,7 +31,7 @@ gboolean morok_weight_pack_f16_supported (void);
 /* TRUE if this CPU has AMX-BF16 and the kernel lets this process use its
  * tiles (asked for once, process-wide: arch_prctl ARCH_REQ_XCOMP_PERM). */
 gboolean morok_weight_pack_amx_supported (void);
-/* K2 of a pairs layout (f16, bf16x3): pairs per panel. */
+/* K2 of a pairs layout (f16, bf16, bf16x3): pairs per panel. */
 gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
 gsize morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format);
 /* Rounds to nearest even. */

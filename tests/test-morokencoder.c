@@ -190,13 +190,24 @@ GST_START_TEST (test_precision_bf16x3)
 }
 GST_END_TEST;
 
-/* precision=f16 or bf16x3 where it cannot run (here: the avx2 kernels) is
+/* precision=bf16: within the documented bf16 tolerance of f32
+ * (docs/gigaam-model.md), on CPUs with AMX-BF16. */
+GST_START_TEST (test_precision_bf16)
+{
+  if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_PRECISION_BF16, NULL))
+    return;
+  check_segments ("precision=bf16", 1, 6e-2);
+}
+GST_END_TEST;
+
+/* precision=f16, bf16 or bf16x3 where it cannot run (here: the avx2 kernels) is
  * an error message that says so. */
 GST_START_TEST (test_precision_unsupported)
 {
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
   g_setenv ("MOROK_ISA", "avx2", TRUE);
   assert_fails_to_start_with ("morokencoder", model, "precision", "f16", "precision f16");
+  assert_fails_to_start_with ("morokencoder", model, "precision", "bf16", "precision bf16");
   assert_fails_to_start_with ("morokencoder", model, "precision", "bf16x3", "precision bf16x3");
   g_unsetenv ("MOROK_ISA");
 }
@@ -273,6 +284,7 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_one_tensor_per_segment);
   tcase_add_test (tc, test_max_batch);
   tcase_add_test (tc, test_precision_f16);
+  tcase_add_test (tc, test_precision_bf16);
   tcase_add_test (tc, test_precision_bf16x3);
   tcase_add_test (tc, test_precision_unsupported);
   tcase_add_test (tc, test_max_duration_cuts);

@@ -345,12 +345,13 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       ker->packed_b = idx;
       guint bi = idx - 1;
       g_array_append_val (ker->reads, bi);
-      if (pk.format == MOROK_PRECISION_BF16X3)
+      if (pk.format == MOROK_PRECISION_BF16 || pk.format == MOROK_PRECISION_BF16X3)
         {
-          /* A split into bf16 tiles: 32-row blocks, k to a multiple of 32, hi
-           * and lo (MOROK_AMX_SCRATCH_BYTES) */
+          /* A in bf16 tiles: 32-row blocks, k to a multiple of 32, hi (and lo
+           * in bf16x3): MOROK_AMX_SCRATCH_BYTES */
           gint64 rows = (ker->matmul->shape[ker->matmul->rank - 2]->hi + 31) / 32 * 32;
-          ker->scratch_stride = (gsize) (rows * ((pk.k + 31) / 32 * 32) * 4);
+          gint64 parts = pk.format == MOROK_PRECISION_BF16X3 ? 2 : 1;
+          ker->scratch_stride = (gsize) (rows * ((pk.k + 31) / 32 * 32) * 2 * parts);
           scratch_stride = MAX (scratch_stride, ker->scratch_stride);
         }
     }
@@ -517,13 +518,14 @@ morok_plan_precision_supported (MorokIsa isa, MorokPrecision precision, GError *
     case MOROK_PRECISION_F16:
       needs = "AVX512-FP16", cpu = morok_weight_pack_f16_supported ();
       break;
+    case MOROK_PRECISION_BF16:
     case MOROK_PRECISION_BF16X3:
       needs = "AMX-BF16 (and a kernel that lets this process use it)";
       cpu = morok_weight_pack_amx_supported ();
       break;
     default:
       g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
-                   "precision %d: not one of f32, f16, bf16x3", precision);
+                   "precision %d: not one of f32, f16, bf16, bf16x3", precision);
       return FALSE;
     }
   if (isa != MOROK_ISA_AVX512 || !cpu)

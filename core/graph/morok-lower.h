@@ -35,8 +35,8 @@ MorokPlan *morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint
                              const MorokPlanOptions *opts, GError **error);
 
 /* FALSE, with an error saying why, unless @precision is F32, or F16 with
- * @isa AVX512 on a CPU with AVX512-FP16, or BF16X3 with @isa AVX512 on a CPU
- * with AMX-BF16 that lets this process use it. */
+ * @isa AVX512 on a CPU with AVX512-FP16, or BF16 or BF16X3 with @isa AVX512
+ * on a CPU with AMX-BF16 that lets this process use it. */
 gboolean morok_plan_precision_supported (MorokIsa isa, MorokPrecision precision, GError **error);
 
 /* Plans built by this process (folding sub-plans included): a test reads it

@@ -138,10 +138,11 @@ void morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa);
 /* The arithmetic of products with constant weights (docs/jit-wrapper.md,
  * "Precision"): MOROK_PRECISION_F32 (the default); MOROK_PRECISION_F16, f16
  * products with f32 sums, about 1e-3 relative error (AVX512-FP16 CPUs);
+ * MOROK_PRECISION_BF16, bf16 products on AMX with f32 sums, about 4e-3;
  * MOROK_PRECISION_BF16X3, each product as three bf16 products on AMX with
- * f32 sums, about 1e-5 relative error (AMX-BF16 CPUs). */
+ * f32 sums, about 1e-5 (AMX-BF16 CPUs). */
 void morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokPrecision precision);
-/* "f32", "f16" or "bf16x3"; FALSE for anything else. */
+/* "f32", "f16", "bf16" or "bf16x3"; FALSE for anything else. */
 gboolean morok_precision_parse (const char *name, MorokPrecision *out);
 
 /* Fills @out_opts for morok_plan_build; its strings are borrowed from

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ---- bf16x3 products on AMX (MorokPlanOptions.precision = MOROK_PRECISION_BF16X3) ----
+/* ---- bf16 and bf16x3 products on AMX (MorokPlanOptions.precision BF16, BF16X3) ----
  *
  * An AMX tile multiply (TDPBF16PS) takes a 16 x 32 tile of A and a 32 x 16
  * tile of B in bf16 and adds their product to a 16 x 16 tile of f32 sums:
@@ -9,11 +9,14 @@
  * and lo = bf16 (x - hi) (16 bits together), and a.b is computed as
  * hi.hi + hi.lo + lo.hi: three tile multiplies. The part left out,
  * lo.lo, and the rounding of the lo parts are about 2^-16 of each product;
- * the sums are f32. So the result is within about 1e-5 of f32's.
+ * the sums are f32. So the result is within about 1e-5 of f32's. Precision
+ * bf16 takes hi.hi alone: three times fewer tile products, each operand
+ * rounded to bf16 (2^-9).
  *
- * B comes packed at prepare (kernels/weight-pack.h, bf16x3): panels of 64
- * columns, k in pairs, hi and lo copies. A is split and laid out here, all
- * of it at once, in the scratch memory the plan gives each thread: 16-row
+ * B comes packed at prepare (kernels/weight-pack.h, bf16 or bf16x3): panels
+ * of 64 columns, k in pairs, hi (and lo) copies. A is split and laid out
+ * here, all of it at once, in the scratch memory the plan gives each
+ * thread: 16-row
  * tiles of 32 k contiguous (1 KB each), so that a tile load reads 16
  * consecutive lines. Then C is computed in blocks of 32 x 32 (four
  * accumulator tiles; two tiles of A and two of B for operands: all eight
@@ -43,8 +46,10 @@ typedef struct
   uint8_t rows[16];
 } MorokAmxConfig;
 
-/* Bytes of scratch a thread needs for M rows of A with K columns. */
-#define MOROK_AMX_SCRATCH_BYTES(M, K) ((((M) + 31) / 32 * 32) * (((K) + 31) / 32 * 32) * 4)
+/* Bytes of scratch a thread needs for M rows of A with K columns, in
+ * @parts bf16 parts (1: bf16, 2: bf16x3). */
+#define MOROK_AMX_SCRATCH_BYTES(M, K, parts)                                                       \
+  ((((M) + 31) / 32 * 32) * (((K) + 31) / 32 * 32) * 2 * (parts))
 
 /* Widens bf16 codes to the floats they stand for. */
 MOROK_INLINE morok_f32x16
@@ -54,22 +59,25 @@ morok_amx_bf16_f32 (morok_amx_u16x16 h)
 }
 
 /* 32 floats split into bf16 hi and lo parts (vcvtne2ps2bf16 rounds to
- * nearest even), stored at hi[0..31] and lo[0..31]. */
+ * nearest even), stored at hi[0..31] and, unless lo is 0, lo[0..31]. */
 MOROK_INLINE void
 morok_amx_split (morok_f32x16 x0, morok_f32x16 x1, uint16_t *hi, uint16_t *lo)
 {
   morok_u16x32 h = (morok_u16x32)__builtin_ia32_cvtne2ps2bf16_512 (x1, x0);
+  *(morok_u16x32 *)hi = h;
+  if (!lo)
+    return;
   morok_f32x16 h0 = morok_amx_bf16_f32 (__builtin_shufflevector (h, h, 0, 1, 2, 3, 4, 5, 6, 7, 8,
                                                                  9, 10, 11, 12, 13, 14, 15));
   morok_f32x16 h1 = morok_amx_bf16_f32 (__builtin_shufflevector (h, h, 16, 17, 18, 19, 20, 21, 22,
                                                                  23, 24, 25, 26, 27, 28, 29, 30, 31));
-  *(morok_u16x32 *)hi = h;
   *(morok_u16x32 *)lo = (morok_u16x32)__builtin_ia32_cvtne2ps2bf16_512 (x1 - h1, x0 - h0);
 }
 
 /* A [M, K] (element (i, k) at A[i*sam + k*sak]) into tiles: rows padded with
  * zeros to a multiple of 32, k to ks steps of 32; tile (row / 16, step) at
- * hi + (row/16 * ks + step) * 512, its row r at + r * 32; lo after hi. */
+ * hi + (row/16 * ks + step) * 512, its row r at + r * 32; lo (unless 0)
+ * likewise. */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_amx_pack_a (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, int64_t ks,
                   uint16_t *hi, uint16_t *lo)
@@ -91,7 +99,7 @@ morok_amx_pack_a (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak
             x0 = *(const morok_f32x16 *)x, x1 = *(const morok_f32x16 *)(x + 16);
           }
         int64_t at = ((i / 16 * ks + s) * 16 + i % 16) * 32;
-        morok_amx_split (x0, x1, hi + at, lo + at);
+        morok_amx_split (x0, x1, hi + at, lo ? lo + at : lo);
       }
 }
 
@@ -104,8 +112,9 @@ morok_amx_pack_a (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak
 
 /* The 32 x 32 block of C at c (row stride ldc floats) += or = rows r0 ..
  * r0 + 31 of the packed A times 32 columns of the panels at bhi / blo, over
- * k steps s0 .. s1 - 1. Tiles: 0-3 C, 4-5 A, 6-7 B. On the way it asks for
- * the pf_lines cache lines from pf into L2, a few per step. */
+ * k steps s0 .. s1 - 1; hi.hi alone when blo is 0. Tiles: 0-3 C, 4-5 A,
+ * 6-7 B. On the way it asks for the pf_lines cache lines from pf into L2, a
+ * few per step. */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r0,
                  const uint16_t *bhi, const uint16_t *blo, int64_t s0, int64_t s1, float *c,
@@ -130,14 +139,17 @@ morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r
   const int64_t a1 = ks * 512; /* the second 16 rows */
   for (int64_t s = s0; s < s1; s++)
     {
-      const uint16_t *ah = ahi + (r0 / 16 * ks + s) * 512, *al = alo + (r0 / 16 * ks + s) * 512;
-      const uint16_t *bh = bhi + s * 16 * 128, *bl = blo + s * 16 * 128;
+      const int64_t as = (r0 / 16 * ks + s) * 512, bs = s * 16 * 128;
+      const uint16_t *ah = ahi + as, *bh = bhi + bs;
       for (int64_t l = 0; l < pf_step && pf_lines > 0; l++, pf_lines--, pf += 64)
         __builtin_prefetch (pf, 0, 2);
       /* hi.hi, hi.lo, lo.hi: each C tile += its A tile (4, 5) x B tile (6, 7) */
       MOROK_AMX_LOAD2 (4, ah, ah + a1, 64);
       MOROK_AMX_LOAD2 (6, bh, bh + 32, 256);
       MOROK_AMX_PRODUCTS ();
+      if (!blo)
+        continue;
+      const uint16_t *al = alo + as, *bl = blo + bs;
       MOROK_AMX_LOAD2 (6, bl, bl + 32, 256);
       MOROK_AMX_PRODUCTS ();
       MOROK_AMX_LOAD2 (4, al, al + a1, 64);
@@ -152,12 +164,12 @@ morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r
 
 /* C [M, N] (row stride ldc) =, or += when @accumulate, A [M, K] . B, B
  * packed in bf16x3 panels from the panel of column 0: bhi, blo (K2 pairs
- * per panel, a multiple of 16); scratch: MOROK_AMX_SCRATCH_BYTES (M, K)
- * bytes, 64-byte aligned. */
+ * per panel, a multiple of 16), or in bf16 panels (bhi; blo 0); scratch:
+ * MOROK_AMX_SCRATCH_BYTES (M, K, 2 or 1) bytes, 64-byte aligned. */
 static MOROK_VEC512 __attribute__ ((unused)) void
-morok_gemm_bf16x3_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
-                          int64_t sak, const uint16_t *bhi, const uint16_t *blo, int64_t k2,
-                          float *C, int64_t ldc, int accumulate, uint16_t *scratch)
+morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                       const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C,
+                       int64_t ldc, int accumulate, uint16_t *scratch)
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -167,7 +179,7 @@ morok_gemm_bf16x3_packed (int64_t M, int64_t N, int64_t K, const float *A, int64
     .rows = { 16, 16, 16, 16, 16, 16, 16, 16 },
   };
   int64_t ks = (K + 31) / 32, mp = (M + 31) / 32 * 32;
-  uint16_t *ahi = scratch, *alo = scratch + mp / 16 * ks * 512;
+  uint16_t *ahi = scratch, *alo = blo ? scratch + mp / 16 * ks * 512 : (uint16_t *)0;
   morok_amx_pack_a (M, K, A, sam, sak, ks, ahi, alo);
   __builtin_ia32_tile_loadconfig (&config);
   float part[32 * 32] __attribute__ ((aligned (64))); /* blocks past M or N */
@@ -178,10 +190,11 @@ morok_gemm_bf16x3_packed (int64_t M, int64_t N, int64_t K, const float *A, int64
         int64_t s1 = morok_gemm_min (ks, s0 + kcs), j1 = morok_gemm_min (N, jc + MOROK_AMX_NC);
         int load_c = accumulate || s0 > 0;
         /* B's next block, which the first rows' pass would otherwise wait
-         * for from memory: per panel a run of pairs in hi and one in lo,
+         * for from memory: per panel a run of pairs in hi (and one in lo),
          * each split over the calls of this block (ranges x parts) */
-        int64_t njc = s1 < ks ? jc : jc + MOROK_AMX_NC, ns0 = s1 < ks ? s1 : 0;
-        int64_t ranges = njc < N ? 2 * ((morok_gemm_min (N, njc + MOROK_AMX_NC) - njc + 63) / 64) : 0;
+        int64_t njc = s1 < ks ? jc : jc + MOROK_AMX_NC, ns0 = s1 < ks ? s1 : 0, copies = blo ? 2 : 1;
+        int64_t ranges
+            = njc < N ? copies * ((morok_gemm_min (N, njc + MOROK_AMX_NC) - njc + 63) / 64) : 0;
         int64_t run = (morok_gemm_min (ks, ns0 + kcs) - ns0) * 16 * 128 * 2 / 64; /* lines */
         int64_t calls = mp / 32 * ((j1 - jc + 31) / 32), t = 0;
         int64_t parts = ranges ? (calls + ranges - 1) / ranges : 1;
@@ -190,6 +203,7 @@ morok_gemm_bf16x3_packed (int64_t M, int64_t N, int64_t K, const float *A, int64
             {
               /* column j0 is at j0 % 64 of its panel; k2 pairs of 64 columns per panel */
               int64_t at = (j0 / 64 * k2 * 64 + j0 % 64) * 2;
+              const uint16_t *bl = blo ? blo + at : blo;
               float *c = C + i0 * ldc + j0;
               int64_t mr = morok_gemm_min (32, M - i0), nr = morok_gemm_min (32, N - j0);
               const char *pf = (const char *)bhi;
@@ -197,21 +211,21 @@ morok_gemm_bf16x3_packed (int64_t M, int64_t N, int64_t K, const float *A, int64
               if (t < ranges * parts)
                 {
                   int64_t r = t % ranges, q = t / ranges;
-                  const uint16_t *b = r & 1 ? blo : bhi;
-                  pf = (const char *)(b + ((njc / 64 + r / 2) * k2 + ns0 * 16) * 128)
+                  const uint16_t *b = r % copies ? blo : bhi;
+                  pf = (const char *)(b + ((njc / 64 + r / copies) * k2 + ns0 * 16) * 128)
                        + run * q / parts * 64;
                   pf_lines = run * (q + 1) / parts - run * q / parts;
                 }
               if (mr == 32 && nr == 32)
                 {
-                  morok_amx_block (ahi, alo, ks, i0, bhi + at, blo + at, s0, s1, c, ldc, load_c,
+                  morok_amx_block (ahi, alo, ks, i0, bhi + at, bl, s0, s1, c, ldc, load_c,
                                    pf, pf_lines);
                   continue;
                 }
               for (int64_t i = 0; i < 32; i++)
                 for (int64_t j = 0; j < 32; j++)
                   part[i * 32 + j] = load_c && i < mr && j < nr ? c[i * ldc + j] : 0.0f;
-              morok_amx_block (ahi, alo, ks, i0, bhi + at, blo + at, s0, s1, part, 32, 1, pf,
+              morok_amx_block (ahi, alo, ks, i0, bhi + at, bl, s0, s1, part, 32, 1, pf,
                                pf_lines);
               for (int64_t i = 0; i < mr; i++)
                 for (int64_t j = 0; j < nr; j++)
