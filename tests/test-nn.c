@@ -171,6 +171,16 @@ test_matmul_packed_f16 (void)
                 f16_bytes);
 }
 
+/* TRUE, the test skipped, where the AMX kernels cannot run */
+static gboolean
+skip_without_amx (void)
+{
+  if (morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_amx_supported ())
+    return FALSE;
+  g_test_skip ("no AMX-BF16 on this CPU, or the kernel does not let this process use it");
+  return TRUE;
+}
+
 /* x rounded to bf16, to nearest even (as vcvtne2ps2bf16 and the packing) */
 static double
 round_bf16 (double x)
@@ -213,11 +223,8 @@ bf16x3_bytes (gint64 k, gint64 n)
 static void
 test_matmul_packed_bf16x3 (void)
 {
-  if (morok_isa_detect () != MOROK_ISA_AVX512 || !morok_weight_pack_amx_supported ())
-    {
-      g_test_skip ("no AMX-BF16 on this CPU, or the kernel does not let this process use it");
-      return;
-    }
+  if (skip_without_amx ())
+    return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
     { 2, 47, 1000, 33 },
@@ -235,11 +242,8 @@ test_matmul_packed_bf16x3 (void)
 static void
 test_matmul_packed_bf16 (void)
 {
-  if (morok_isa_detect () != MOROK_ISA_AVX512 || !morok_weight_pack_amx_supported ())
-    {
-      g_test_skip ("no AMX-BF16 on this CPU, or the kernel does not let this process use it");
-      return;
-    }
+  if (skip_without_amx ())
+    return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 250, 768, 768 }, { 2, 47, 1000, 33 },
   };
