@@ -134,14 +134,20 @@ round_f16 (double x)
   return (double) (_Float16) x;
 }
 
-/* the product of the operands rounded to f16, exactly: what is left is the
- * error of summing in f16 */
+/* the exact product of the operands rounded by @round */
+static Ref *
+product_of_rounded (const Ref *a, const Ref *b, double (*round) (double))
+{
+  g_autoptr (Ref) ar = ref_map (a, round);
+  g_autoptr (Ref) br = ref_map (b, round);
+  return ref_matmul (ar, br);
+}
+
+/* of the operands rounded to f16: what is left is the error of summing in f16 */
 static Ref *
 product_of_f16 (const Ref *a, const Ref *b)
 {
-  g_autoptr (Ref) a16 = ref_map (a, round_f16);
-  g_autoptr (Ref) b16 = ref_map (b, round_f16);
-  return ref_matmul (a16, b16);
+  return product_of_rounded (a, b, round_f16);
 }
 
 static gsize
@@ -196,9 +202,7 @@ round_bf16 (double x)
 static Ref *
 product_of_bf16 (const Ref *a, const Ref *b)
 {
-  g_autoptr (Ref) a16 = ref_map (a, round_bf16);
-  g_autoptr (Ref) b16 = ref_map (b, round_bf16);
-  return ref_matmul (a16, b16);
+  return product_of_rounded (a, b, round_bf16);
 }
 
 static gsize
