@@ -53,8 +53,9 @@ MOROK_JIT_DECLARE (GigaAmCtcJit, gigaam_ctc_jit, MorokGigaAm, GIGAAM_ENCODER_JIT
 
 /* _prepare with the input specs at the variables' current upper bounds:
  * wav f32 [b max, t max], lengths i64 [b max]; @config NULL: from the
- * environment (morok_prepare_config_from_env). Its precision f16 computes
- * the products with the model's weights in f16 (docs/gigaam-model.md). */
+ * environment (morok_prepare_config_from_env). Its precision (f16, bf16,
+ * bf16x3) applies to the products with the model's weights
+ * (docs/gigaam-model.md). */
 gboolean gigaam_encoder_jit_prepare_at_bounds (GigaAmEncoderJit *self,
                                                const MorokPrepareConfig *config, GError **error);
 gboolean gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, const MorokPrepareConfig *config,

@@ -26,7 +26,7 @@
  * x1 · dft_lo + x2 · dft, is 128 times smaller and so are its rounding
  * errors. Three matmuls instead of one; the fixtures' features are then
  * within 2.4e-5 of the float64 reference. For the same reason they stay
- * f32 under precision f16 (morok_tensor_matmul_exact). */
+ * f32 in every precision (morok_tensor_matmul_exact). */
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-private.h"
 

@@ -787,7 +787,7 @@ morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
 }
 
 #if defined(MOROK_ISA_AVX512) && defined(__AVX512FP16__)
-/* ---- f16 products, f32 sums (MorokPlanOptions.precision = MOROK_DTYPE_F16) ----
+/* ---- f16 products, f32 sums (MorokPlanOptions.precision = MOROK_PRECISION_F16) ----
  *
  * AVX512-FP16 multiplies 32 halves per FMA, twice the lanes of f32. A is
  * rounded to f16 as it is packed, B comes packed in f16 at prepare. Summing
