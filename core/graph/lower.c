@@ -348,7 +348,7 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       if (pk.format == MOROK_PRECISION_BF16 || pk.format == MOROK_PRECISION_BF16X3)
         {
           /* A in bf16 tiles: 32-row blocks, k to a multiple of 32, hi (and lo
-           * in bf16x3): MOROK_AMX_SCRATCH_BYTES */
+           * in bf16x3), as kernels/include/morok-gemm-amx.h lays it out */
           gint64 rows = (ker->matmul->shape[ker->matmul->rank - 2]->hi + 31) / 32 * 32;
           gint64 parts = pk.format == MOROK_PRECISION_BF16X3 ? 2 : 1;
           ker->scratch_stride = (gsize) (rows * ((pk.k + 31) / 32 * 32) * 2 * parts);

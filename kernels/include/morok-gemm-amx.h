@@ -3,7 +3,8 @@
  *
  * An AMX tile multiply (TDPBF16PS) takes a 16 x 32 tile of A and a 32 x 16
  * tile of B in bf16 and adds their product to a 16 x 16 tile of f32 sums:
- * 16 K MACs per instruction, about 14 times the f32 FMA rate of the core.
+ * 8192 multiply-adds per instruction, about 14 times the core's f32 FMA
+ * rate here.
  * bf16 keeps 8 bits of mantissa, too few for a product with the weights, so
  * each operand is split into two bf16 parts, x = hi + lo with hi = bf16 (x)
  * and lo = bf16 (x - hi) (16 bits together), and a.b is computed as
@@ -16,9 +17,9 @@
  * B comes packed at prepare (kernels/weight-pack.h, bf16 or bf16x3): panels
  * of 64 columns, k in pairs, hi (and lo) copies. A is split and laid out
  * here, all of it at once, in the scratch memory the plan gives each
- * thread: 16-row
- * tiles of 32 k contiguous (1 KB each), so that a tile load reads 16
- * consecutive lines. Then C is computed in blocks of 32 x 32 (four
+ * thread: 16-row tiles of 32 k contiguous (1 KB each), so that a tile load
+ * reads 16 consecutive lines; rows padded to 32, k to a multiple of 32,
+ * 2 bytes per element and part. Then C is computed in blocks of 32 x 32 (four
  * accumulator tiles; two tiles of A and two of B for operands: all eight
  * tile registers) over blocks of MOROK_AMX_NC columns and MOROK_AMX_KC k.
  *
@@ -27,7 +28,6 @@
 #pragma once
 
 #if defined(MOROK_ISA_AVX512) && defined(__AMXBF16__) && defined(__AVX512BF16__)
-#define MOROK_GEMM_AMX 1
 #ifndef MOROK_AMX_NC
 #define MOROK_AMX_NC 256 /* columns of B per block: 256 x 768 x 4 bytes in L2 */
 #endif
@@ -45,11 +45,6 @@ typedef struct
   uint16_t colsb[16];
   uint8_t rows[16];
 } MorokAmxConfig;
-
-/* Bytes of scratch a thread needs for M rows of A with K columns, in
- * @parts bf16 parts (1: bf16, 2: bf16x3). */
-#define MOROK_AMX_SCRATCH_BYTES(M, K, parts)                                                       \
-  ((((M) + 31) / 32 * 32) * (((K) + 31) / 32 * 32) * 2 * (parts))
 
 /* Widens bf16 codes to the floats they stand for. */
 MOROK_INLINE morok_f32x16
@@ -165,7 +160,8 @@ morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r
 /* C [M, N] (row stride ldc) =, or += when @accumulate, A [M, K] . B, B
  * packed in bf16x3 panels from the panel of column 0: bhi, blo (K2 pairs
  * per panel, a multiple of 16), or in bf16 panels (bhi; blo 0); scratch:
- * MOROK_AMX_SCRATCH_BYTES (M, K, 2 or 1) bytes, 64-byte aligned. */
+ * round32 (M) x round32 (K) x 2 bytes per part (2 parts in bf16x3, 1 in
+ * bf16), 64-byte aligned. */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C,
