@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Constant matmul operands in the GEMM's panel layout: see weight-pack.h. */
 #include "kernels/weight-pack.h"
+#include "io/safetensors.h"
 #include <string.h>
 #if defined(__x86_64__) && defined(__linux__)
 #include <cpuid.h>
@@ -97,15 +98,6 @@ f32_to_bf16 (float v)
   return (guint16) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
-static float
-bf16_to_f32 (guint16 h)
-{
-  guint32 u = (guint32) h << 16;
-  float v;
-  memcpy (&v, &u, sizeof v);
-  return v;
-}
-
 void
 morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,
                    MorokPrecision format, void *dst)
@@ -137,7 +129,7 @@ morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, g
             {
               guint16 hi = f32_to_bf16 (v);
               ((guint16 *) dst)[pair] = hi;
-              lo[pair] = f32_to_bf16 (v - bf16_to_f32 (hi));
+              lo[pair] = f32_to_bf16 (v - morok_bf16_to_f32 (hi));
               break;
             }
           default:
