@@ -170,33 +170,35 @@ GST_START_TEST (test_max_batch)
 }
 GST_END_TEST;
 
-/* precision=f16: within the documented f16 tolerance of f32
- * (docs/gigaam-model.md), on CPUs with AVX512-FP16. */
+/* precision=@precision, where the CPU runs it: within @tol of f32, the
+ * tolerance docs/gigaam-model.md gives for it. */
+static void
+check_precision (MorokPrecision precision, double tol)
+{
+  if (!morok_plan_precision_supported (morok_isa_detect (), precision, NULL))
+    return;
+  g_autofree char *props = g_strdup_printf ("precision=%s", morok_precision_name (precision));
+  check_segments (props, 1, tol);
+}
+
+/* f16 on CPUs with AVX512-FP16 */
 GST_START_TEST (test_precision_f16)
 {
-  if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_PRECISION_F16, NULL))
-    return;
-  check_segments ("precision=f16", 1, 3e-2);
+  check_precision (MOROK_PRECISION_F16, 3e-2);
 }
 GST_END_TEST;
 
-/* precision=bf16x3: within f32's tolerance of f32 (docs/gigaam-model.md),
- * on CPUs with AMX-BF16. */
+/* bf16x3 on CPUs with AMX-BF16: within f32's own tolerance */
 GST_START_TEST (test_precision_bf16x3)
 {
-  if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_PRECISION_BF16X3, NULL))
-    return;
-  check_segments ("precision=bf16x3", 1, 1e-4);
+  check_precision (MOROK_PRECISION_BF16X3, 1e-4);
 }
 GST_END_TEST;
 
-/* precision=bf16: within the documented bf16 tolerance of f32
- * (docs/gigaam-model.md), on CPUs with AMX-BF16. */
+/* bf16 on CPUs with AMX-BF16 */
 GST_START_TEST (test_precision_bf16)
 {
-  if (!morok_plan_precision_supported (morok_isa_detect (), MOROK_PRECISION_BF16, NULL))
-    return;
-  check_segments ("precision=bf16", 1, 6e-2);
+  check_precision (MOROK_PRECISION_BF16, 6e-2);
 }
 GST_END_TEST;
 
