@@ -707,20 +707,43 @@ split_rows (Ctx *c, const MorokNode *n, guint count, const char *row, char **idx
     }
 }
 
+/* "1 * d0 * ... * d(count-1)" of @n's leading dims: the rows (or batch
+ * items) a kernel shares out. (transfer full) */
+static char *
+dims_product (const MorokNode *n, guint count)
+{
+  GString *p = g_string_new ("1");
+  for (guint i = 0; i < count; i++)
+    {
+      g_autofree char *d = sym_c (n->shape[i]);
+      g_string_append_printf (p, " * %s", d);
+    }
+  return g_string_free (p, FALSE);
+}
+
+/* The flat index of (idx[0], ..., idx[count-1]) over @n's leading dims.
+ * (transfer full) */
+static char *
+dims_flat (const MorokNode *n, guint count, char **idx)
+{
+  GString *f = g_string_new ("0");
+  for (guint i = 0; i < count; i++)
+    {
+      g_autofree char *d = sym_c (n->shape[i]);
+      g_autofree char *prev = g_strdup (f->str);
+      g_string_printf (f, "(%s) * %s + %s", prev, d, idx[i]);
+    }
+  return g_string_free (f, FALSE);
+}
+
 static gboolean
 render_loop_kernel (Ctx *c)
 {
   MorokNode *root = c->ker->root;
   guint r = root->rank;
   char *idx[MOROK_MAX_RANK] = { NULL };
-  GString *rows = g_string_new ("1");
-  for (guint i = 0; i + 1 < r; i++)
-    {
-      g_autofree char *d = sym_c (root->shape[i]);
-      g_string_append_printf (rows, " * %s", d);
-    }
-  line (c, "const int64_t rows = %s;", rows->str);
-  g_string_free (rows, TRUE);
+  g_autofree char *rows = dims_product (root, r > 0 ? r - 1 : 0);
+  line (c, "const int64_t rows = %s;", rows);
   line (c, "const int64_t r0 = rows * tid / nthreads, r1 = rows * (tid + 1) / nthreads;");
   line (c, "for (int64_t row = r0; row < r1; row++) {");
   c->indent++;
@@ -774,16 +797,10 @@ render_matmul_kernel (Ctx *c)
   g_autofree char *oa = sym_c (a.offset), *ob = sym_c (b.offset);
   g_autofree char *sam = sym_c (a.stride[r - 2]), *sak = sym_c (a.stride[r - 1]);
   g_autofree char *sbk = sym_c (b.stride[r - 2]), *sbn = sym_c (b.stride[r - 1]);
-  GString *batches = g_string_new ("1");
-  for (guint i = 0; i + 2 < r; i++)
-    {
-      g_autofree char *d = sym_c (m->shape[i]);
-      g_string_append_printf (batches, " * %s", d);
-    }
+  g_autofree char *batches = dims_product (m, r - 2);
   gboolean narrow = m->shape[r - 1]->hi <= MM_NARROW && m->shape[r - 2]->hi >= 2 * MM_NARROW;
   line (c, "const int64_t M = %s, N = %s, K = %s;", M, N, K);
-  line (c, "const int64_t batches = %s;", batches->str);
-  g_string_free (batches, TRUE);
+  line (c, "const int64_t batches = %s;", batches);
   /* A task is a block of C. When the column blocks give every thread two or
    * more (or there is one thread), a task takes all the rows of its
    * columns, so each slice of B is packed once per call, not once per row
@@ -817,18 +834,16 @@ render_matmul_kernel (Ctx *c)
   line (c, "const int64_t ml = MOROK_IMIN (mb, M - m0), c1 = MOROK_IMIN (c0 + nb, N);");
   char *idx[MOROK_MAX_RANK] = { NULL };
   split_rows (c, m, r - 2, "task / (nt * mt)", idx);
-  GString *offa = g_string_new (oa), *offb = g_string_new (ob), *offc = g_string_new ("0");
+  GString *offa = g_string_new (oa), *offb = g_string_new (ob);
   for (guint i = 0; i + 2 < r; i++)
     {
       g_autofree char *sa = sym_c (a.stride[i]), *sb = sym_c (b.stride[i]);
       g_string_append_printf (offa, " + %s * %s", idx[i], sa);
       g_string_append_printf (offb, " + %s * %s", idx[i], sb);
-      g_autofree char *d = sym_c (m->shape[i]);
-      g_autofree char *prev = g_strdup (offc->str);
-      g_string_printf (offc, "(%s) * %s + %s", prev, d, idx[i]);
     }
   /* the batch's C block: flat index of (idx..., 0, 0) */
-  line (c, "float *restrict cb = out + (%s) * M * N;", offc->str);
+  g_autofree char *batch = dims_flat (m, r - 2, idx);
+  line (c, "float *restrict cb = out + (%s) * M * N;", batch);
   /* An epilogue runs over the columns the GEMM has just stored, MOROK_GEMM_NC
    * at a time, so that it reads them from L2 (FF1 + SiLU, 250 x 3072: the
    * pass over the whole block read 3 MB back from L3). The AMX kernel
@@ -876,7 +891,7 @@ render_matmul_kernel (Ctx *c)
   else
     line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"
           " cb + m0 * N + n0, N, 0);", ba, offa->str, sam, sam, sak, bb, offb->str, sbn, sbk, sbn);
-  g_string_free (offa, TRUE), g_string_free (offb, TRUE), g_string_free (offc, TRUE);
+  g_string_free (offa, TRUE), g_string_free (offb, TRUE);
   gboolean ok = TRUE;
   if (root != m)
     {
@@ -925,16 +940,10 @@ render_attention_kernel (Ctx *c)
   g_autofree char *tq = sym_c (n->shape[r - 2]), *dv = sym_c (n->shape[r - 1]);
   g_autofree char *tk = sym_c (n->src[1]->shape[r - 2]), *d = sym_c (n->src[0]->shape[r - 1]);
   g_autofree char *scale = literal (MOROK_DTYPE_F32, n->value);
-  GString *batches = g_string_new ("1");
-  for (guint i = 0; i + 2 < r; i++)
-    {
-      g_autofree char *dim = sym_c (n->shape[i]);
-      g_string_append_printf (batches, " * %s", dim);
-    }
+  g_autofree char *batches = dims_product (n, r - 2);
   line (c, "const int64_t TQ = %s, TK = %s, D = %s, DV = %s;", tq, tk, d, dv);
   line (c, "const int64_t qt = (TQ + MOROK_ATT_QB - 1) / MOROK_ATT_QB, tasks = %s * qt;",
-        batches->str);
-  g_string_free (batches, TRUE);
+        batches);
   line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
   line (c, "for (int64_t task = t0; task < t1; task++) {");
   c->indent++;
@@ -959,16 +968,9 @@ render_attention_kernel (Ctx *c)
                       : g_strdup_printf ("b%u + (%s), %s, %s", buf[i], o->str, sr, se);
       g_string_free (o, TRUE);
     }
-  GString *flat = g_string_new ("0");
-  for (guint b = 0; b + 2 < r; b++)
-    {
-      g_autofree char *dim = sym_c (n->shape[b]);
-      g_autofree char *prev = g_strdup (flat->str);
-      g_string_printf (flat, "(%s) * %s + %s", prev, dim, idx[b]);
-    }
+  g_autofree char *flat = dims_flat (n, r - 2, idx);
   line (c, "morok_attention_f32 (ml, TK, D, DV, %s, %s, %s, %s, %s, out + ((%s) * TQ + m0) * DV, DV);",
-        arg[0], arg[1], arg[2], n->n_src > 3 ? arg[3] : "(const uint8_t *) 0, 0", scale, flat->str);
-  g_string_free (flat, TRUE);
+        arg[0], arg[1], arg[2], n->n_src > 3 ? arg[3] : "(const uint8_t *) 0, 0", scale, flat);
   for (guint i = 0; i < n->n_src; i++)
     g_free (arg[i]);
   for (guint i = 0; i < r; i++)
