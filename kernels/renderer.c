@@ -811,8 +811,8 @@ render_matmul_kernel (Ctx *c)
   line (c, "int64_t nt = (N + %d - 1) / %d, mb = %d;", MM_COLS, MM_COLS, MM_ROWS);
   if (pb)
     /* B is packed already: one column block per thread with all the rows
-     * (the f32 and f16 kernels pack A once per block of rows and columns,
-     * the AMX kernel splits all of A once per call) */
+     * (64-row tasks measured slower; the AMX kernel converts all of its A
+     * once per call) */
     line (c, "nt = nthreads, mb = M;");
   else if (!narrow)
     {
@@ -848,8 +848,7 @@ render_matmul_kernel (Ctx *c)
    * at a time, so that it reads them from L2 (FF1 + SiLU, 250 x 3072: the
    * pass over the whole block read 3 MB back from L3). The AMX kernel
    * converts all of A per call: one call. */
-  gboolean amx = pb && (pb->pack.format == MOROK_PRECISION_BF16
-                        || pb->pack.format == MOROK_PRECISION_BF16X3);
+  gboolean amx = pb && morok_weight_pack_amx_parts (pb->pack.format);
   const char *step = root != m && !narrow && !amx ? "MOROK_GEMM_NC" : "nb";
   line (c, "for (int64_t n0 = c0; n0 < c1; n0 += %s) {", step);
   c->indent++;
@@ -870,23 +869,27 @@ render_matmul_kernel (Ctx *c)
     }
   else if (pb)
     {
-      /* a panel of B is K x NR (f32) or K2 x NR pairs (f16, bf16, bf16x3): n0 / NR panels in */
-      guint bp = c->ker->packed_b - 1;
-      const MorokPacking *pk = &pb->pack;
-      gint64 k2 = morok_weight_pack_pairs (pk->k, pk->format);
-      if (pk->format == MOROK_PRECISION_BF16X3)
-        line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s,"
-              " b%u + n0 * %" G_GINT64_FORMAT ", b%u + %" G_GSIZE_FORMAT " + n0 * %" G_GINT64_FORMAT
-              ", %" G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
-              sak, bp, k2 * 2, bp, pb->bytes / 4, k2 * 2, k2);
-      else if (pk->format == MOROK_PRECISION_BF16)
-        line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s,"
-              " b%u + n0 * %" G_GINT64_FORMAT ", (const uint16_t *) 0, %" G_GINT64_FORMAT
-              ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam, sak, bp, k2 * 2, k2);
+      /* a panel of B is K x NR (f32) or K2 x NR pairs (f16, bf16, bf16x3):
+       * column n0 starts n0 / NR panels in, n0 times a column's elements */
+      guint bp = c->ker->packed_b - 1, parts = morok_weight_pack_amx_parts (pb->pack.format);
+      gint64 k2 = morok_weight_pack_pairs (pb->pack.k, pb->pack.format);
+      gint64 col = pb->pack.format == MOROK_PRECISION_F32 ? pb->pack.k : k2 * 2;
+      g_autofree char *bhi = g_strdup_printf ("b%u + n0 * %" G_GINT64_FORMAT, bp, col);
+      if (parts)
+        {
+          /* bf16x3: the lo copy in the buffer's second half */
+          g_autofree char *blo
+              = parts == 2 ? g_strdup_printf ("b%u + %" G_GSIZE_FORMAT " + n0 * %" G_GINT64_FORMAT,
+                                              bp, pb->bytes / 4, col)
+                           : g_strdup ("(const uint16_t *) 0");
+          line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
+                G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
+                sak, bhi, blo, k2);
+        }
       else
-        line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + n0 * %s,"
-              " cb + m0 * N + n0, N, 0);", pk->format == MOROK_PRECISION_F16 ? "f16" : "f32", ba,
-              offa->str, sam, sam, sak, bp, pk->format == MOROK_PRECISION_F16 ? "((K + 1) / 2 * 2)" : "K");
+        line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s,"
+              " cb + m0 * N + n0, N, 0);", pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",
+              ba, offa->str, sam, sam, sak, bhi);
     }
   else
     line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"

@@ -70,18 +70,23 @@ morok_weight_pack_amx_supported (void)
 #endif
 }
 
+guint
+morok_weight_pack_amx_parts (MorokPrecision format)
+{
+  return format == MOROK_PRECISION_BF16X3 ? 2 : format == MOROK_PRECISION_BF16 ? 1 : 0;
+}
+
 gint64
 morok_weight_pack_pairs (gint64 k, MorokPrecision format)
 {
-  gboolean amx = format == MOROK_PRECISION_BF16 || format == MOROK_PRECISION_BF16X3;
-  return amx ? (k + 31) / 32 * 16 : (k + 1) / 2;
+  return morok_weight_pack_amx_parts (format) ? (k + 31) / 32 * 16 : (k + 1) / 2;
 }
 
 gsize
 morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
 {
   gint64 panels = (n + nr - 1) / nr;
-  gint64 copies = format == MOROK_PRECISION_BF16X3 ? 2 : 1;
+  gint64 copies = MAX (morok_weight_pack_amx_parts (format), 1);
   if (format != MOROK_PRECISION_F32)
     return (gsize) (copies * panels * morok_weight_pack_pairs (k, format) * nr * 2 * 2);
   return (gsize) (panels * k * nr * 4);

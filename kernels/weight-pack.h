@@ -31,6 +31,9 @@ gboolean morok_weight_pack_f16_supported (void);
 /* TRUE if this CPU has AMX-BF16 and the kernel lets this process use its
  * tiles (asked for once, process-wide: arch_prctl ARCH_REQ_XCOMP_PERM). */
 gboolean morok_weight_pack_amx_supported (void);
+/* The bf16 copies of the weight an AMX format keeps (bf16: 1, bf16x3: hi
+ * and lo, 2); 0 for the other formats. */
+guint morok_weight_pack_amx_parts (MorokPrecision format);
 /* K2 of a pairs layout (f16, bf16, bf16x3): pairs per panel. */
 gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
 gsize morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format);
