@@ -472,7 +472,8 @@ static void
 test_config_bad_env (void)
 {
   static const char *const cases[][2] = {
-    { "MOROK_THREADS", "many" }, { "MOROK_OPT", "7" }, { "MOROK_ISA", "avx9" }
+    { "MOROK_THREADS", "many" }, { "MOROK_OPT", "7" }, { "MOROK_ISA", "avx9" },
+    { "MOROK_PRECISION", "f8" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -488,8 +489,29 @@ test_config_bad_env (void)
       morok_prepare_config_set_threads (config, 1);
       morok_prepare_config_set_opt_level (config, 2);
       morok_prepare_config_set_isa (config, MOROK_ISA_PORTABLE);
+      morok_prepare_config_set_precision (config, MOROK_PRECISION_F32);
       g_assert_true (morok_prepare_config_to_plan_options (config, &o, &e));
     }
+}
+
+/* Each precision's name parses back to it; the default is f32. */
+static void
+test_precision_names (void)
+{
+  for (guint p = 0; p < MOROK_PRECISION_COUNT; p++)
+    {
+      MorokPrecision got = MOROK_PRECISION_COUNT;
+      g_assert_true (morok_precision_parse (morok_precision_name (p), &got));
+      g_assert_cmpint (got, ==, p);
+    }
+  MorokPrecision got;
+  g_assert_false (morok_precision_parse ("f64", &got));
+  g_assert_false (morok_precision_parse (NULL, &got));
+  g_assert_cmpstr (morok_precision_name (MOROK_PRECISION_BF16X3), ==, "bf16x3");
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
+  MorokPlanOptions o;
+  g_assert_true (morok_prepare_config_to_plan_options (config, &o, NULL));
+  g_assert_cmpint (o.precision, ==, MOROK_PRECISION_F32);
 }
 
 /* prepare_with_config uses the config it is given: a dump folder receives
@@ -545,5 +567,6 @@ main (int argc, char **argv)
   g_test_add_func ("/jit/config/from-env-reaches-plan-options", test_config_from_env);
   g_test_add_func ("/jit/config/defaults-and-setters", test_config_setters);
   g_test_add_func ("/jit/config/bad-env-value-fails-until-replaced", test_config_bad_env);
+  g_test_add_func ("/jit/config/precision-names", test_precision_names);
   return g_test_run ();
 }

@@ -147,8 +147,8 @@ gboolean morok_precision_parse (const char *name, MorokPrecision *out);
 
 /* Fills @out_opts for morok_plan_build; its strings are borrowed from
  * @config. Fails with MOROK_JIT_ERROR_DEVICE for a remembered unusable
- * environment value, an ISA this CPU does not run, or f16 without
- * AVX512-FP16. */
+ * environment value, an ISA this CPU does not run, or a precision it
+ * cannot run (morok_plan_precision_supported). */
 gboolean morok_prepare_config_to_plan_options (const MorokPrepareConfig *config,
                                                MorokPlanOptions *out_opts, GError **error);
 
