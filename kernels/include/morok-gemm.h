@@ -99,6 +99,16 @@ morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
     for (int j = 0; j < MOROK_GEMM_NV; j++)
       acc[i][j] = (morok_gemm_vec)0.0f;
 
+  /* One pointer per row of A, each opaque to the compiler: from a[i*ars]
+   * it derives every row's address from the last one, a chain of dependent
+   * adds in each step that measured 7 % slower (SPR, operands in L1). */
+  const float *row[MOROK_GEMM_MR];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < MOROK_GEMM_MR; i++)
+    {
+      row[i] = a + i * ars;
+      __asm__ ("" : "+r"(row[i]));
+    }
   for (int64_t k = 0; k < kc; k++)
     {
       morok_gemm_vec bv[MOROK_GEMM_NV];
@@ -108,12 +118,11 @@ morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
         {
-          morok_gemm_vec av = (morok_gemm_vec)a[i * ars];
+          morok_gemm_vec av = (morok_gemm_vec)row[i][k * aks];
 #pragma clang loop unroll(full)
           for (int j = 0; j < MOROK_GEMM_NV; j++)
             acc[i][j] += av * bv[j];
         }
-      a += aks;
       b += MOROK_GEMM_NR;
     }
 
