@@ -886,8 +886,8 @@ render_matmul_kernel (Ctx *c)
                 G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
                 sak, bhi, blo, k2);
         }
-      else
-        line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s,"
+      else /* c1 - n0: the task's columns past this call, whose first block the GEMM asks into L2 */
+        line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, c1 - n0,"
               " cb + m0 * N + n0, N, 0);", pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",
               ba, offa->str, sam, sam, sak, bhi);
     }
