@@ -22,6 +22,7 @@ typedef struct
   guint n_tmp;
   guint indent;
   gboolean vector;  /* in a loop clang vectorises: guarded loads (render_guarded) */
+  gboolean mm_block; /* a matmul epilogue reads the contraction's block in scratch, not `out` */
   char *guard;       /* inside a padded or concatenated source: when its loads are in bounds */
   GError **error;
 } Ctx;
@@ -605,6 +606,14 @@ static char *
 render_uncached (Ctx *c, MorokNode *n, char **idx)
 {
   guint buf = morok_schedule_buffer_of (c->sched, n);
+  if (n == c->ker->matmul && n != c->ker->root && c->mm_block)
+    {
+      /* the block of C the GEMM just stored: rows from m0, nl columns from n0 */
+      char *t = tmp (c, "t");
+      line (c, "const float %s = cs[(%s - m0) * nl + %s - n0];", t, idx[n->rank - 2],
+            idx[n->rank - 1]);
+      return t;
+    }
   if (n == c->ker->matmul && n != c->ker->root)
     return load (c, n, c->ker->out, idx); /* the epilogue reads the contraction in place */
   if (buf && n != c->ker->root)
@@ -849,7 +858,14 @@ render_matmul_kernel (Ctx *c)
    * pass over the whole block read 3 MB back from L3). The AMX kernel
    * converts all of A per call: one call. */
   gboolean amx = pb && morok_weight_pack_amx_parts (pb->pack.format);
-  const char *step = root != m && !narrow && !amx ? "MOROK_GEMM_NC" : "nb";
+  /* f32 and f16 with packed weights store each block into scratch, the
+   * epilogue moves it into the output (weight-pack.h) */
+  c->mm_block = pb && !amx && root != m;
+  g_autofree char *step = c->mm_block ? g_strdup_printf ("%d", MOROK_WEIGHT_PACK_EPILOGUE_COLS)
+                          : root != m && !narrow && !amx ? g_strdup ("MOROK_GEMM_NC")
+                                                         : g_strdup ("nb");
+  if (c->mm_block)
+    line (c, "float *restrict cs = (float *) scratch;");
   line (c, "for (int64_t n0 = c0; n0 < c1; n0 += %s) {", step);
   c->indent++;
   line (c, "const int64_t nl = MOROK_IMIN (%s, c1 - n0);", step);
@@ -888,8 +904,8 @@ render_matmul_kernel (Ctx *c)
         }
       else /* c1 - n0: the task's columns past this call, whose first block the GEMM asks into L2 */
         line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, c1 - n0,"
-              " cb + m0 * N + n0, N, 0);", pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",
-              ba, offa->str, sam, sam, sak, bhi);
+              " %s, 0);", pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",
+              ba, offa->str, sam, sam, sak, bhi, c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
     }
   else
     line (c, "morok_gemm_f32 (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, b%u + (%s) + n0 * (%s), %s, %s,"

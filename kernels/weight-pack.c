@@ -76,6 +76,17 @@ morok_weight_pack_amx_parts (MorokPrecision format)
   return format == MOROK_PRECISION_BF16X3 ? 2 : format == MOROK_PRECISION_BF16 ? 1 : 0;
 }
 
+gsize
+morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format, gboolean epilogue)
+{
+  guint parts = morok_weight_pack_amx_parts (format);
+  /* A in bf16 tiles: 32-row blocks, k to a multiple of 32, hi (and lo in
+   * bf16x3), as kernels/include/morok-gemm-amx.h lays it out */
+  if (parts)
+    return (gsize) ((rows + 31) / 32 * 32) * (gsize) ((k + 31) / 32 * 32) * 2 * parts;
+  return epilogue ? (gsize) rows * MOROK_WEIGHT_PACK_EPILOGUE_COLS * sizeof (float) : 0;
+}
+
 gint64
 morok_weight_pack_pairs (gint64 k, MorokPrecision format)
 {

@@ -34,6 +34,17 @@ gboolean morok_weight_pack_amx_supported (void);
 /* The bf16 copies of the weight an AMX format keeps (bf16: 1, bf16x3: hi
  * and lo, 2); 0 for the other formats. */
 guint morok_weight_pack_amx_parts (MorokPrecision format);
+/* Columns of C a product with packed weights and an epilogue stores at a
+ * time, into the kernel's scratch memory, before the epilogue reads them
+ * back (from L2) into the output: a block of its own, not rows of the
+ * output, whose row stride (12 KB for 3072 columns) put a tile's rows of C
+ * into the same cache sets as each other and the panel of B. */
+#define MOROK_WEIGHT_PACK_EPILOGUE_COLS 256
+/* Scratch bytes per thread that a product with B packed in @format needs,
+ * for at most @rows rows of A and K = @k: the AMX formats convert A into
+ * tiles there; f32 and f16 with an @epilogue store blocks of C there. */
+gsize morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format,
+                                       gboolean epilogue);
 /* K2 of a pairs layout (f16, bf16, bf16x3): pairs per panel. */
 gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
 gsize morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format);

@@ -345,15 +345,9 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       ker->packed_b = idx;
       guint bi = idx - 1;
       g_array_append_val (ker->reads, bi);
-      guint parts = morok_weight_pack_amx_parts (pk.format);
-      if (parts)
-        {
-          /* A in bf16 tiles: 32-row blocks, k to a multiple of 32, hi (and lo
-           * in bf16x3), as kernels/include/morok-gemm-amx.h lays it out */
-          gint64 rows = (ker->matmul->shape[ker->matmul->rank - 2]->hi + 31) / 32 * 32;
-          ker->scratch_stride = (gsize) (rows * ((pk.k + 31) / 32 * 32) * 2 * parts);
-          scratch_stride = MAX (scratch_stride, ker->scratch_stride);
-        }
+      ker->scratch_stride = morok_weight_pack_scratch_bytes (
+          ker->matmul->shape[ker->matmul->rank - 2]->hi, pk.k, pk.format, ker->root != ker->matmul);
+      scratch_stride = MAX (scratch_stride, ker->scratch_stride);
     }
   if (!scratch_stride)
     return;
