@@ -696,6 +696,13 @@ declare_buffers (Ctx *c)
   if (k->scratch)
     line (c, "uint16_t *restrict scratch = (uint16_t *) ((uint8_t *) bufs[%u] + tid * (size_t) %"
           G_GSIZE_FORMAT ");", k->scratch - 1, k->scratch_stride);
+  if (k->shared_tasks)
+    {
+      const MorokScheduleBuffer *sb
+          = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->scratch - 1);
+      line (c, "int64_t *next_task = (int64_t *) ((uint8_t *) bufs[%u] + %" G_GSIZE_FORMAT ");",
+            k->scratch - 1, sb->bytes - 64);
+    }
 }
 
 /* Decomposes the flat row number @row into idx[0 .. n-1] over @n's dims. */
@@ -786,6 +793,7 @@ render_loop_kernel (Ctx *c)
 #define MM_ROWS 64  /* rows of C per task, when rows must be shared out too */
 #define MM_COLS 512 /* columns of C per task, when N is wide */
 #define MM_NARROW 16 /* N at most this, M at least twice: contract transposed */
+#define MM_SHARED_COLS 128 /* columns per task of a product with packed weights (f32, f16) */
 
 static gboolean
 render_matmul_kernel (Ctx *c)
@@ -818,9 +826,13 @@ render_matmul_kernel (Ctx *c)
       = c->ker->packed_b ? &g_array_index (c->sched->buffers, MorokScheduleBuffer, c->ker->packed_b - 1)
                          : NULL;
   line (c, "int64_t nt = (N + %d - 1) / %d, mb = %d;", MM_COLS, MM_COLS, MM_ROWS);
-  if (pb)
-    /* B is packed already: one column block per thread with all the rows
-     * (64-row tasks measured slower; the AMX kernel converts all of its A
+  if (c->ker->shared_tasks)
+    /* B is packed already: blocks of MM_SHARED_COLS columns with all the
+     * rows (64-row tasks measured slower), which the threads take in turn,
+     * so that one the host holds up leaves its blocks to the other */
+    line (c, "nt = (N + %d - 1) / %d, mb = M;", MM_SHARED_COLS, MM_SHARED_COLS);
+  else if (pb)
+    /* AMX: one column block per thread (the kernel converts all of its A
      * once per call) */
     line (c, "nt = nthreads, mb = M;");
   else if (!narrow)
@@ -836,8 +848,14 @@ render_matmul_kernel (Ctx *c)
         align);
   line (c, "nt = (N + nb - 1) / nb;");
   line (c, "const int64_t mt = (M + mb - 1) / mb, tasks = batches * mt * nt;");
-  line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
-  line (c, "for (int64_t task = t0; task < t1; task++) {");
+  if (c->ker->shared_tasks)
+    line (c, "for (int64_t task = __atomic_fetch_add (next_task, 1, __ATOMIC_RELAXED); task < tasks;"
+          " task = __atomic_fetch_add (next_task, 1, __ATOMIC_RELAXED)) {");
+  else
+    {
+      line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
+      line (c, "for (int64_t task = t0; task < t1; task++) {");
+    }
   c->indent++;
   line (c, "const int64_t m0 = (task / nt %% mt) * mb, c0 = task %% nt * nb;");
   line (c, "const int64_t ml = MOROK_IMIN (mb, M - m0), c1 = MOROK_IMIN (c0 + nb, N);");

@@ -96,12 +96,64 @@ test_matmul_packed (void)
           }
 }
 
+typedef struct { gint64 batch, m, k, n; } PackedShape;
+
+static Ref *product_of_f16 (const Ref *a, const Ref *b);
+
+static double
+relu (double x)
+{
+  return x > 0 ? x : 0;
+}
+
+static double
+plus (double x, double y)
+{
+  return x + y;
+}
+
+/* relu (A . B + R) with B packed: the epilogue reads each block of C from
+ * the thread's scratch; the blocks of 128 columns (the last one partial) go
+ * to whichever thread asks first, several to each; M symbolic, run from 1
+ * row to its bound, f32 and (on AVX512-FP16) f16 products. */
+static void
+test_matmul_packed_epilogue (void)
+{
+  const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
+  for (int f16 = 0; f16 <= (int) morok_weight_pack_f16_supported (); f16++)
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+      for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
+        {
+          g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, rows, cases[k].k));
+          g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
+          g_autoptr (Ref) r = rnd (SHAPE (cases[k].batch, rows, cases[k].n));
+          g_autoptr (Ref) ab = f16 ? product_of_f16 (a, b) : ref_matmul (a, b);
+          g_autoptr (Ref) sum = ref_zip (ab, r, plus);
+          g_autoptr (Ref) want = ref_map (sum, relu);
+          Case c;
+          case_init (&c);
+          c.precision = f16 ? MOROK_PRECISION_F16 : MOROK_PRECISION_F32;
+          GError *e = NULL;
+          MorokSymPool *pool = morok_graph_sym_pool (c.g);
+          MorokVariable *mv = morok_variable_new (pool, "m", 1, cases[k].m);
+          const MorokSym *sa[] = { morok_sym_const (pool, cases[k].batch), morok_sym_var (mv),
+                                   morok_sym_const (pool, cases[k].k) };
+          const MorokSym *sr[] = { sa[0], sa[1], morok_sym_const (pool, cases[k].n) };
+          MorokTensor *y = morok_tensor_matmul (case_input_sym (&c, a, sa), case_weight (&c, b), &e);
+          y = morok_tensor_relu (morok_tensor_add (y, case_input_sym (&c, r, sr), &e), &e);
+          g_assert_no_error (e);
+          c.vars[0] = (MorokVarValue){ "m", rows };
+          c.n_vars = 1;
+          case_check (&c, y, want, f16 ? 2.5e-3 * sqrt ((double) cases[k].k) : TOL,
+                      "matmul packed weight, epilogue");
+          g_assert_cmpuint (c.packed_bytes, >, 0);
+        }
+}
+
 /* Packed weights in a reduced precision: A [batch, m, k] . B [k, n] (and B
  * given as a transposed [n, k] weight) against @want_of (a, b), within
  * @tol_per_sqrt_k * sqrt (K) of max (1, |C|); the packed panels take
  * @bytes_of (k, n) bytes. */
-typedef struct { gint64 batch, m, k, n; } PackedShape;
-
 static void
 check_packed (MorokPrecision precision, const PackedShape *cases, guint n_cases,
               Ref *(*want_of) (const Ref *a, const Ref *b), double tol_per_sqrt_k,
@@ -643,6 +695,7 @@ main (int argc, char **argv)
   rng = g_rand_new_with_seed (99);
   g_test_add_func ("/nn/matmul/every-isa", test_matmul);
   g_test_add_func ("/nn/matmul/packed-weight", test_matmul_packed);
+  g_test_add_func ("/nn/matmul/packed-weight-epilogue", test_matmul_packed_epilogue);
   g_test_add_func ("/nn/matmul/packed-weight-f16", test_matmul_packed_f16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16", test_matmul_packed_bf16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16x3", test_matmul_packed_bf16x3);

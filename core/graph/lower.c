@@ -316,6 +316,7 @@ static void
 pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
 {
   gsize scratch_stride = 0;
+  gboolean any = FALSE;
   g_autoptr (GHashTable) made = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < sched->kernels->len; k++)
     {
@@ -348,16 +349,20 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       ker->scratch_stride = morok_weight_pack_scratch_bytes (
           ker->matmul->shape[ker->matmul->rank - 2]->hi, pk.k, pk.format, ker->root != ker->matmul);
       scratch_stride = MAX (scratch_stride, ker->scratch_stride);
+      /* the AMX kernel converts all of its A per call: one column block per thread */
+      ker->shared_tasks = !morok_weight_pack_amx_parts (pk.format);
+      any = TRUE;
     }
-  if (!scratch_stride)
+  if (!any)
     return;
+  /* the slices, then one cache line for the task counter */
   MorokScheduleBuffer s = { .kind = MOROK_BUFFER_SCRATCH, .first = -1, .last = -1,
-                            .bytes = scratch_stride * plan_threads (opts) };
+                            .bytes = (scratch_stride * plan_threads (opts) + 63) / 64 * 64 + 64 };
   g_array_append_val (sched->buffers, s);
   for (guint k = 0; k < sched->kernels->len; k++)
     {
       MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
-      if (ker->scratch_stride)
+      if (ker->packed_b)
         ker->scratch = sched->buffers->len;
     }
 }
@@ -380,7 +385,7 @@ link_plan (MorokPlan *plan, const MorokSchedule *sched, const MorokPlanOptions *
       const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
       char fn_name[32];
       g_snprintf (fn_name, sizeof fn_name, "morok_k%u", k);
-      MorokStep step = { .flops = ker->flops, .bytes = ker->bytes };
+      MorokStep step = { .flops = ker->flops, .bytes = ker->bytes, .shared_tasks = ker->shared_tasks };
       step.fn = (MorokKernelFn) morok_object_lookup (plan->object, fn_name, error);
       if (!step.fn)
         return FALSE;
@@ -419,6 +424,11 @@ allocate (MorokPlan *plan, const MorokSchedule *sched, guint n_inputs, GError **
             morok_weight_pack ((const float *) plan->bufs[b->pack.source] + b->pack.offset,
                                b->pack.k, b->pack.n, b->pack.sbk, b->pack.sbn, b->pack.nr,
                                b->pack.format, plan->bufs[i]);
+          break;
+        case MOROK_BUFFER_SCRATCH:
+          plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
+          if (plan->bufs[i])
+            plan->task_counter = (gint64 *) ((guint8 *) plan->bufs[i] + b->bytes - 64);
           break;
         default:
           plan->bufs[i] = morok_plan_alloc (plan, b->bytes);

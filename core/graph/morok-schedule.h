@@ -32,7 +32,8 @@ typedef enum
   MOROK_BUFFER_TEMP,   /* a slice of the arena */
   MOROK_BUFFER_PACKED, /* a WEIGHT operand of matmuls in the GEMM's panels, made at prepare */
   MOROK_BUFFER_SCRATCH, /* working memory of kernels (bf16x3 GEMMs: A split and laid out), a
-                         * slice per thread */
+                         * slice per thread, then (its last 64 bytes) the counter through
+                         * which the threads of a step share its tasks */
 } MorokBufferKind;
 
 /* PACKED buffers: B [k, n] read from buffer `source` at offset + k*sbk + n*sbn,
@@ -72,6 +73,7 @@ typedef struct
   guint packed_b;    /* MATMUL: buffer index + 1 of B packed, 0 if B is read as it is */
   guint scratch;     /* buffer index + 1 of the plan's SCRATCH, 0 if it uses none */
   gsize scratch_stride; /* bytes of it per thread (thread tid's at tid * stride) */
+  gboolean shared_tasks; /* its threads take tasks from the scratch's counter in turn */
   double flops, bytes; /* estimates at the upper bounds */
 } MorokScheduleKernel;
 

@@ -8,6 +8,7 @@ typedef struct
 {
   MorokKernelFn fn;
   guint nthreads;
+  gboolean shared_tasks; /* the task counter is zeroed before it runs */
   char *name;
   double flops, bytes;
 } MorokStep;
@@ -38,6 +39,7 @@ struct _MorokPlan
   guint n_vars;
   gsize arena_bytes;
   gsize packed_bytes;  /* PACKED buffers */
+  gint64 *task_counter; /* in the SCRATCH buffer's last 64 bytes, NULL without one */
 };
 
 /* 64-byte aligned, zeroed, freed with the plan. */

@@ -154,6 +154,9 @@ update_output_shapes (MorokPlan *plan)
 static inline void
 run_step (MorokPlan *plan, const MorokStep *s)
 {
+  /* before the workers start: their wake-up orders it before their reads */
+  if (s->shared_tasks)
+    *plan->task_counter = 0;
   if (s->nthreads > 1)
     morok_thread_pool_run (s->fn, plan->bufs, plan->vars, s->nthreads);
   else
