@@ -115,15 +115,18 @@ plus (double x, double y)
 /* relu (A . B + R) with B packed: the epilogue reads each block of C from
  * the thread's scratch; the blocks of 128 columns (the last one partial) go
  * to whichever thread asks first, several to each; M symbolic, run from 1
- * row to its bound, f32 and (on AVX512-FP16) f16 products. */
+ * row to its bound; f32 products on every ISA, and f16 on AVX512-FP16. */
 static void
 test_matmul_packed_epilogue (void)
 {
   const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
-  for (int f16 = 0; f16 <= (int) morok_weight_pack_f16_supported (); f16++)
+  /* f32 on every ISA, then f16 */
+  int f16_runs = morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_f16_supported ();
+  for (int run = MOROK_ISA_PORTABLE; run <= (int) morok_isa_detect () + f16_runs; run++)
     for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
       for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
         {
+          int f16 = run > (int) morok_isa_detect ();
           g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, rows, cases[k].k));
           g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
           g_autoptr (Ref) r = rnd (SHAPE (cases[k].batch, rows, cases[k].n));
@@ -133,6 +136,7 @@ test_matmul_packed_epilogue (void)
           Case c;
           case_init (&c);
           c.precision = f16 ? MOROK_PRECISION_F16 : MOROK_PRECISION_F32;
+          c.isa = f16 ? MOROK_ISA_AVX512 : (MorokIsa) run, c.isa_set = TRUE;
           GError *e = NULL;
           MorokSymPool *pool = morok_graph_sym_pool (c.g);
           MorokVariable *mv = morok_variable_new (pool, "m", 1, cases[k].m);
