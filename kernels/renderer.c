@@ -606,16 +606,17 @@ static char *
 render_uncached (Ctx *c, MorokNode *n, char **idx)
 {
   guint buf = morok_schedule_buffer_of (c->sched, n);
-  if (n == c->ker->matmul && n != c->ker->root && c->mm_block)
+  if (n == c->ker->matmul && n != c->ker->root)
     {
-      /* the block of C the GEMM just stored: rows from m0, nl columns from n0 */
+      /* the epilogue reads the contraction in place, or the block of it the
+       * GEMM just stored in scratch: rows from m0, nl columns from n0 */
+      if (!c->mm_block)
+        return load (c, n, c->ker->out, idx);
       char *t = tmp (c, "t");
       line (c, "const float %s = cs[(%s - m0) * nl + %s - n0];", t, idx[n->rank - 2],
             idx[n->rank - 1]);
       return t;
     }
-  if (n == c->ker->matmul && n != c->ker->root)
-    return load (c, n, c->ker->out, idx); /* the epilogue reads the contraction in place */
   if (buf && n != c->ker->root)
     return load (c, n, buf - 1, idx);
   if (n->op == MOROK_OP_CONST)
@@ -920,9 +921,9 @@ render_matmul_kernel (Ctx *c)
                 G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
                 sak, bhi, blo, k2);
         }
-      else /* c1 - n0: the task's columns past this call, whose first block the GEMM asks into L2 */
-        line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, c1 - n0,"
-              " %s, 0);", pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",
+      else
+        line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, 0);",
+              pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",
               ba, offa->str, sam, sam, sak, bhi, c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
     }
   else

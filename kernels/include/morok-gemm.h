@@ -706,13 +706,36 @@ typedef struct
   int64_t stride, runs, lines;
 } MorokGemmPrefetch;
 
-/* Part t of @parts of @pf's lines, each asked into L2. */
+/* Part t of @parts of @pf's lines, each asked into L2 (prefetcht1). */
 MOROK_INLINE void
 morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
 {
   int64_t lines = pf.runs * pf.lines;
   for (int64_t l = lines * t / parts; l < lines * (t + 1) / parts; l++)
-    __builtin_prefetch (pf.base + l / pf.lines * pf.stride + l % pf.lines * 64, 0, 1);
+    __builtin_prefetch (pf.base + l / pf.lines * pf.stride + l % pf.lines * 64, 0, 2);
+}
+
+/* The block of a packed B that follows the one of columns jc .. jc + nc - 1
+ * and k k0 .. k0 + kc - 1: the next kc of the same columns or, after the
+ * last, the next nc columns' first kc (none past N). B is in panels of @nr
+ * columns, @panel_bytes apart, @k_bytes per k within a panel; nc and kc
+ * are the caller's block sizes. The weights of a model come from memory:
+ * a product asks for its next block while it works on this one (250 x 384
+ * x 768 with a fresh B on every call: 148 -> 155-165 GFLOP/s). The AMX
+ * kernel walks its own: its k steps are a few hundred cycles, too short for
+ * the divisions of morok_gemm_prefetch_part at each (bf16x3 5-10 % slower). */
+MOROK_INLINE MorokGemmPrefetch
+morok_gemm_next_block (const void *bp, int64_t nr, int64_t panel_bytes, int64_t k_bytes,
+                       int64_t jc, int64_t nc, int64_t k0, int64_t kc, int64_t N, int64_t K)
+{
+  int last = k0 + kc >= K;
+  int64_t njc = last ? jc + nc : jc, nk = last ? 0 : k0 + kc;
+  int64_t cols = morok_gemm_min (N, njc + nc) - njc;
+  MorokGemmPrefetch pf = {
+    (const char *)bp + njc / nr * panel_bytes + nk * k_bytes, panel_bytes,
+    cols > 0 ? (cols + nr - 1) / nr : 0, morok_gemm_min (kc, K - nk) * k_bytes / 64,
+  };
+  return pf;
 }
 
 /* C[M x nc] (=|+=) A[M x kc] B-panels: the panel of columns jr .. jr + NR - 1
@@ -806,30 +829,20 @@ morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, in
 /* morok_gemm_f32 with B packed beforehand (at prepare, for a constant B):
  * panel p holds columns p*NR .. p*NR + NR - 1 as bp[(p*K + k)*NR + j], zero
  * beyond N (morok_weight_pack, kernels/weight-pack.c). N is a multiple of NR
- * or B's last columns; B has @nb_cols >= N columns from bp on. Every panel is
- * read in place, in order. B comes from memory (the weights of a model are
- * far larger than the caches), so each block asks the next into L2 as it
- * runs, past N up to nb_cols for the caller's next call: 250 x 384 x 768
- * with a fresh B each call, 148 -> 155-165 GFLOP/s. */
+ * or B's last columns. Every panel is read in place, in order, each block
+ * asking for the next (morok_gemm_next_block). */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
-                       const float *bp, int64_t nb_cols, float *C, int64_t ldc, int accumulate)
+                       const float *bp, float *C, int64_t ldc, int accumulate)
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
   for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
     for (int64_t pc = 0; pc < K; pc += MOROK_GEMM_KC)
       {
-        /* the next block: the next k of these columns, or the next columns' first k */
-        int last = pc + MOROK_GEMM_KC >= K;
-        int64_t njc = last ? jc + MOROK_GEMM_NC : jc, npc = last ? 0 : pc + MOROK_GEMM_KC;
-        int64_t ncols = morok_gemm_min (nb_cols, njc + MOROK_GEMM_NC) - njc;
-        MorokGemmPrefetch pf = {
-          (const char *)(bp + njc * K + npc * MOROK_GEMM_NR),
-          K * MOROK_GEMM_NR * 4,
-          ncols > 0 ? (ncols + MOROK_GEMM_NR - 1) / MOROK_GEMM_NR : 0,
-          morok_gemm_min (MOROK_GEMM_KC, K - npc) * MOROK_GEMM_NR * 4 / 64,
-        };
+        MorokGemmPrefetch pf
+            = morok_gemm_next_block (bp, MOROK_GEMM_NR, K * MOROK_GEMM_NR * 4, MOROK_GEMM_NR * 4,
+                                     jc, MOROK_GEMM_NC, pc, MOROK_GEMM_KC, N, K);
         morok_gemm_block (M, morok_gemm_min (MOROK_GEMM_NC, N - jc),
                           morok_gemm_min (MOROK_GEMM_KC, K - pc), A + pc * sak, sam, sak,
                           bp + (jc * K + pc * MOROK_GEMM_NR), K * MOROK_GEMM_NR, C + jc, ldc,
@@ -962,12 +975,12 @@ morok_gemm16_pack_row (int64_t kc, const float *a, int64_t sak, _Float16 *dst, f
     dst[kc] = 0.0f16;
 }
 
-/* morok_gemm_f32_packed in f16 (nb_cols as there): bp holds B's pairs in
- * panels of 64 columns, bp[((p*K2 + q)*64 + j)*2 + h], K2 = ceil (K / 2)
+/* morok_gemm_f32_packed in f16: bp holds B's pairs in panels of 64
+ * columns, bp[((p*K2 + q)*64 + j)*2 + h], K2 = ceil (K / 2)
  * (kernels/weight-pack.h). */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
-                       const uint16_t *bp, int64_t nb_cols, float *C, int64_t ldc, int accumulate)
+                       const uint16_t *bp, float *C, int64_t ldc, int accumulate)
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -982,16 +995,9 @@ morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
         {
           int64_t kc = morok_gemm_min (MOROK_GEMM16_KC, K - pc), kq = (kc + 1) / 2;
           int load_c = accumulate || pc > 0;
-          /* the next block into L2, as in morok_gemm_f32_packed */
-          int last = pc + MOROK_GEMM16_KC >= K;
-          int64_t njc = last ? jc + MOROK_GEMM_NC : jc, npc = last ? 0 : pc + MOROK_GEMM16_KC;
-          int64_t ncols = morok_gemm_min (nb_cols, njc + MOROK_GEMM_NC) - njc;
-          MorokGemmPrefetch pf = {
-            (const char *)(bp + (njc / 64 * k2 + npc / 2) * 128),
-            k2 * 64 * 2 * 2,
-            ncols > 0 ? (ncols + 63) / 64 : 0,
-            (morok_gemm_min (MOROK_GEMM16_KC, K - npc) + 1) / 2 * 128 * 2 / 64,
-          };
+          /* a panel: k2 pairs of 64 columns, 128 bytes per k */
+          MorokGemmPrefetch pf = morok_gemm_next_block (bp, 64, k2 * 256, 128, jc, MOROK_GEMM_NC,
+                                                        pc, MOROK_GEMM16_KC, N, K);
           int64_t tiles = (M + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR * ((nc + 63) / 64), t = 0;
           for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
             {
