@@ -15,8 +15,8 @@ void assert_cycles_leak_nothing (const char *pipeline, guint cycles);
  * debug text contains @expect, and cleans up. */
 void assert_fails_to_start (const char *factory, const char *model, const char *expect);
 /* The same with property @prop set from the string @value first. */
+void assert_fails_to_start_with (const char *factory, const char *model, const char *prop,
+                                 const char *value, const char *expect);
 /* TRUE if the harness answers the LATENCY query (gst_harness_query_latency
  * gives GST_CLOCK_TIME_NONE when it does not) with a minimum of @min or more. */
 gboolean latency_at_least (GstHarness *h, GstClockTime min);
-void assert_fails_to_start_with (const char *factory, const char *model, const char *prop,
-                                 const char *value, const char *expect);

@@ -98,62 +98,6 @@ test_matmul_packed (void)
 
 typedef struct { gint64 batch, m, k, n; } PackedShape;
 
-static Ref *product_of_f16 (const Ref *a, const Ref *b);
-
-static double
-relu (double x)
-{
-  return x > 0 ? x : 0;
-}
-
-static double
-plus (double x, double y)
-{
-  return x + y;
-}
-
-/* relu (A . B + R) with B packed: the epilogue reads each block of C from
- * the thread's scratch; the blocks of 128 columns (the last one partial) go
- * to whichever thread asks first, several to each; M symbolic, run from 1
- * row to its bound; f32 products on every ISA, and f16 on AVX512-FP16. */
-static void
-test_matmul_packed_epilogue (void)
-{
-  const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
-  /* f32 on every ISA, then f16 */
-  int f16_runs = morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_f16_supported ();
-  for (int run = MOROK_ISA_PORTABLE; run <= (int) morok_isa_detect () + f16_runs; run++)
-    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
-      for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
-        {
-          int f16 = run > (int) morok_isa_detect ();
-          g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, rows, cases[k].k));
-          g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
-          g_autoptr (Ref) r = rnd (SHAPE (cases[k].batch, rows, cases[k].n));
-          g_autoptr (Ref) ab = f16 ? product_of_f16 (a, b) : ref_matmul (a, b);
-          g_autoptr (Ref) sum = ref_zip (ab, r, plus);
-          g_autoptr (Ref) want = ref_map (sum, relu);
-          Case c;
-          case_init (&c);
-          c.precision = f16 ? MOROK_PRECISION_F16 : MOROK_PRECISION_F32;
-          c.isa = f16 ? MOROK_ISA_AVX512 : (MorokIsa) run, c.isa_set = TRUE;
-          GError *e = NULL;
-          MorokSymPool *pool = morok_graph_sym_pool (c.g);
-          MorokVariable *mv = morok_variable_new (pool, "m", 1, cases[k].m);
-          const MorokSym *sa[] = { morok_sym_const (pool, cases[k].batch), morok_sym_var (mv),
-                                   morok_sym_const (pool, cases[k].k) };
-          const MorokSym *sr[] = { sa[0], sa[1], morok_sym_const (pool, cases[k].n) };
-          MorokTensor *y = morok_tensor_matmul (case_input_sym (&c, a, sa), case_weight (&c, b), &e);
-          y = morok_tensor_relu (morok_tensor_add (y, case_input_sym (&c, r, sr), &e), &e);
-          g_assert_no_error (e);
-          c.vars[0] = (MorokVarValue){ "m", rows };
-          c.n_vars = 1;
-          case_check (&c, y, want, f16 ? 2.5e-3 * sqrt ((double) cases[k].k) : TOL,
-                      "matmul packed weight, epilogue");
-          g_assert_cmpuint (c.packed_bytes, >, 0);
-        }
-}
-
 /* Packed weights in a reduced precision: A [batch, m, k] . B [k, n] (and B
  * given as a transposed [n, k] weight) against @want_of (a, b), within
  * @tol_per_sqrt_k * sqrt (K) of max (1, |C|); the packed panels take
@@ -233,6 +177,56 @@ test_matmul_packed_f16 (void)
                 f16_bytes);
 }
 
+static double d_add (double a, double b) { return a + b; }
+
+static double
+relu (double x)
+{
+  return x > 0 ? x : 0;
+}
+
+/* relu (A . B + R) with B packed: the epilogue reads each block of C from
+ * the thread's scratch; the blocks of 128 columns (the last one partial) go
+ * to whichever thread asks first, several to each; M symbolic, run from 1
+ * row to its bound; f32 products on every ISA, and f16 on AVX512-FP16. */
+static void
+test_matmul_packed_epilogue (void)
+{
+  const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
+  /* f32 on every ISA, then f16 */
+  int f16_runs = morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_f16_supported ();
+  for (int run = MOROK_ISA_PORTABLE; run <= (int) morok_isa_detect () + f16_runs; run++)
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+      for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
+        {
+          int f16 = run > (int) morok_isa_detect ();
+          g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, rows, cases[k].k));
+          g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
+          g_autoptr (Ref) r = rnd (SHAPE (cases[k].batch, rows, cases[k].n));
+          g_autoptr (Ref) ab = f16 ? product_of_f16 (a, b) : ref_matmul (a, b);
+          g_autoptr (Ref) sum = ref_zip (ab, r, d_add);
+          g_autoptr (Ref) want = ref_map (sum, relu);
+          Case c;
+          case_init (&c);
+          c.precision = f16 ? MOROK_PRECISION_F16 : MOROK_PRECISION_F32;
+          c.isa = f16 ? MOROK_ISA_AVX512 : (MorokIsa) run, c.isa_set = TRUE;
+          GError *e = NULL;
+          MorokSymPool *pool = morok_graph_sym_pool (c.g);
+          MorokVariable *mv = morok_variable_new (pool, "m", 1, cases[k].m);
+          const MorokSym *sa[] = { morok_sym_const (pool, cases[k].batch), morok_sym_var (mv),
+                                   morok_sym_const (pool, cases[k].k) };
+          const MorokSym *sr[] = { sa[0], sa[1], morok_sym_const (pool, cases[k].n) };
+          MorokTensor *y = morok_tensor_matmul (case_input_sym (&c, a, sa), case_weight (&c, b), &e);
+          y = morok_tensor_relu (morok_tensor_add (y, case_input_sym (&c, r, sr), &e), &e);
+          g_assert_no_error (e);
+          c.vars[0] = (MorokVarValue){ "m", rows };
+          c.n_vars = 1;
+          case_check (&c, y, want, f16 ? 2.5e-3 * sqrt ((double) cases[k].k) : TOL,
+                      "matmul packed weight, epilogue");
+          g_assert_cmpuint (c.packed_bytes, >, 0);
+        }
+}
+
 /* TRUE, the test skipped, where the AMX kernels cannot run */
 static gboolean
 skip_without_amx (void)
@@ -267,10 +261,11 @@ bf16_bytes (gint64 k, gint64 n)
   return (gsize) (((n + 63) / 64) * 64 * ((k + 31) / 32 * 16) * 2 * 2);
 }
 
+/* hi and lo */
 static gsize
 bf16x3_bytes (gint64 k, gint64 n)
 {
-  return (gsize) (2 * ((n + 63) / 64) * 64 * ((k + 31) / 32 * 16) * 2 * 2);
+  return 2 * bf16_bytes (k, n);
 }
 
 /* bf16x3 (AMX-BF16 only): each product as hi.hi + hi.lo + lo.hi of the
@@ -310,8 +305,6 @@ test_matmul_packed_bf16 (void)
   check_packed (MOROK_PRECISION_BF16, cases, G_N_ELEMENTS (cases), product_of_bf16, 1e-6,
                 bf16_bytes);
 }
-
-static double d_add (double a, double b) { return a + b; }
 
 /* linear: x [2, 3, 10] · w[6, 10]ᵀ + b. */
 static void

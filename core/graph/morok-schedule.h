@@ -31,9 +31,10 @@ typedef enum
   MOROK_BUFFER_WEIGHT, /* the model's host data, used in place */
   MOROK_BUFFER_TEMP,   /* a slice of the arena */
   MOROK_BUFFER_PACKED, /* a WEIGHT operand of matmuls in the GEMM's panels, made at prepare */
-  MOROK_BUFFER_SCRATCH, /* working memory of kernels (bf16x3 GEMMs: A split and laid out), a
-                         * slice per thread, then (its last 64 bytes) the counter through
-                         * which the threads of a step share its tasks */
+  MOROK_BUFFER_SCRATCH, /* working memory of products with packed weights (AMX: A laid out
+                         * in tiles; f32, f16: blocks of C before the epilogue), a slice per
+                         * thread, then (its last 64 bytes) the counter through which the
+                         * threads of a step share its tasks */
 } MorokBufferKind;
 
 /* PACKED buffers: B [k, n] read from buffer `source` at offset + k*sbk + n*sbn,
