@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The clang driver: one compiler process per translation unit, source on
- * stdin and the object on stdout (no temporary files), the object loaded by
+ * stdin (a memfd, not a pipe) and the object on stdout (no files on disk),
+ * the object loaded by
  * elf-loader.c and stored in the disk cache of object-cache.c.
  *
  * The subprocess (rather than libclang in-process) is the default because a
@@ -12,10 +13,13 @@
 #include "morok-compiler.h"
 #include "object-cache.h"
 
-#include <gio/gio.h>
 #include <errno.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* How much of clang's stderr an error message keeps: the first errors are the
  * ones that explain the rest. */
@@ -135,17 +139,75 @@ dump_source (const char *dir, const char *key, const char *source)
                error ? error->message : g_strerror (errno));
 }
 
+/* A file descriptor, at offset 0, that reads back @source: a memfd (no file
+ * on disk), or an unlinked temporary file where memfd_create is refused. The
+ * compiler reads its stdin from it, so no pipe is written to and a compiler
+ * that exits without reading cannot raise SIGPIPE in the host. */
+static int
+source_fd (const char *source, GError **error)
+{
+  gsize len = strlen (source), done = 0;
+  g_autofree char *tmp_path = NULL;
+  int fd = memfd_create ("morok-kernel-source", MFD_CLOEXEC);
+
+  if (fd < 0)
+    {
+      fd = g_file_open_tmp ("morok-kernel-XXXXXX.c", &tmp_path, error);
+      if (fd < 0)
+        return -1;
+      g_unlink (tmp_path);
+    }
+  while (done < len)
+    {
+      ssize_t n = write (fd, source + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = errno;
+          g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED,
+                       "cannot stage the kernel source for the compiler: %s", g_strerror (saved));
+          close (fd);
+          return -1;
+        }
+      done += n;
+    }
+  if (lseek (fd, 0, SEEK_SET) != 0)
+    {
+      g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED,
+                   "cannot stage the kernel source for the compiler: %s", g_strerror (errno));
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* "C compiler 'cc' <what>:\n<the head of its stderr>" as a FAILED error. */
+static void
+set_compiler_failed (GError **error, const char *cc_path, const char *what, GBytes *err)
+{
+  gsize len = 0;
+  const char *text = err ? g_bytes_get_data (err, &len) : NULL;
+  g_autofree char *head = g_utf8_make_valid (text ? text : "", MIN (len, STDERR_MAX));
+
+  g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED, "C compiler '%s' %s:\n%s%s",
+               cc_path, what, len > 0 ? head : "(nothing on stderr)",
+               len > STDERR_MAX ? "\n[...]" : "");
+}
+
 /* Runs the compiler on @source; the object's bytes, or NULL and @error.
  * (transfer full) */
 static GBytes *
 run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError **error)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
   g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GBytes) in = g_bytes_new_static (source, strlen (source));
   g_autoptr (GBytes) out = NULL;
   g_autoptr (GBytes) err = NULL;
   g_autoptr (GError) local = NULL;
+  g_autofree char *status = NULL;
+  int in_fd;
 
   g_ptr_array_add (argv, (gpointer) cc_path);
   for (guint i = 0; i + 1 < flags->len; i++) /* the last entry is NULL */
@@ -155,10 +217,13 @@ run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError 
   g_ptr_array_add (argv, "-");
   g_ptr_array_add (argv, NULL);
 
-  proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                            &local);
+  in_fd = source_fd (source, error);
+  if (in_fd < 0)
+    return NULL;
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_take_stdin_fd (launcher, in_fd);
+  proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &local);
   if (proc == NULL)
     {
       g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER,
@@ -166,29 +231,25 @@ run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError 
       return NULL;
     }
   atomic_fetch_add (&n_invocations, 1);
-  if (!g_subprocess_communicate (proc, in, NULL, &out, &err, &local))
+  if (!g_subprocess_communicate (proc, NULL, NULL, &out, &err, &local))
     {
       g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED,
                    "talking to C compiler '%s' failed: %s", cc_path, local->message);
       return NULL;
     }
-  if (!g_subprocess_get_successful (proc))
+  if (g_subprocess_get_successful (proc))
     {
-      gsize len;
-      const char *text = g_bytes_get_data (err, &len);
-      g_autofree char *head = g_utf8_make_valid (text ? text : "", MIN (len, STDERR_MAX));
-      g_autofree char *status = NULL;
-
-      if (g_subprocess_get_if_exited (proc))
-        status = g_strdup_printf ("exited with status %d", g_subprocess_get_exit_status (proc));
-      else
-        status = g_strdup_printf ("was killed by signal %d", g_subprocess_get_term_sig (proc));
-      g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED,
-                   "C compiler '%s' %s:\n%s%s", cc_path, status, head,
-                   len > STDERR_MAX ? "\n[...]" : "");
+      if (g_bytes_get_size (out) > 0)
+        return g_steal_pointer (&out);
+      set_compiler_failed (error, cc_path, "exited with status 0 but wrote no object", err);
       return NULL;
     }
-  return g_steal_pointer (&out);
+  if (g_subprocess_get_if_exited (proc))
+    status = g_strdup_printf ("exited with status %d", g_subprocess_get_exit_status (proc));
+  else
+    status = g_strdup_printf ("was killed by signal %d", g_subprocess_get_term_sig (proc));
+  set_compiler_failed (error, cc_path, status, err);
+  return NULL;
 }
 
 MorokObject *
@@ -197,6 +258,7 @@ morok_compile (const char *source, const MorokCompileOptions *opts, GError **err
   MorokCompileOptions defaults;
   g_autofree char *cc_path = NULL;
   g_autofree char *cache_dir = NULL;
+  g_autoptr (MorokObjectCache) cache = NULL;
   g_autofree char *key = NULL;
   g_autoptr (GPtrArray) flags = NULL;
   g_autoptr (GBytes) object = NULL;
@@ -226,8 +288,10 @@ morok_compile (const char *source, const MorokCompileOptions *opts, GError **err
     }
   if (opts->dump_dir != NULL)
     dump_source (opts->dump_dir, key, source);
+  if (cache_dir != NULL)
+    cache = morok_object_cache_open (cache_dir);
 
-  if (cache_dir != NULL && (object = morok_object_cache_read (cache_dir, key)) != NULL)
+  if (cache != NULL && (object = morok_object_cache_read (cache, key)) != NULL)
     {
       obj = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), &local);
       if (obj != NULL)
@@ -237,12 +301,12 @@ morok_compile (const char *source, const MorokCompileOptions *opts, GError **err
                    (g_get_monotonic_time () - start) / 1000.0);
           return obj;
         }
-      /* A damaged entry (a crash mid-write on a filesystem without atomic
-       * rename, a disk error) costs one recompile, not a failure. */
+      /* An entry whose bytes check out but do not load (an object of a
+       * loader that has since changed) costs one recompile, not a failure. */
       g_debug ("dropping cache entry %s: %s", key, local->message);
       g_clear_error (&local);
       g_clear_pointer (&object, g_bytes_unref);
-      morok_object_cache_remove (cache_dir, key);
+      morok_object_cache_remove (cache, key);
     }
 
   object = run_compiler (cc_path, flags, source, error);
@@ -259,7 +323,7 @@ morok_compile (const char *source, const MorokCompileOptions *opts, GError **err
 
   /* Stored only once it has loaded, so the cache never holds a bad object;
    * a cache that cannot be written only costs speed. */
-  if (cache_dir != NULL && !morok_object_cache_write (cache_dir, key, object, &local))
+  if (cache != NULL && !morok_object_cache_write (cache, key, object, &local))
     g_debug ("cannot store kernel object in the cache: %s", local->message);
   return obj;
 }

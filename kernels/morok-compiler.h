@@ -7,7 +7,10 @@
  * read+execute, never both), and its functions are looked up by name. Objects
  * are cached on disk under $XDG_CACHE_HOME/morok, keyed by a hash of the
  * source, the compiler's `--version`, the flags, the CPU features and
- * MOROK_KERNEL_ABI_VERSION.
+ * MOROK_KERNEL_ABI_VERSION. A cache folder that is a symlink, another user's
+ * or writable by group or others is not used (logged; the compile goes on),
+ * and an entry is used only when its own SHA-256 checks out
+ * (docs/architecture.md, "The kernel cache's trust model").
  *
  * Environment read here (and only here; the JIT layer maps its own settings,
  * such as a dump folder, onto MorokCompileOptions):
@@ -78,7 +81,9 @@ void morok_compile_options_init (MorokCompileOptions *opts);
 /* Compiles @source (NUL-terminated C) into a loaded object, or loads it from
  * the disk cache. @opts may be NULL for the defaults. (transfer full)
  * Fails with MOROK_COMPILE_ERROR_*: NO_COMPILER names the missing path and
- * where it came from; FAILED holds the head (4 KiB) of clang's stderr. A cache
+ * where it came from; FAILED names the compiler and holds the head (4 KiB) of
+ * its stderr (also when it exits 0 without an object). No signal reaches the
+ * caller, whatever the compiler does. A cache
  * entry that fails to load is deleted and recompiled, never an error. */
 MorokObject *morok_compile (const char *source, const MorokCompileOptions *opts, GError **error);
 

@@ -2,6 +2,9 @@
 /* Disk cache of compiled kernel objects. The key hashes everything that
  * decides an object's bytes (see object-cache.h), so a stale entry can only be
  * hit through a hash collision; entries are never invalidated, only added.
+ * Folder and entries are checked as object-cache.h says; the entry's own
+ * SHA-256 catches a damaged or swapped file, the owner and mode checks keep
+ * out files that anyone but the user could have written.
  * Running `cc --version` costs a process (several ms), so its output is kept
  * per compiler path for the life of the process. */
 
@@ -10,9 +13,12 @@
 #include "object-cache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static GMutex versions_lock;
 static GHashTable *versions; /* compiler path -> its `--version` output; under versions_lock */
@@ -127,6 +133,7 @@ morok_object_cache_key (const char *cc_path, const char *const *flags, const cha
   return g_strdup (g_checksum_get_string (sum));
 }
 
+
 char *
 morok_object_cache_dir (const MorokCompileOptions *opts)
 {
@@ -144,47 +151,275 @@ morok_object_cache_dir (const MorokCompileOptions *opts)
   return g_build_filename (g_get_user_cache_dir (), "morok", NULL);
 }
 
-static char *
-entry_path (const char *dir, const char *key)
+/* ---- the folder -------------------------------------------------------- */
+
+struct _MorokObjectCache
 {
-  g_autofree char *name = g_strconcat (key, ".o", NULL);
-  return g_build_filename (dir, name, NULL);
+  int dir_fd; /* the checked folder: every entry is opened relative to it */
+  char *dir;  /* for messages */
+};
+
+/* Whether @st (a folder or an entry) is the effective user's and writable by
+ * nobody else; the reason goes to @out_why otherwise. */
+static gboolean
+owned_privately (const struct stat *st, const char **out_why)
+{
+  if (st->st_uid != geteuid ())
+    *out_why = "it belongs to another user";
+  else if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    *out_why = "it is writable by group or others";
+  else
+    return TRUE;
+  return FALSE;
 }
 
-GBytes *
-morok_object_cache_read (const char *dir, const char *key)
+MorokObjectCache *
+morok_object_cache_open (const char *dir)
 {
-  g_autofree char *path = entry_path (dir, key);
-  char *contents;
+  g_autofree char *path = NULL;
+  const char *why = NULL;
+  struct stat st;
   gsize len;
+  int fd;
 
-  if (!g_file_get_contents (path, &contents, &len, NULL))
-    return NULL;
-  return g_bytes_new_take (contents, len);
-}
+  g_return_val_if_fail (dir != NULL, NULL);
 
-gboolean
-morok_object_cache_write (const char *dir, const char *key, GBytes *object, GError **error)
-{
-  g_autofree char *path = entry_path (dir, key);
-  gsize len;
-  const char *data = g_bytes_get_data (object, &len);
+  /* Without its trailing slashes, O_NOFOLLOW sees a symlinked folder. */
+  path = g_strdup (dir);
+  len = strlen (path);
+  while (len > 1 && path[len - 1] == '/')
+    path[--len] = '\0';
 
-  if (g_mkdir_with_parents (dir, 0700) != 0)
+  if (g_mkdir_with_parents (path, 0700) != 0)
     {
-      int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot create cache folder '%s': %s", dir, g_strerror (saved));
-      return FALSE;
+      g_message ("kernel cache '%s' not used: cannot create it: %s", path, g_strerror (errno));
+      return NULL;
     }
-  /* CONSISTENT: written to a temporary file and renamed over the entry. */
-  return g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, error);
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    {
+      g_message ("kernel cache '%s' not used: %s", path,
+                 errno == ELOOP || errno == ENOTDIR ? "it is a symlink or not a folder"
+                                                    : g_strerror (errno));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !owned_privately (&st, &why))
+    {
+      g_message ("kernel cache '%s' not used: %s", path, why ? why : g_strerror (errno));
+      close (fd);
+      return NULL;
+    }
+
+  MorokObjectCache *cache = g_new0 (MorokObjectCache, 1);
+  cache->dir_fd = fd;
+  cache->dir = g_steal_pointer (&path);
+  return cache;
 }
 
 void
-morok_object_cache_remove (const char *dir, const char *key)
+morok_object_cache_close (MorokObjectCache *cache)
 {
-  g_autofree char *path = entry_path (dir, key);
+  if (cache == NULL)
+    return;
+  close (cache->dir_fd);
+  g_free (cache->dir);
+  g_free (cache);
+}
 
-  g_unlink (path);
+/* ---- entries ------------------------------------------------------------ */
+
+#define ENTRY_MAGIC "MOROKOBJ"
+#define ENTRY_VERSION 1
+#define KEY_CHARS 64                 /* hex SHA-256 */
+#define ENTRY_MAX_BYTES (1u << 30)   /* larger than any plan's object */
+
+/* The first bytes of an entry; the object follows. Host byte order: entries
+ * are read only by the machine (and ABI) that wrote them. */
+typedef struct
+{
+  char magic[8];
+  guint32 version;
+  guint32 header_bytes;
+  guint64 object_bytes;
+  char key[KEY_CHARS];
+  guint8 sha256[32]; /* of the object's bytes */
+} EntryHeader;
+G_STATIC_ASSERT (sizeof (EntryHeader) == MOROK_OBJECT_CACHE_HEADER_BYTES);
+
+static char *
+entry_name (const char *key)
+{
+  return g_strconcat (key, ".obj", NULL);
+}
+
+static void
+object_sha256 (const guint8 *data, gsize len, guint8 out[32])
+{
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  gsize n = 32;
+
+  g_checksum_update (sum, data, len);
+  g_checksum_get_digest (sum, out, &n);
+}
+
+/* Reads the whole of @fd (@size bytes) into a new buffer, or NULL. */
+static guint8 *
+read_all (int fd, gsize size)
+{
+  g_autofree guint8 *buf = g_try_malloc (MAX (size, 1));
+  gsize done = 0;
+
+  while (buf != NULL && done < size)
+    {
+      ssize_t n = read (fd, buf + done, size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return NULL;
+      done += n;
+    }
+  return g_steal_pointer (&buf);
+}
+
+/* The entry's object when it passes every check; @out_why says which failed.
+ * (transfer full) (nullable) */
+static GBytes *
+read_checked (MorokObjectCache *cache, const char *name, const char *key, const char **out_why)
+{
+  g_autofree guint8 *data = NULL;
+  EntryHeader header;
+  guint8 digest[32];
+  struct stat st;
+  int fd;
+
+  /* O_NONBLOCK: a FIFO put in place of an entry must not block the open. */
+  fd = openat (cache->dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    {
+      *out_why = errno == ENOENT ? NULL : errno == ELOOP ? "a symlink" : g_strerror (errno);
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    *out_why = "not a regular file";
+  else if (!owned_privately (&st, out_why))
+    ;
+  else if (st.st_size < (off_t) sizeof header || st.st_size > ENTRY_MAX_BYTES)
+    *out_why = "too short or too long";
+  else if ((data = read_all (fd, st.st_size)) == NULL)
+    *out_why = "cannot be read";
+  close (fd);
+  if (data == NULL)
+    return NULL;
+
+  memcpy (&header, data, sizeof header);
+  if (memcmp (header.magic, ENTRY_MAGIC, sizeof header.magic) != 0
+      || header.version != ENTRY_VERSION || header.header_bytes != sizeof header)
+    *out_why = "not an entry of this version";
+  else if (header.object_bytes != (guint64) st.st_size - sizeof header)
+    *out_why = "its size differs from its header's";
+  else if (memcmp (header.key, key, KEY_CHARS) != 0)
+    *out_why = "it was stored under another key";
+  else if (object_sha256 (data + sizeof header, header.object_bytes, digest),
+           memcmp (digest, header.sha256, sizeof digest) != 0)
+    *out_why = "its SHA-256 does not match its header's";
+  else
+    return g_bytes_new (data + sizeof header, header.object_bytes);
+  return NULL;
+}
+
+GBytes *
+morok_object_cache_read (MorokObjectCache *cache, const char *key)
+{
+  g_autofree char *name = NULL;
+  const char *why = NULL;
+  GBytes *object;
+
+  g_return_val_if_fail (cache != NULL && key != NULL && strlen (key) == KEY_CHARS, NULL);
+
+  name = entry_name (key);
+  object = read_checked (cache, name, key, &why);
+  if (object == NULL && why != NULL)
+    {
+      g_debug ("dropping kernel cache entry %s/%s: %s", cache->dir, name, why);
+      unlinkat (cache->dir_fd, name, 0);
+    }
+  return object;
+}
+
+/* Writes all @len bytes of @data to @fd. */
+static gboolean
+write_all (int fd, const void *data, gsize len)
+{
+  const guint8 *p = data;
+
+  while (len > 0)
+    {
+      ssize_t n = write (fd, p, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      p += n;
+      len -= n;
+    }
+  return TRUE;
+}
+
+gboolean
+morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *object,
+                          GError **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *tmp = NULL;
+  EntryHeader header = { .version = ENTRY_VERSION, .header_bytes = sizeof header };
+  gsize len;
+  const guint8 *data = g_bytes_get_data (object, &len);
+  gboolean ok;
+  int fd, saved;
+
+  g_return_val_if_fail (cache != NULL && key != NULL && strlen (key) == KEY_CHARS, FALSE);
+
+  memcpy (header.magic, ENTRY_MAGIC, sizeof header.magic);
+  memcpy (header.key, key, KEY_CHARS);
+  header.object_bytes = len;
+  object_sha256 (data, len, header.sha256);
+
+  name = entry_name (key);
+  tmp = g_strdup_printf (".%s.%d.%08x.tmp", name, (int) getpid (), g_random_int ());
+  fd = openat (cache->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot create '%s' in '%s': %s", tmp, cache->dir, g_strerror (saved));
+      return FALSE;
+    }
+  ok = write_all (fd, &header, sizeof header) && write_all (fd, data, len);
+  saved = errno;
+  if (close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      saved = errno;
+    }
+  if (ok && renameat (cache->dir_fd, tmp, cache->dir_fd, name) != 0)
+    {
+      ok = FALSE;
+      saved = errno;
+    }
+  if (!ok)
+    {
+      unlinkat (cache->dir_fd, tmp, 0);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot store '%s' in '%s': %s", name, cache->dir, g_strerror (saved));
+    }
+  return ok;
+}
+
+void
+morok_object_cache_remove (MorokObjectCache *cache, const char *key)
+{
+  g_autofree char *name = entry_name (key);
+
+  g_return_if_fail (cache != NULL);
+  unlinkat (cache->dir_fd, name, 0);
 }

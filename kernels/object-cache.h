@@ -1,18 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /* Private to kernels/: the disk cache of compiled kernel objects. compiler.c
- * asks for a key, looks the key up before running clang and stores the object
- * after a successful load. A file is named <key>.o, where the key is the hex
- * SHA-256 of everything that decides the object's bytes. */
+ * opens the cache folder, asks for a key, looks the key up before running
+ * clang and stores the object after a successful load.
+ *
+ * Trust (docs/architecture.md, "The kernel cache"): a folder is used only
+ * when it is a real folder (not a symlink) owned by the effective user and
+ * writable by nobody else; an entry only when it is a regular file with the
+ * same owner and mode, opened without following a symlink. Each entry is
+ * <key>.obj: a header naming its key, the object's size and the SHA-256 of
+ * the object's bytes, checked before the object is returned, then the
+ * object. A refused folder is logged and the compile goes on without the
+ * cache; a bad entry is deleted and reads as a miss. */
 #pragma once
 
 #include "morok-compiler.h"
 
 G_BEGIN_DECLS
 
+typedef struct _MorokObjectCache MorokObjectCache;
+
+/* Bytes in front of the object in an entry (tests strip them). */
+#define MOROK_OBJECT_CACHE_HEADER_BYTES 120
+
 /* Folder of the cache for @opts: opts->cache_dir, else $MOROK_CACHE_DIR, else
  * g_get_user_cache_dir ()/morok. NULL when caching is off (opts->use_cache is
  * FALSE or $MOROK_CACHE is "0"). (transfer full) (nullable) */
 char *morok_object_cache_dir (const MorokCompileOptions *opts);
+
+/* Opens @dir, creating it (mode 0700) when missing. NULL, with a logged
+ * reason, when the folder cannot be made or opened, is a symlink, belongs to
+ * another user or is writable by group or others. (transfer full) (nullable) */
+MorokObjectCache *morok_object_cache_open (const char *dir);
+
+/* Closes the folder; NULL is a no-op. */
+void morok_object_cache_close (MorokObjectCache *cache);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokObjectCache, morok_object_cache_close)
 
 /* Hex SHA-256 over MOROK_KERNEL_ABI_VERSION, the output of `@cc_path
  * --version` (run once per path per process), @flags (NULL-terminated), the
@@ -21,16 +43,18 @@ char *morok_object_cache_dir (const MorokCompileOptions *opts);
 char *morok_object_cache_key (const char *cc_path, const char *const *flags, const char *source,
                               GError **error);
 
-/* The object stored under @key, or NULL when there is none or it cannot be
- * read. (transfer full) (nullable) */
-GBytes *morok_object_cache_read (const char *dir, const char *key);
+/* The object stored under @key, its header checked: NULL when there is none.
+ * An entry that fails a check (owner, mode, not a regular file, header, key,
+ * size or SHA-256) is deleted and logged at debug level. (transfer full)
+ * (nullable) */
+GBytes *morok_object_cache_read (MorokObjectCache *cache, const char *key);
 
-/* Stores @object under @key atomically (temporary file + rename), creating
- * @dir if needed, so a concurrent reader never sees half a file. */
-gboolean morok_object_cache_write (const char *dir, const char *key, GBytes *object,
+/* Stores @object under @key atomically (a temporary file in the folder,
+ * renamed over the entry), so a concurrent reader never sees half a file. */
+gboolean morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *object,
                                    GError **error);
 
 /* Deletes the entry for @key, e.g. one that failed to load. */
-void morok_object_cache_remove (const char *dir, const char *key);
+void morok_object_cache_remove (MorokObjectCache *cache, const char *key);
 
 G_END_DECLS

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "element-checks.h"
+#include "broken-compilers.h"
+#include <glib/gstdio.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
 
@@ -103,6 +105,27 @@ assert_fails_to_start_with (const char *factory, const char *model, const char *
   gst_element_set_bus (element, NULL);
   gst_object_unref (bus);
   gst_object_unref (element);
+}
+
+void
+assert_broken_compilers_fail_to_start (const char *factory, const char *model)
+{
+  g_autofree char *dir = g_dir_make_tmp ("morok-cc-XXXXXX", NULL);
+  BrokenCompiler *broken = broken_compilers_new (dir);
+
+  /* no cache: the element must run the compiler to prepare */
+  g_setenv ("MOROK_CACHE", "0", TRUE);
+  for (guint i = 0; broken[i].path != NULL; i++)
+    {
+      g_setenv ("MOROK_CC", broken[i].path, TRUE);
+      assert_fails_to_start (factory, model, broken[i].path);
+      assert_fails_to_start (factory, model, broken[i].expect);
+    }
+  g_unsetenv ("MOROK_CC");
+  g_unsetenv ("MOROK_CACHE");
+  g_unlink (broken[2].path);
+  g_rmdir (dir);
+  broken_compilers_free (broken);
 }
 
 gboolean

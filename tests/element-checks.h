@@ -17,6 +17,10 @@ void assert_fails_to_start (const char *factory, const char *model, const char *
 /* The same with property @prop set from the string @value first. */
 void assert_fails_to_start_with (const char *factory, const char *model, const char *prop,
                                  const char *value, const char *expect);
+/* With MOROK_CC set to each of tests/broken-compilers.h's compilers (and
+ * the cache off), NULL -> PAUSED fails with an error naming the compiler and
+ * carrying what it printed; no SIGPIPE ends the process. */
+void assert_broken_compilers_fail_to_start (const char *factory, const char *model);
 /* TRUE if the harness answers the LATENCY query (gst_harness_query_latency
  * gives GST_CLOCK_TIME_NONE when it does not) with a minimum of @min or more. */
 gboolean latency_at_least (GstHarness *h, GstClockTime min);

@@ -3,6 +3,9 @@
  * cache. Every test that compiles needs clang on PATH (as the library does). */
 
 #include "kernels/morok-compiler.h"
+#include "kernels/object-cache.h"
+#include "broken-compilers.h"
+#include "temp-dir.h"
 
 #include <elf.h>
 #include <glib/gstdio.h>
@@ -56,33 +59,7 @@ kernel_source (const char *body)
   return g_strconcat (morok_render_prelude (), body, NULL);
 }
 
-/* A fresh, empty folder under the system's temporary folder. */
-static char *
-make_temp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("morok-test-XXXXXX", &error);
 
-  g_assert_no_error (error);
-  return dir;
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
 
 /* Number of files in @dir whose name ends with @suffix; the last one's path
  * goes to @out_path when not NULL. */
@@ -250,7 +227,7 @@ test_compile_undefined_symbol (void)
 static void
 test_compile_dumps_source (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = temp_dir_new ();
   g_autofree char *dump = g_build_filename (dir, "dump", NULL);
   g_autofree char *path = NULL;
   g_autofree char *text = NULL;
@@ -269,7 +246,38 @@ test_compile_dumps_source (void)
   g_assert_cmpuint (strlen (base), ==, 64 + 2); /* hex SHA-256 + ".c" */
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, src);
-  remove_tree (dir);
+  temp_dir_remove (dir);
+}
+
+/* Compilers that exit without reading the source, or reject a flag, are a
+ * FAILED error naming the compiler and holding what it printed; the source
+ * (85 KB with the prelude, more than a pipe holds) never raises SIGPIPE in
+ * this process, which would end the test with status 141. */
+static void
+test_compile_broken_compilers (void)
+{
+  g_autofree char *dir = temp_dir_new ();
+  g_autofree char *src = kernel_source (kernel_body);
+  BrokenCompiler *broken = broken_compilers_new (dir);
+  MorokCompileOptions opts;
+
+  g_assert_cmpuint (strlen (src), >, 65536);
+  options_with_cache (&opts, NULL);
+  for (guint i = 0; broken[i].path != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      opts.cc = broken[i].path;
+      g_autoptr (MorokObject) obj = morok_compile (src, &opts, &error);
+      g_assert_null (obj);
+      g_test_message ("%s: %s", broken[i].path, error->message);
+      g_assert_true (g_error_matches (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED)
+                     || g_error_matches (error, MOROK_COMPILE_ERROR,
+                                         MOROK_COMPILE_ERROR_NO_COMPILER));
+      g_assert_nonnull (strstr (error->message, broken[i].path));
+      g_assert_nonnull (strstr (error->message, broken[i].expect));
+    }
+  broken_compilers_free (broken);
+  temp_dir_remove (dir);
 }
 
 /* The second compile of the same source is served from the cache: no clang
@@ -277,7 +285,7 @@ test_compile_dumps_source (void)
 static void
 test_cache_second_compile_hits (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = temp_dir_new ();
   g_autofree char *src = kernel_source (kernel_body);
   g_autoptr (GError) error = NULL;
   MorokCompileOptions opts;
@@ -293,8 +301,8 @@ test_cache_second_compile_hits (void)
     }
   g_assert_cmpuint (morok_compile_count_invocations (), ==, runs + 1);
   g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits + 1);
-  g_assert_cmpuint (count_files (dir, ".o", NULL), ==, 1);
-  remove_tree (dir);
+  g_assert_cmpuint (count_files (dir, ".obj", NULL), ==, 1);
+  temp_dir_remove (dir);
 }
 
 /* An entry written by one process is a hit in the next one. Both find the
@@ -317,7 +325,7 @@ test_cache_survives_process (void)
       return;
     }
   g_assert_cmpuint (morok_compile_count_invocations (), ==, runs + 1);
-  g_assert_cmpuint (count_files (g_getenv ("MOROK_CACHE_DIR"), ".o", NULL), ==, 1);
+  g_assert_cmpuint (count_files (g_getenv ("MOROK_CACHE_DIR"), ".obj", NULL), ==, 1);
 
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
   g_test_trap_assert_passed ();
@@ -328,7 +336,7 @@ test_cache_survives_process (void)
 static void
 test_cache_corrupt_entry_recompiled (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = temp_dir_new ();
   g_autofree char *src = kernel_source (kernel_body);
   g_autofree char *entry = NULL;
   g_autofree char *good = NULL;
@@ -340,7 +348,7 @@ test_cache_corrupt_entry_recompiled (void)
   options_with_cache (&opts, dir);
   morok_object_free (morok_compile (src, &opts, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (count_files (dir, ".o", &entry), ==, 1);
+  g_assert_cmpuint (count_files (dir, ".obj", &entry), ==, 1);
   g_assert_true (g_file_get_contents (entry, &good, &good_len, NULL));
   /* A write cut short: the section headers at the end are missing. */
   g_assert_true (g_file_set_contents (entry, good, good_len / 2, NULL));
@@ -354,7 +362,7 @@ test_cache_corrupt_entry_recompiled (void)
   g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits);
   g_assert_true (g_file_get_contents (entry, &after, &after_len, NULL));
   g_assert_cmpmem (after, after_len, good, good_len);
-  remove_tree (dir);
+  temp_dir_remove (dir);
 }
 
 /* MOROK_CACHE=0 turns the cache off, in the defaults and in morok_compile. */
@@ -363,7 +371,7 @@ test_cache_disabled_by_env (void)
 {
   if (g_test_subprocess ())
     {
-      g_autofree char *dir = make_temp_dir ();
+      g_autofree char *dir = temp_dir_new ();
       g_autoptr (GError) error = NULL;
       MorokCompileOptions opts;
 
@@ -376,8 +384,8 @@ test_cache_disabled_by_env (void)
         morok_object_free (morok_compile ("int morok_k (void) { return 1; }", &opts, &error));
       g_assert_no_error (error);
       g_assert_cmpuint (morok_compile_count_invocations (), ==, 2);
-      g_assert_cmpuint (count_files (dir, ".o", NULL), ==, 0);
-      remove_tree (dir);
+      g_assert_cmpuint (count_files (dir, ".obj", NULL), ==, 0);
+      temp_dir_remove (dir);
       return;
     }
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
@@ -388,7 +396,7 @@ test_cache_disabled_by_env (void)
 static void
 test_cache_hit_is_faster_than_compile (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = temp_dir_new ();
   g_autoptr (GError) error = NULL;
   MorokCompileOptions opts;
   double compile_ms[5], hit_ms[5];
@@ -415,14 +423,15 @@ test_cache_hit_is_faster_than_compile (void)
     g_test_message ("compile %.2f ms, cache hit %.3f ms (%zu bytes of C)", compile_ms[i],
                     hit_ms[i], strlen (morok_render_prelude ()) + strlen (kernel_body));
   g_assert_cmpfloat (hit_ms[4], <, compile_ms[4]);
-  remove_tree (dir);
+  temp_dir_remove (dir);
 }
 
-/* The raw object of the test kernel, read back from a cache entry. */
+/* The raw object of the test kernel, read back from a cache entry (after
+ * the entry's header). */
 static GBytes *
 compile_to_bytes (void)
 {
-  g_autofree char *dir = make_temp_dir ();
+  g_autofree char *dir = temp_dir_new ();
   g_autofree char *src = kernel_source (kernel_body);
   g_autofree char *entry = NULL;
   g_autoptr (GError) error = NULL;
@@ -433,10 +442,15 @@ compile_to_bytes (void)
   options_with_cache (&opts, dir);
   morok_object_free (morok_compile (src, &opts, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (count_files (dir, ".o", &entry), ==, 1);
+  g_assert_cmpuint (count_files (dir, ".obj", &entry), ==, 1);
   g_assert_true (g_file_get_contents (entry, &data, &len, NULL));
-  remove_tree (dir);
-  return g_bytes_new_take (data, len);
+  temp_dir_remove (dir);
+  g_assert_cmpuint (len, >, MOROK_OBJECT_CACHE_HEADER_BYTES);
+  GBytes *all = g_bytes_new_take (data, len);
+  GBytes *object = g_bytes_new_from_bytes (all, MOROK_OBJECT_CACHE_HEADER_BYTES,
+                                           len - MOROK_OBJECT_CACHE_HEADER_BYTES);
+  g_bytes_unref (all);
+  return object;
 }
 
 /* Loads @data; a failure must be one of the loader's own errors. */
@@ -677,7 +691,7 @@ main (int argc, char **argv)
    * started by g_test_trap_subprocess () inherit it. */
   if (!g_test_subprocess ())
     {
-      cache_dir = make_temp_dir ();
+      cache_dir = temp_dir_new ();
       g_setenv ("MOROK_CACHE_DIR", cache_dir, TRUE);
     }
 
@@ -688,6 +702,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compiler/compile/syntax-error", test_compile_syntax_error);
   g_test_add_func ("/compiler/compile/undefined-symbol", test_compile_undefined_symbol);
   g_test_add_func ("/compiler/compile/dumps-source", test_compile_dumps_source);
+  g_test_add_func ("/compiler/compile/broken-compilers", test_compile_broken_compilers);
   g_test_add_func ("/compiler/cache/second-compile-hits", test_cache_second_compile_hits);
   g_test_add_func ("/compiler/cache/survives-process", test_cache_survives_process);
   g_test_add_func ("/compiler/cache/corrupt-entry-recompiled",
@@ -704,6 +719,6 @@ main (int argc, char **argv)
 
   status = g_test_run ();
   if (cache_dir != NULL)
-    remove_tree (cache_dir);
+    temp_dir_remove (cache_dir);
   return status;
 }

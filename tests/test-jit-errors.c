@@ -4,6 +4,8 @@
  * misbehaves as its model says. (RUNTIME: test-jit-api.c; OUTPUT_LAYOUT_
  * MISMATCH: test-jit-recurrent.c.) */
 #include "jit/morok-jit.h"
+#include "broken-compilers.h"
+#include <glib/gstdio.h>
 #include <string.h>
 
 typedef enum
@@ -235,6 +237,39 @@ test_device_missing_compiler (void)
   g_assert_no_error (e);
 }
 
+/* A compiler that exits early or rejects a flag (MOROK_CC, no cache) fails
+ * prepare with DEVICE naming it and carrying its stderr; no SIGPIPE reaches
+ * the process, and the wrapper prepares once the compiler is back. */
+static void
+test_device_broken_compiler (void)
+{
+  Faulty model = { FAULT_NONE, 8 };
+  g_autoptr (FaultyJit) jit = faulty_jit_new (&model);
+  g_autoptr (MorokInputSpec) spec = morok_input_spec_f32 (MOROK_SHAPE (8, 2));
+  g_autofree char *dir = g_dir_make_tmp ("morok-cc-XXXXXX", NULL);
+  BrokenCompiler *broken = broken_compilers_new (dir);
+  GError *e = NULL;
+
+  g_setenv ("MOROK_CACHE", "0", TRUE);
+  for (guint i = 0; broken[i].path != NULL; i++)
+    {
+      g_setenv ("MOROK_CC", broken[i].path, TRUE);
+      g_assert_false (faulty_jit_prepare (jit, spec, spec, &e));
+      g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_DEVICE);
+      g_test_message ("%s", e->message);
+      g_assert_nonnull (strstr (e->message, broken[i].path));
+      g_assert_nonnull (strstr (e->message, broken[i].expect));
+      g_clear_error (&e);
+    }
+  g_unsetenv ("MOROK_CC");
+  g_unsetenv ("MOROK_CACHE");
+  g_assert_true (faulty_jit_prepare (jit, spec, spec, &e));
+  g_assert_no_error (e);
+  g_unlink (broken[2].path);
+  g_rmdir (dir);
+  broken_compilers_free (broken);
+}
+
 /* An unknown MOROK_ISA fails prepare with DEVICE. */
 static void
 test_device_bad_isa (void)
@@ -284,6 +319,7 @@ main (int argc, char **argv)
   g_test_add_func ("/jit/errors/duplicate-input/second-input-of-same-name",
                    test_second_input_of_same_name);
   g_test_add_func ("/jit/errors/device/missing-compiler", test_device_missing_compiler);
+  g_test_add_func ("/jit/errors/device/broken-compiler", test_device_broken_compiler);
   g_test_add_func ("/jit/errors/device/bad-isa", test_device_bad_isa);
   int r = g_test_run ();
   morok_graph_free (other_graph);

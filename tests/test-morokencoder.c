@@ -252,6 +252,15 @@ GST_START_TEST (test_max_duration_cuts)
 }
 GST_END_TEST;
 
+/* A compiler that exits early or rejects a flag fails the state change
+ * with an error naming it and what it printed; the host process lives on. */
+GST_START_TEST (test_broken_compiler)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  assert_broken_compilers_fail_to_start ("morokencoder", model);
+}
+GST_END_TEST;
+
 /* A missing, wrong or absent model is an error message naming the file;
  * the state change fails and nothing crashes. */
 GST_START_TEST (test_bad_model)
@@ -291,6 +300,7 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_precision_unsupported);
   tcase_add_test (tc, test_max_duration_cuts);
   tcase_add_test (tc, test_bad_model);
+  tcase_add_test (tc, test_broken_compiler);
   tcase_add_test (tc, test_state_cycles);
   return s;
 }

@@ -334,6 +334,14 @@ GST_START_TEST (test_unsupported_rate)
 }
 GST_END_TEST;
 
+/* A compiler that exits early or rejects a flag fails the state change
+ * with an error naming it and what it printed; the host process lives on. */
+GST_START_TEST (test_broken_compiler)
+{
+  assert_broken_compilers_fail_to_start ("morokvad", NULL);
+}
+GST_END_TEST;
+
 /* A missing or corrupt model is an error message on the bus naming the
  * file; the state change fails and nothing crashes. */
 GST_START_TEST (test_bad_model)
@@ -370,6 +378,7 @@ morokvad_suite (void)
   tcase_add_test (tc, test_remove_silence);
   tcase_add_test (tc, test_unsupported_rate);
   tcase_add_test (tc, test_bad_model);
+  tcase_add_test (tc, test_broken_compiler);
   tcase_add_test (tc, test_state_cycles);
   return s;
 }
