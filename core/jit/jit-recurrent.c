@@ -172,11 +172,11 @@ pack_state (MorokJitRecurrent *rec, GError **error)
   return c && morok_lstm_state_pack (rec->state, h, c, error);
 }
 
-const float *
-morok_jit_recurrent_step (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs,
-                          gpointer user_data, GError **error)
+/* Packs the inputs and the state, executes: the output, or NULL. */
+static const float *
+run_step (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs, gpointer user_data,
+          GError **error)
 {
-  g_return_val_if_fail (rec != NULL, NULL);
   gint64 t0 = now_ns ();
   if (pack_inputs && !pack_inputs (rec->jit, user_data, error))
     return NULL;
@@ -186,14 +186,61 @@ morok_jit_recurrent_step (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs
   gint64 t1 = now_ns ();
   if (!rec->iface.execute_step (rec->jit, error))
     return NULL;
-  gint64 t2 = now_ns ();
-  const float *out = rec->output->data; /* [head | h | c] */
+  rec->timing = (MorokJitStepTiming){ t1 - t0, now_ns () - t1, 0 };
+  return rec->output->data; /* [head | h | c] */
+}
+
+const float *
+morok_jit_recurrent_step (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs,
+                          gpointer user_data, GError **error)
+{
+  g_return_val_if_fail (rec != NULL, NULL);
+  const float *out = run_step (rec, pack_inputs, user_data, error);
+  if (!out)
+    return NULL;
+  gint64 t0 = now_ns ();
   gsize len = rec->state->len;
   memcpy (rec->head, out, rec->head_len * sizeof (float));
   memcpy (rec->state->h, out + rec->head_len, len * sizeof (float));
   memcpy (rec->state->c, out + rec->head_len + len, len * sizeof (float));
-  gint64 t3 = now_ns ();
-  rec->timing = (MorokJitStepTiming){ t1 - t0, t2 - t1, t3 - t2 };
+  rec->timing.read_ns = now_ns () - t0;
+  return rec->head;
+}
+
+const float *
+morok_jit_recurrent_step_rows (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs,
+                               gpointer user_data, guint n_rows, const gboolean *advance,
+                               GError **error)
+{
+  g_return_val_if_fail (rec != NULL && advance != NULL && n_rows > 0, NULL);
+  const MorokLstmState *s = rec->state;
+  g_return_val_if_fail (rec->head_len % n_rows == 0 && s->hidden % n_rows == 0, NULL);
+  const float *out = run_step (rec, pack_inputs, user_data, error);
+  if (!out)
+    return NULL;
+  gint64 t0 = now_ns ();
+  gsize head_row = rec->head_len / n_rows, state_row = s->hidden / n_rows;
+  const float *h = out + rec->head_len, *c = h + s->len;
+  for (guint r = 0; r < n_rows; r++)
+    {
+      if (!advance[r])
+        continue;
+      memcpy (rec->head + r * head_row, out + r * head_row, head_row * sizeof (float));
+      for (guint l = 0; l < s->layers; l++)
+        {
+          gsize at = l * s->hidden + r * state_row;
+          memcpy (s->h + at, h + at, state_row * sizeof (float));
+          memcpy (s->c + at, c + at, state_row * sizeof (float));
+        }
+    }
+  rec->timing.read_ns = now_ns () - t0;
+  return rec->head;
+}
+
+const float *
+morok_jit_recurrent_head (const MorokJitRecurrent *rec)
+{
+  g_return_val_if_fail (rec != NULL, NULL);
   return rec->head;
 }
 

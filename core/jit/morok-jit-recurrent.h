@@ -93,6 +93,18 @@ MorokJitRecurrent *morok_jit_recurrent_new (gpointer jit, const MorokRecurrentJi
  * callback's error, the state unchanged. */
 const float *morok_jit_recurrent_step (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs,
                                        gpointer user_data, GError **error);
+/* One step of a batch of @n_rows independent rows: the head is @n_rows equal
+ * parts, and each layer of h and c (state->hidden values) too, row r at
+ * r * hidden / n_rows. Runs like _step, but only the rows whose @advance[r]
+ * is TRUE take their new head, h and c; the others keep theirs (an RNN-T
+ * predictor's rows that emitted no symbol). Returns the head of every row
+ * ((transfer none), as _step), or NULL with the state unchanged. */
+const float *morok_jit_recurrent_step_rows (MorokJitRecurrent *rec, MorokJitPackInputs pack_inputs,
+                                            gpointer user_data, guint n_rows,
+                                            const gboolean *advance, GError **error);
+/* The head of the last step (zeros before the first). (transfer none)
+ * valid while @rec lives. */
+const float *morok_jit_recurrent_head (const MorokJitRecurrent *rec);
 /* Zeroes h and c; the jit is not touched. */
 void morok_jit_recurrent_reset (MorokJitRecurrent *rec);
 /* (transfer none) valid while @rec lives. */

@@ -38,7 +38,18 @@ ctc_build (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, MorokVari
 MOROK_JIT_DEFINE (GigaAmCtcJit, gigaam_ctc_jit, MorokGigaAm, GIGAAM_ENCODER_JIT_INPUTS,
                   GIGAAM_ENCODER_JIT_VARS, ctc_build, morok_gigaam_unref)
 
-/* ---- shared by both wrappers ---- */
+/* -> [b, T', J] */
+static MorokTensor *
+rnnt_build (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, MorokVariable *b,
+            MorokVariable *t, GError **error)
+{
+  return morok_gigaam_rnnt_encoder_proj (model, encode (model, wav, lengths, b, t, error), error);
+}
+
+MOROK_JIT_DEFINE (GigaAmRnntJit, gigaam_rnnt_jit, MorokGigaAm, GIGAAM_ENCODER_JIT_INPUTS,
+                  GIGAAM_ENCODER_JIT_VARS, rnnt_build, morok_gigaam_unref)
+
+/* ---- shared by the wrappers ---- */
 
 static gboolean
 prepare_at_bounds (MorokJit *jit, const MorokPrepareConfig *config, GError **error)
@@ -127,4 +138,20 @@ gigaam_ctc_jit_run (GigaAmCtcJit *self, const float *const *waves, const gint64 
 {
   g_return_val_if_fail (self != NULL, FALSE);
   return run (gigaam_ctc_jit_jit (self), waves, n_samples, n, error);
+}
+
+gboolean
+gigaam_rnnt_jit_prepare_at_bounds (GigaAmRnntJit *self, const MorokPrepareConfig *config,
+                                   GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return prepare_at_bounds (gigaam_rnnt_jit_jit (self), config, error);
+}
+
+gboolean
+gigaam_rnnt_jit_run (GigaAmRnntJit *self, const float *const *waves, const gint64 *n_samples,
+                     guint n, GError **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return run (gigaam_rnnt_jit_jit (self), waves, n_samples, n, error);
 }

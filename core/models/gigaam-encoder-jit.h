@@ -13,6 +13,7 @@
  * GigaAmCtcJit, the head:
  *   GigaAmEncoderJit  output f32 [b, d, T']   (channels first, as upstream)
  *   GigaAmCtcJit      output f32 [b, T', C]   log_softmax over the classes
+ *   GigaAmRnntJit     output f32 [b, T', J]   head.joint.enc of every frame
  * with T' = morok_gigaam_encoded_frames (model, t). Item i's valid frames are
  * the first morok_gigaam_encoded_frames (model, lengths[i]): a plan has one
  * output, and the lengths are a closed form of the input, so they are
@@ -50,6 +51,10 @@ MOROK_JIT_DECLARE (GigaAmEncoderJit, gigaam_encoder_jit, MorokGigaAm, GIGAAM_ENC
                    GIGAAM_ENCODER_JIT_VARS)
 MOROK_JIT_DECLARE (GigaAmCtcJit, gigaam_ctc_jit, MorokGigaAm, GIGAAM_ENCODER_JIT_INPUTS,
                    GIGAAM_ENCODER_JIT_VARS)
+/* RNN-T models: output f32 [b, T', J], the joint's encoder projection of
+ * every frame (models/rnnt-decode.h decodes it). */
+MOROK_JIT_DECLARE (GigaAmRnntJit, gigaam_rnnt_jit, MorokGigaAm, GIGAAM_ENCODER_JIT_INPUTS,
+                   GIGAAM_ENCODER_JIT_VARS)
 
 /* _prepare with the input specs at the variables' current upper bounds:
  * wav f32 [b max, t max], lengths i64 [b max]; @config NULL: from the
@@ -60,6 +65,8 @@ gboolean gigaam_encoder_jit_prepare_at_bounds (GigaAmEncoderJit *self,
                                                const MorokPrepareConfig *config, GError **error);
 gboolean gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, const MorokPrepareConfig *config,
                                            GError **error);
+gboolean gigaam_rnnt_jit_prepare_at_bounds (GigaAmRnntJit *self, const MorokPrepareConfig *config,
+                                            GError **error);
 
 /* Copies @n waveforms (@n_samples[i] f32 samples each) into the inputs, pads
  * with zeros, and executes with b = n and t = the longest (at least the
@@ -70,5 +77,7 @@ gboolean gigaam_encoder_jit_run (GigaAmEncoderJit *self, const float *const *wav
                                  const gint64 *n_samples, guint n, GError **error);
 gboolean gigaam_ctc_jit_run (GigaAmCtcJit *self, const float *const *waves, const gint64 *n_samples,
                              guint n, GError **error);
+gboolean gigaam_rnnt_jit_run (GigaAmRnntJit *self, const float *const *waves,
+                              const gint64 *n_samples, guint n, GError **error);
 
 G_END_DECLS

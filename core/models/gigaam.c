@@ -208,7 +208,6 @@ read_encoder (ConfigReader *r, MorokGigaAmConfig *c)
         && config_number (r, "encoder", "rope_base", &c->rope_base)
         && config_number (r, "encoder", "layer_norm_eps", &c->layer_norm_eps)
         && config_number (r, "encoder", "batch_norm_eps", &c->batch_norm_eps)
-        && config_choice (r, "head", "type", CHOICES ("ctc"), "Morok runs CTC heads only", NULL)
         && config_uint (r, "head", "feat_in", 1, 65536, &head_in)
         && config_uint (r, "head", "num_classes", 2, 1 << 20, &c->n_classes)
         && config_uint (r, "head", "blank_id", 0, 1 << 20, &c->blank_id);
@@ -240,6 +239,27 @@ read_encoder (ConfigReader *r, MorokGigaAmConfig *c)
       return FALSE;
     }
   return TRUE;
+}
+
+/* head.type must match model_class; an RNN-T head has its predictor's and
+ * joint's sizes. */
+static gboolean
+read_head (ConfigReader *r, MorokGigaAmConfig *c)
+{
+  guint type;
+  if (!config_choice (r, "head", "type", CHOICES ("ctc", "rnnt"),
+                      "the head must be ctc or rnnt", &type))
+    return FALSE;
+  if ((type == 1) != (c->head == MOROK_GIGAAM_HEAD_RNNT))
+    {
+      config_fail (r, MOROK_IO_ERROR_MALFORMED, "'head.type' differs from 'model_class'");
+      return FALSE;
+    }
+  if (c->head == MOROK_GIGAAM_HEAD_CTC)
+    return TRUE;
+  return config_uint (r, "head", "pred_hidden", 1, 65536, &c->pred_hidden)
+         && config_uint (r, "head", "pred_rnn_layers", 1, 64, &c->pred_layers)
+         && config_uint (r, "head", "joint_hidden", 1, 65536, &c->joint_hidden);
 }
 
 static gboolean
@@ -298,14 +318,15 @@ read_config (MorokGigaAm *m, const char *json, GError **error)
                    format, version);
       return FALSE;
     }
-  if (strcmp (model_class, "ctc") != 0)
+  if (strcmp (model_class, "ctc") != 0 && strcmp (model_class, "rnnt") != 0)
     {
-      config_fail (&r, MOROK_IO_ERROR_UNSUPPORTED, "model_class '%s': Morok runs CTC models only",
-                   model_class);
+      config_fail (&r, MOROK_IO_ERROR_UNSUPPORTED,
+                   "model_class '%s': Morok runs CTC and RNN-T models only", model_class);
       return FALSE;
     }
+  m->config.head = strcmp (model_class, "rnnt") == 0 ? MOROK_GIGAAM_HEAD_RNNT : MOROK_GIGAAM_HEAD_CTC;
   return read_frontend (&r, &m->config) && read_encoder (&r, &m->config)
-         && read_vocabulary (&r, &m->config);
+         && read_head (&r, &m->config) && read_vocabulary (&r, &m->config);
 }
 
 /* ---- the tensors ---- */
@@ -325,6 +346,9 @@ typedef enum
   S_WIN,  /* win_length */
   S_SUBS, /* subsampling kernel */
   S_FLAT, /* d * F' (v2: the mel axis after the subsampling) */
+  S_H,    /* RNN-T pred_hidden */
+  S_4H,   /* 4 * pred_hidden: the LSTM's gates */
+  S_J,    /* RNN-T joint_hidden */
 } Size;
 
 typedef enum
@@ -333,6 +357,8 @@ typedef enum
   W_V3, /* conv1d subsampling */
   W_V2, /* conv2d subsampling */
   W_BN, /* BatchNorm in the conv module */
+  W_CTC,  /* CTC head */
+  W_RNNT, /* RNN-T head; "%u" names are per LSTM layer */
 } When;
 
 typedef struct
@@ -390,8 +416,19 @@ static const WeightSpec weight_specs[] = {
   { "encoder.layers.%u.feed_forward2.linear2.bias", W_ALL, { S_D } },
   { "encoder.layers.%u.norm_out.weight", W_ALL, { S_D } },
   { "encoder.layers.%u.norm_out.bias", W_ALL, { S_D } },
-  { "head.decoder_layers.0.weight", W_ALL, { S_C, S_D, S_1 } },
-  { "head.decoder_layers.0.bias", W_ALL, { S_C } },
+  { "head.decoder_layers.0.weight", W_CTC, { S_C, S_D, S_1 } },
+  { "head.decoder_layers.0.bias", W_CTC, { S_C } },
+  { "head.decoder.embed.weight", W_RNNT, { S_C, S_H } },
+  { "head.decoder.lstm.weight_ih_l%u", W_RNNT, { S_4H, S_H } },
+  { "head.decoder.lstm.weight_hh_l%u", W_RNNT, { S_4H, S_H } },
+  { "head.decoder.lstm.bias_ih_l%u", W_RNNT, { S_4H } },
+  { "head.decoder.lstm.bias_hh_l%u", W_RNNT, { S_4H } },
+  { "head.joint.pred.weight", W_RNNT, { S_J, S_H } },
+  { "head.joint.pred.bias", W_RNNT, { S_J } },
+  { "head.joint.enc.weight", W_RNNT, { S_J, S_D } },
+  { "head.joint.enc.bias", W_RNNT, { S_J } },
+  { "head.joint.joint_net.1.weight", W_RNNT, { S_C, S_J } },
+  { "head.joint.joint_net.1.bias", W_RNNT, { S_C } },
 };
 
 /* One stride-2 subsampling layer: L -> floor ((L + 2p - k) / 2) + 1. */
@@ -431,6 +468,12 @@ resolve (const MorokGigaAmConfig *c, Size s)
       return c->subs_kernel;
     case S_FLAT:
       return c->d_model * subsample_length (c, subsample_length (c, c->n_mels));
+    case S_H:
+      return c->pred_hidden;
+    case S_4H:
+      return 4 * (gint64)c->pred_hidden;
+    case S_J:
+      return c->joint_hidden;
     default:
       return -1;
     }
@@ -546,9 +589,11 @@ read_weights (MorokGigaAm *m, MorokSafetensors *st, GError **error)
       const WeightSpec *s = &weight_specs[k];
       if ((s->when == W_V3 && c->version != MOROK_GIGAAM_V3)
           || (s->when == W_V2 && c->version != MOROK_GIGAAM_V2)
-          || (s->when == W_BN && !c->conv_batch_norm))
+          || (s->when == W_BN && !c->conv_batch_norm)
+          || (s->when == W_CTC && c->head != MOROK_GIGAAM_HEAD_CTC)
+          || (s->when == W_RNNT && c->head != MOROK_GIGAAM_HEAD_RNNT))
         continue;
-      guint n = strstr (s->name, "%u") ? c->n_layers : 1;
+      guint n = !strstr (s->name, "%u") ? 1 : s->when == W_RNNT ? c->pred_layers : c->n_layers;
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *name = g_strdup_printf (s->name, i);

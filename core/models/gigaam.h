@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* GigaAM (v3 and v2 CTC): the model file and the forward pass as lazy tensors.
+/* GigaAM (v3 and v2, CTC and RNN-T): the model file and the forward pass as lazy tensors.
  *
  * morok_gigaam_load () reads a Morok GigaAM file (one safetensors file whose
  * __metadata__["morok.config"] holds the config, docs/gigaam-model.md),
@@ -45,6 +45,12 @@ typedef enum
 
 typedef enum
 {
+  MOROK_GIGAAM_HEAD_CTC,  /* head.decoder_layers.0: a 1x1 conv to the classes */
+  MOROK_GIGAAM_HEAD_RNNT, /* head.decoder (predictor LSTM) and head.joint */
+} MorokGigaAmHead;
+
+typedef enum
+{
   MOROK_GIGAAM_VOCAB_CHAR,          /* ids index the tokens, concatenated as they are */
   MOROK_GIGAAM_VOCAB_SENTENCEPIECE, /* pieces; "▁" (U+2581) starts a word */
 } MorokGigaAmVocabType;
@@ -74,6 +80,10 @@ typedef struct
   double layer_norm_eps;
   double batch_norm_eps;
   /* head and vocabulary */
+  MorokGigaAmHead head;   /* from "model_class" */
+  guint pred_hidden;      /* RNN-T: H, the predictor's embedding and LSTM size */
+  guint pred_layers;      /* RNN-T: LSTM layers */
+  guint joint_hidden;     /* RNN-T: J, the joint's hidden size */
   guint n_classes; /* C = tokens + blank */
   guint blank_id;  /* C - 1 */
   MorokGigaAmVocabType vocab_type;
@@ -145,5 +155,26 @@ MorokTensor *morok_gigaam_forward (MorokGigaAm *model, MorokTensor *wav, MorokTe
                                    guint n_layers, GError **error);
 /* encoded [b, T', d] -> CTC log-probabilities [b, T', C] (log_softmax). */
 MorokTensor *morok_gigaam_ctc_log_probs (MorokGigaAm *model, MorokTensor *encoded, GError **error);
+
+/* ---- the RNN-T head (models/gigaam-rnnt.c; config->head RNNT) ----
+ * H pred_hidden, L pred_layers, J joint_hidden. */
+
+/* encoded [b, T', d] -> head.joint.enc (encoded) [b, T', J]: the joint's
+ * encoder half, once for every frame. */
+MorokTensor *morok_gigaam_rnnt_encoder_proj (MorokGigaAm *model, MorokTensor *encoded,
+                                             GError **error);
+/* One predictor step: emb [B, H] (the embedded tokens), h and c [L, B, H]
+ * -> [head.joint.pred (g) [B, J] | h' [L, B, H] | c' [L, B, H]] flattened,
+ * g the last layer's h'. */
+MorokTensor *morok_gigaam_rnnt_predictor (MorokGigaAm *model, MorokTensor *emb, MorokTensor *h,
+                                          MorokTensor *c, GError **error);
+/* enc [B, J] and pred [B, J] (the two projections) -> log_softmax
+ * (joint_net (relu (enc + pred))) [B, C]. */
+MorokTensor *morok_gigaam_rnnt_joint (MorokGigaAm *model, MorokTensor *enc, MorokTensor *pred,
+                                      GError **error);
+/* The embedding table, head.decoder.embed [C, H] f32; the blank's row is the
+ * predictor's "no token yet". (transfer none) valid while @model lives;
+ * NULL for a CTC model. */
+const float *morok_gigaam_rnnt_embedding (MorokGigaAm *model);
 
 G_END_DECLS

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/* Greedy RNN-T decoding (rnnt-decode.h): the predictor and joint wrappers,
+ * and the frame loop on the host. */
+#define G_LOG_DOMAIN "morok-models"
+#include "models/rnnt-decode.h"
+
+#include "jit/morok-jit-recurrent.h"
+
+#include <string.h>
+
+static MorokTensor *
+predictor_build (MorokGigaAm *model, MorokTensor *emb, MorokTensor *h, MorokTensor *c,
+                 GError **error)
+{
+  return morok_gigaam_rnnt_predictor (model, emb, h, c, error);
+}
+
+MOROK_JIT_DEFINE (GigaAmPredictorJit, gigaam_predictor_jit, MorokGigaAm,
+                  GIGAAM_PREDICTOR_JIT_INPUTS, GIGAAM_RNNT_JIT_NO_VARS, predictor_build,
+                  morok_gigaam_unref)
+
+static MorokTensor *
+joint_build (MorokGigaAm *model, MorokTensor *enc, MorokTensor *pred, GError **error)
+{
+  return morok_gigaam_rnnt_joint (model, enc, pred, error);
+}
+
+MOROK_JIT_DEFINE (GigaAmJointJit, gigaam_joint_jit, MorokGigaAm, GIGAAM_JOINT_JIT_INPUTS,
+                  GIGAAM_RNNT_JIT_NO_VARS, joint_build, morok_gigaam_unref)
+
+struct _MorokRnntDecoder
+{
+  MorokGigaAm *model;
+  guint rows, H, J, C, blank;
+  GigaAmPredictorJit *predictor;
+  GigaAmJointJit *joint;
+  MorokJitRecurrent *rec; /* the predictor's state, [L, rows, H] */
+  const float *embed;     /* [C, H] */
+  /* per row, for the run in progress */
+  gboolean *active, *emitted;
+  guint *symbols, *last;
+  GArray **tokens; /* MorokCtcToken */
+  guint64 steps, joints;
+};
+
+/* The embedded tokens of the rows that emitted into the predictor's emb
+ * input; zeros for "no token yet" (upstream's first step) and for the rows
+ * that did not emit (their result is not taken). */
+static gboolean
+pack_tokens (gpointer jit, gpointer user_data, GError **error)
+{
+  MorokRnntDecoder *dec = user_data;
+  MorokBuffer *emb = morok_jit_input_mut (jit, gigaam_predictor_jit__in_emb, error);
+  if (!emb)
+    return FALSE;
+  float *x = emb->data;
+  for (guint r = 0; r < dec->rows; r++)
+    {
+      if (dec->emitted[r] && dec->last[r] != dec->blank)
+        memcpy (x + r * dec->H, dec->embed + (gsize)dec->last[r] * dec->H,
+                dec->H * sizeof (float));
+      else
+        memset (x + r * dec->H, 0, dec->H * sizeof (float));
+    }
+  return TRUE;
+}
+
+/* One predictor step for the rows in dec->emitted; they take the new state. */
+static gboolean
+predictor_step (MorokRnntDecoder *dec, GError **error)
+{
+  dec->steps++;
+  return morok_jit_recurrent_step_rows (dec->rec, pack_tokens, dec, dec->rows, dec->emitted,
+                                        error)
+         != NULL;
+}
+
+MorokRnntDecoder *
+morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig *config,
+                        GError **error)
+{
+  g_return_val_if_fail (model != NULL && rows > 0, NULL);
+  const MorokGigaAmConfig *cfg = morok_gigaam_config (model);
+  if (cfg->head != MOROK_GIGAAM_HEAD_RNNT)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+                   "%s: not an RNN-T model (model_class ctc)", morok_gigaam_path (model));
+      return NULL;
+    }
+  g_autoptr (MorokRnntDecoder) dec = g_new0 (MorokRnntDecoder, 1);
+  dec->model = morok_gigaam_ref (model);
+  dec->rows = rows;
+  dec->H = cfg->pred_hidden, dec->J = cfg->joint_hidden, dec->C = cfg->n_classes;
+  dec->blank = cfg->blank_id;
+  dec->embed = morok_gigaam_rnnt_embedding (model);
+  dec->active = g_new0 (gboolean, rows);
+  dec->emitted = g_new0 (gboolean, rows);
+  dec->symbols = g_new0 (guint, rows);
+  dec->last = g_new0 (guint, rows);
+  dec->tokens = g_new0 (GArray *, rows);
+  for (guint r = 0; r < rows; r++)
+    dec->tokens[r] = g_array_new (FALSE, FALSE, sizeof (MorokCtcToken));
+
+  guint L = cfg->pred_layers;
+  g_autoptr (MorokInputSpec) emb = morok_input_spec_f32 (MOROK_SHAPE (rows, dec->H));
+  g_autoptr (MorokInputSpec) state = morok_input_spec_f32 (MOROK_SHAPE (L, rows, dec->H));
+  g_autoptr (MorokInputSpec) jrow = morok_input_spec_f32 (MOROK_SHAPE (rows, dec->J));
+  dec->predictor = gigaam_predictor_jit_new (morok_gigaam_ref (model));
+  dec->joint = gigaam_joint_jit_new (morok_gigaam_ref (model));
+  if (!gigaam_predictor_jit_prepare_with_config (dec->predictor, emb, state, state, config, error)
+      || !gigaam_joint_jit_prepare_with_config (dec->joint, jrow, jrow, config, error))
+    return NULL;
+  dec->rec = morok_jit_recurrent_new (gigaam_predictor_jit_jit (dec->predictor), NULL,
+                                      morok_lstm_state_zeros_layers (L, rows * dec->H),
+                                      rows * dec->J, error);
+  return dec->rec ? g_steal_pointer (&dec) : NULL;
+}
+
+/* The joint of every active row's frame @t and its predictor output; the
+ * best class of each active row (first of equals, as argmax) into dec->last,
+ * dec->emitted set where it is not the blank. */
+static gboolean
+joint_step (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, gint64 t,
+            GError **error)
+{
+  MorokBuffer *enc = gigaam_joint_jit_enc_mut (dec->joint, error);
+  MorokBuffer *pred = enc ? gigaam_joint_jit_pred_mut (dec->joint, error) : NULL;
+  if (!pred)
+    return FALSE;
+  const float *g = morok_jit_recurrent_head (dec->rec);
+  gsize row = dec->J * sizeof (float);
+  for (guint r = 0; r < dec->rows; r++)
+    if (dec->active[r])
+      memcpy ((float *)enc->data + r * dec->J, enc_proj + ((gsize)r * max_frames + t) * dec->J,
+              row);
+  memcpy (pred->data, g, dec->rows * row);
+  dec->joints++;
+  if (!gigaam_joint_jit_execute (dec->joint, error))
+    return FALSE;
+  const MorokBuffer *out = gigaam_joint_jit_output (dec->joint, error);
+  if (!out)
+    return FALSE;
+  for (guint r = 0; r < dec->rows; r++)
+    {
+      dec->emitted[r] = FALSE;
+      if (!dec->active[r])
+        continue;
+      const float *lp = (const float *)out->data + (gsize)r * dec->C;
+      guint best = 0;
+      for (guint k = 1; k < dec->C; k++)
+        if (lp[k] > lp[best])
+          best = k;
+      if (best == dec->blank)
+        {
+          dec->active[r] = FALSE;
+          continue;
+        }
+      MorokCtcToken tok = { best, t, 1 };
+      g_array_append_val (dec->tokens[r], tok);
+      dec->last[r] = best;
+      dec->emitted[r] = TRUE;
+      if (++dec->symbols[r] == MOROK_RNNT_MAX_SYMBOLS)
+        dec->active[r] = FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames,
+                        const gint64 *n_frames, guint n, GError **error)
+{
+  g_return_val_if_fail (dec != NULL && (n == 0 || (enc_proj && n_frames)), FALSE);
+  gint64 longest = 0;
+  for (guint i = 0; i < n; i++)
+    longest = MAX (longest, n_frames[i]);
+  if (n > dec->rows || longest > max_frames)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
+                   "RNN-T decoder of %u rows: %u items of up to %" G_GINT64_FORMAT
+                   " frames (at most %" G_GINT64_FORMAT ")",
+                   dec->rows, n, longest, max_frames);
+      return FALSE;
+    }
+  dec->steps = dec->joints = 0;
+  for (guint r = 0; r < dec->rows; r++)
+    {
+      /* room for every token the item can emit: no allocation per step */
+      gint64 most = r < n ? n_frames[r] * MOROK_RNNT_MAX_SYMBOLS : 0;
+      g_array_set_size (dec->tokens[r], most);
+      g_array_set_size (dec->tokens[r], 0);
+      dec->emitted[r] = TRUE; /* the first step: no token yet, zero state */
+      dec->last[r] = dec->blank;
+    }
+  morok_jit_recurrent_reset (dec->rec);
+  /* the blank's embedding row is the padding row: zeros, "no token" */
+  if (!predictor_step (dec, error))
+    return FALSE;
+  for (gint64 t = 0; t < longest; t++)
+    {
+      gboolean any = FALSE;
+      for (guint r = 0; r < dec->rows; r++)
+        {
+          dec->active[r] = r < n && t < n_frames[r];
+          dec->symbols[r] = 0;
+          any |= dec->active[r];
+        }
+      while (any)
+        {
+          if (!joint_step (dec, enc_proj, max_frames, t, error))
+            return FALSE;
+          any = FALSE;
+          gboolean emitted = FALSE;
+          for (guint r = 0; r < dec->rows; r++)
+            {
+              emitted |= dec->emitted[r];
+              any |= dec->active[r];
+            }
+          if (emitted && !predictor_step (dec, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+const MorokCtcToken *
+morok_rnnt_decoder_tokens (MorokRnntDecoder *dec, guint i, guint *out_n)
+{
+  g_return_val_if_fail (dec != NULL && i < dec->rows && out_n != NULL, NULL);
+  *out_n = dec->tokens[i]->len;
+  return (const MorokCtcToken *)dec->tokens[i]->data;
+}
+
+void
+morok_rnnt_decoder_counts (MorokRnntDecoder *dec, guint64 *out_steps, guint64 *out_joints)
+{
+  g_return_if_fail (dec != NULL);
+  if (out_steps)
+    *out_steps = dec->steps;
+  if (out_joints)
+    *out_joints = dec->joints;
+}
+
+GigaAmPredictorJit *
+morok_rnnt_decoder_predictor (MorokRnntDecoder *dec)
+{
+  g_return_val_if_fail (dec != NULL, NULL);
+  return dec->predictor;
+}
+
+GigaAmJointJit *
+morok_rnnt_decoder_joint (MorokRnntDecoder *dec)
+{
+  g_return_val_if_fail (dec != NULL, NULL);
+  return dec->joint;
+}
+
+void
+morok_rnnt_decoder_free (MorokRnntDecoder *dec)
+{
+  if (!dec)
+    return;
+  morok_jit_recurrent_free (dec->rec);
+  g_clear_pointer (&dec->predictor, gigaam_predictor_jit_free);
+  g_clear_pointer (&dec->joint, gigaam_joint_jit_free);
+  for (guint r = 0; r < dec->rows && dec->tokens; r++)
+    g_array_unref (dec->tokens[r]);
+  g_free (dec->tokens);
+  g_free (dec->active);
+  g_free (dec->emitted);
+  g_free (dec->symbols);
+  g_free (dec->last);
+  morok_gigaam_unref (dec->model);
+  g_free (dec);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* Greedy RNN-T decoding of GigaAM (upstream's rule): per encoded frame, the
+ * joint of that frame and the predictor's last output picks a class; the
+ * blank (the last class) moves on to the next frame, any other class is a
+ * token of this frame, and the predictor takes one step with it (its state
+ * advances only then); at most 10 tokens a frame. The predictor and the
+ * joint are two small prepared plans (one LSTM step; one frame's joint) for
+ * a fixed number of rows, the batch: every item of a batch is decoded in
+ * the same loop, row by row exactly as alone, through
+ * morok_jit_recurrent_step_rows (). Nothing is compiled or allocated per
+ * step.
+ *
+ *   g_autoptr (GigaAmRnntJit) enc = gigaam_rnnt_jit_new (morok_gigaam_ref (model));
+ *   gigaam_rnnt_jit_prepare_at_bounds (enc, NULL, &error);
+ *   g_autoptr (MorokRnntDecoder) dec = morok_rnnt_decoder_new (model, 1, NULL, &error);
+ *   gigaam_rnnt_jit_run (enc, &wave, &n_samples, 1, &error);
+ *   const MorokBuffer *proj = gigaam_rnnt_jit_output (enc, &error);   // [1, T', J]
+ *   gint64 frames = morok_gigaam_encoded_frames (model, n_samples);
+ *   if (!morok_rnnt_decoder_run (dec, proj->data, proj->shape[1], &frames, 1, &error))
+ *     return FALSE;
+ *   guint n;
+ *   const MorokCtcToken *tokens = morok_rnnt_decoder_tokens (dec, 0, &n);  // id, frame
+ */
+#pragma once
+
+#include "jit/morok-jit.h"
+#include "models/ctc-decode.h"
+#include "models/gigaam.h"
+
+G_BEGIN_DECLS
+
+/* Tokens a frame can emit at most (upstream's max_symbols_per_step). */
+#define MOROK_RNNT_MAX_SYMBOLS 10
+
+/* One predictor step: emb [B, H], h [L, B, H], c [L, B, H] ->
+ * [joint.pred (g) [B, J] | h' | c'] (morok_gigaam_rnnt_predictor ()). */
+#define GIGAAM_PREDICTOR_JIT_INPUTS(X) X (emb) X (h) X (c)
+#define GIGAAM_RNNT_JIT_NO_VARS(X)
+MOROK_JIT_DECLARE (GigaAmPredictorJit, gigaam_predictor_jit, MorokGigaAm,
+                   GIGAAM_PREDICTOR_JIT_INPUTS, GIGAAM_RNNT_JIT_NO_VARS)
+/* One frame's joint: enc [B, J], pred [B, J] -> log-probabilities [B, C]. */
+#define GIGAAM_JOINT_JIT_INPUTS(X) X (enc) X (pred)
+MOROK_JIT_DECLARE (GigaAmJointJit, gigaam_joint_jit, MorokGigaAm, GIGAAM_JOINT_JIT_INPUTS,
+                   GIGAAM_RNNT_JIT_NO_VARS)
+
+typedef struct _MorokRnntDecoder MorokRnntDecoder;
+
+/* Prepares the predictor and the joint of @model (an RNN-T model; a
+ * reference is taken) for @rows rows, the largest batch it will decode.
+ * @config NULL: from the environment. (transfer full) or NULL with the
+ * prepare's error (MOROK_JIT_ERROR_BUILD for a CTC model). */
+MorokRnntDecoder *morok_rnnt_decoder_new (MorokGigaAm *model, guint rows,
+                                          const MorokPrepareConfig *config, GError **error);
+/* Decodes @n items: item i's frames are the first @n_frames[i] rows of J
+ * floats at @enc_proj + i * @max_frames * J (GigaAmRnntJit's output). The
+ * tokens replace those of the last run. Fails (MOROK_JIT_ERROR_RUNTIME)
+ * when @n exceeds the rows or a length exceeds @max_frames. */
+gboolean morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames,
+                                 const gint64 *n_frames, guint n, GError **error);
+/* Item @i's tokens of the last run, each with the frame that emitted it
+ * (n_frames is 1). (transfer none) valid until the next run. */
+const MorokCtcToken *morok_rnnt_decoder_tokens (MorokRnntDecoder *dec, guint i, guint *out_n);
+/* Predictor steps and joint evaluations of the last run. */
+void morok_rnnt_decoder_counts (MorokRnntDecoder *dec, guint64 *out_steps, guint64 *out_joints);
+/* The two plans, for tests and profiles. (transfer none) */
+GigaAmPredictorJit *morok_rnnt_decoder_predictor (MorokRnntDecoder *dec);
+GigaAmJointJit *morok_rnnt_decoder_joint (MorokRnntDecoder *dec);
+void morok_rnnt_decoder_free (MorokRnntDecoder *dec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokRnntDecoder, morok_rnnt_decoder_free)
+
+G_END_DECLS
