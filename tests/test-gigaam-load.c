@@ -185,6 +185,13 @@ edit_missing_key (JsonObject *header, JsonObject *config)
 static void
 edit_model_class (JsonObject *header, JsonObject *config)
 {
+  json_object_set_string_member (config, "model_class", "ssl");
+}
+
+/* model_class rnnt over a CTC head */
+static void
+edit_head_type (JsonObject *header, JsonObject *config)
+{
   json_object_set_string_member (config, "model_class", "rnnt");
 }
 
@@ -225,7 +232,8 @@ test_load_bad_files (void)
     { "d-model.safetensors", edit_d_model, 0, MOROK_IO_ERROR_MALFORMED, "expected [32" },
     { "heads.safetensors", edit_heads, 0, MOROK_IO_ERROR_MALFORMED, "n_heads" },
     { "key.safetensors", edit_missing_key, 0, MOROK_IO_ERROR_NOT_FOUND, "'encoder.n_layers'" },
-    { "class.safetensors", edit_model_class, 0, MOROK_IO_ERROR_UNSUPPORTED, "rnnt" },
+    { "class.safetensors", edit_model_class, 0, MOROK_IO_ERROR_UNSUPPORTED, "'ssl'" },
+    { "head-type.safetensors", edit_head_type, 0, MOROK_IO_ERROR_MALFORMED, "'head.type'" },
     { "attention.safetensors", edit_attention, 0, MOROK_IO_ERROR_UNSUPPORTED, "rel_pos" },
     { "vocabulary.safetensors", edit_vocabulary, 0, MOROK_IO_ERROR_MALFORMED, "vocabulary.tokens" },
   };
