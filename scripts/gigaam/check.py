@@ -11,11 +11,18 @@ usage: check.py [FIXTURES_DIR]
   pytorch_model.bin or model.safetensors under a `model.` prefix, and a
   checkpoint without the front-end buffers (computed from the config);
 * reference.py, run on the committed model and audio, reproduces the
-  committed reference outputs.
+  committed reference outputs (the CTC fixtures: computed without pad
+  masking, as the C encoder does today; with it their batch equals alone);
+* the decoding fixtures (gigaam-asr-expected.json: RNN-T and e2e CTC) convert
+  back from a .ckpt and a Hugging Face folder with their tokenizer, bad
+  configs (missing tokenizer, unknown head or model class, wrong LSTM depth)
+  are refused, and reference.py reproduces their encoder, joint or CTC
+  outputs, tokens, frames, texts and word times, a batch equal to alone.
 """
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -51,9 +58,28 @@ def upstream_cfg(m):
                     "self_attention_model": "rotary", "pos_emb_max_len": int(e["rope_base"]),
                     "conv_kernel_size": e["conv_kernel_size"],
                     "conv_norm_type": e["conv_norm_type"]},
-        "head": {"feat_in": m["head"]["feat_in"], "num_classes": m["head"]["num_classes"]},
-        "decoding": {"vocabulary": m["vocabulary"]["tokens"]},
+        "head": upstream_head(m["head"]),
+        "decoding": upstream_decoding(m),
+        **({"model_name": m["model_name"]} if "model_name" in m else {}),
     }
+
+
+def upstream_head(h):
+    if h["type"] == "ctc":
+        return {"feat_in": h["feat_in"], "num_classes": h["num_classes"]}
+    return {"_target_": "gigaam.decoder.RNNTHead",
+            "decoder": {"pred_hidden": h["pred_hidden"], "pred_rnn_layers": h["pred_rnn_layers"],
+                        "num_classes": h["num_classes"]},
+            "joint": {"enc_hidden": h["enc_hidden"], "pred_hidden": h["pred_hidden"],
+                      "joint_hidden": h["joint_hidden"], "num_classes": h["num_classes"]}}
+
+
+def upstream_decoding(m):
+    """A character vocabulary, or the tokenizer path upstream's loader sets."""
+    if m["vocabulary"]["type"] == "char":
+        return {"vocabulary": m["vocabulary"]["tokens"]}
+    return {"vocabulary": None,
+            "model_path": "/root/.cache/gigaam/%s_tokenizer.model" % m["model_name"]}
 
 
 def fake_omegaconf(cfg):
@@ -217,9 +243,140 @@ def check_reference(model_path, ref_path, audio_path):
           "%s: greedy tokens reproduced" % name)
 
 
+def read_model(path):
+    """(state as f32, morok config, storage dtype) of a model fixture."""
+    state, meta = safetensors_lite.read(path)
+    state = {k: v.float() if v.is_floating_point() else v for k, v in state.items()}
+    return state, json.loads(meta["morok.config"]), meta["morok.dtype"]
+
+
+def read_waves(audio_path):
+    audio, _ = safetensors_lite.read(audio_path)
+    return [audio["audio.%d" % i].double() for i in range(3)]
+
+
+def check_asr_converter(fixture, tokenizer, tmp):
+    """The decoding fixtures convert back from upstream's layouts, their
+    tokenizer found or given, and bad configs are refused by name."""
+    state, mcfg, dtype = read_model(fixture)
+    cfg = upstream_cfg(mcfg)
+    name = os.path.basename(fixture)
+    sp = mcfg["vocabulary"]["type"] == "sentencepiece"
+    out = os.path.join(tmp, "out.safetensors")
+    ckpt = os.path.join(tmp, mcfg["model_name"] + ".ckpt")
+    torch.save({"cfg": cfg, "state_dict": state}, ckpt)
+    convert.convert(ckpt, out, dtype, tokenizer if sp else None)
+    check(same_file(out, fixture), "%s: .ckpt converts to the fixture" % name)
+
+    def refused(what, want, src=ckpt, tok=None, bad_cfg=None):
+        if bad_cfg is not None:
+            torch.save({"cfg": bad_cfg, "state_dict": state}, src)
+        try:
+            convert.convert(src, out, dtype, tok)
+            check(False, "%s: %s is refused" % (name, what))
+        except convert.ConvertError as e:
+            check(want in str(e), "%s: %s is refused (%s)" % (name, what, e))
+
+    if sp:
+        refused("a missing tokenizer", "%s_tokenizer.model" % mcfg["model_name"])
+        shutil.copy(tokenizer, os.path.join(tmp, "%s_tokenizer.model" % mcfg["model_name"]))
+        convert.convert(ckpt, out, dtype)
+        check(same_file(out, fixture), "%s: the tokenizer beside the .ckpt is found" % name)
+        folder = os.path.join(tmp, "hf")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump({"model_type": "gigaam", "cfg": cfg}, f)
+        safetensors_lite.write(os.path.join(folder, "model.safetensors"),
+                               {"model." + k: v for k, v in state.items()})
+        shutil.copy(tokenizer, os.path.join(folder, "tokenizer.model"))
+        convert.convert(folder, out, dtype)
+        check(same_file(out, fixture), "%s: HF folder with tokenizer.model converts" % name)
+    else:
+        refused("--tokenizer for a character vocabulary", "character vocabulary", tok=tokenizer)
+    head = cfg["head"]
+    refused("an unknown head class", "unsupported head class",
+            bad_cfg=dict(cfg, head=dict(head, _target_="gigaam.decoder.EmoHead")))
+    refused("an unknown model class", "unsupported model_class",
+            bad_cfg=dict(cfg, model_class="ssl"))
+    if mcfg["head"]["type"] == "rnnt":
+        layers = head["decoder"]["pred_rnn_layers"]
+        refused("a wrong pred_rnn_layers", "pred_rnn_layers",
+                bad_cfg=dict(cfg, head=dict(head, decoder=dict(head["decoder"],
+                                                               pred_rnn_layers=layers + 1))))
+        refused("a CTC model_class on an RNN-T head", "disagrees",
+                bad_cfg=dict(cfg, model_class="ctc"))
+
+
+def check_asr_reference(model_path, ref_path, audio_path, want):
+    """reference.py reproduces the decoding fixture: each utterance alone
+    (encoder output, joint or CTC log-probs, tokens, frames, text, words) and
+    the batch, which equals the utterances alone."""
+    model, cfg = reference.load_model(model_path, torch.float64)
+    waves = read_waves(audio_path)
+    ref, _ = safetensors_lite.read(ref_path)
+    name = os.path.basename(ref_path)
+    worst = {}
+    alone = []
+    for i, (w, u) in enumerate(zip(waves, want["utterances"])):
+        with torch.no_grad():
+            out = model(w[None], torch.tensor([w.numel()]))
+            hyp = model.decode(out)[0]
+        alone.append(out["encoded"][0])
+        p = "alone.%d." % i
+        pairs = [("encoded", out["encoded"])]
+        pairs += [("joint", hyp["joint"]), ("predictor", hyp["predictor"])] if "joint" in hyp \
+            else [("log_probs", out["log_probs"])]
+        for key, got in pairs:
+            diff = (got.float() - ref[p + key]).abs().max().item()
+            worst[key] = max(worst.get(key, 0.0), diff)
+        words = reference.word_times(hyp["ids"], hyp["frames"], cfg["vocabulary"],
+                                     reference.frame_seconds(cfg))
+        check(hyp["ids"] == ref[p + "tokens"].tolist() == u["tokens"]
+              and hyp["frames"] == ref[p + "token_frames"].tolist() == u["token_frames"]
+              and reference.detokenize(hyp["ids"], cfg["vocabulary"]) == u["text"]
+              and words == u["words"],
+              "%s: audio.%d tokens, frames, text and words reproduced (%r)" % (name, i, u["text"]))
+    for key, diff in sorted(worst.items()):
+        check(diff < 1e-5, "%s: alone.*.%s reproduced (max diff %.1e)" % (name, key, diff))
+    lengths = torch.tensor([w.numel() for w in waves])
+    batch = torch.zeros(3, int(lengths.max()), dtype=torch.float64)
+    for i, w in enumerate(waves):
+        batch[i, :w.numel()] = w
+    with torch.no_grad():
+        out = model(batch, lengths)
+        hyps = model.decode(out)
+    diff = max((out["encoded"][i, :, :e.shape[1]] - e).abs().max().item()
+               for i, e in enumerate(alone))
+    check(diff < 1e-5, "%s: batched encoder output equals each alone (max diff %.1e)"
+          % (name, diff))
+    check(all(h["ids"] == u["tokens"] and h["frames"] == u["token_frames"]
+              for h, u in zip(hyps, want["utterances"])),
+          "%s: the batch decodes as each utterance alone" % name)
+
+
+def check_ctc_masked(model_path, audio_path):
+    """With pad masking the CTC fixtures' batch equals its items alone too
+    (v2 included: each row's front-end reflects at its own end)."""
+    model, _ = reference.load_model(model_path, torch.float64)
+    waves = read_waves(audio_path)
+    lengths = torch.tensor([w.numel() for w in waves])
+    batch = torch.zeros(3, int(lengths.max()), dtype=torch.float64)
+    for i, w in enumerate(waves):
+        batch[i, :w.numel()] = w
+    with torch.no_grad():
+        out = model(batch, lengths)
+        diff = 0.0
+        for i, w in enumerate(waves):
+            one = model(w[None], lengths[i:i + 1])["encoded"][0]
+            diff = max(diff, (out["encoded"][i, :, :one.shape[1]] - one).abs().max().item())
+    check(diff < 1e-5, "%s: with pad masking a batch equals its items alone (max diff %.1e)"
+          % (os.path.basename(model_path), diff))
+
+
 def main(argv):
     fixtures = argv[1] if len(argv) > 1 else os.path.join(HERE, "..", "..", "tests", "fixtures")
     torch.set_num_threads(1)
+    audio = os.path.join(fixtures, "gigaam-audio.safetensors")
     with tempfile.TemporaryDirectory() as tmp:
         check_sentencepiece(tmp)
     for version in ("v3", "v2"):
@@ -227,7 +384,16 @@ def main(argv):
         with tempfile.TemporaryDirectory() as tmp:
             check_converter(model, tmp)
         check_reference(model, os.path.join(fixtures, "gigaam-%s-tiny-ref.safetensors" % version),
-                        os.path.join(fixtures, "gigaam-audio.safetensors"))
+                        audio)
+        check_ctc_masked(model, audio)
+    with open(os.path.join(fixtures, "gigaam-asr-expected.json"), encoding="utf-8") as f:
+        expected = json.load(f)
+    tokenizer = os.path.join(fixtures, expected.pop("tokenizer"))
+    for name, want in expected.items():
+        model = os.path.join(fixtures, want["model"])
+        with tempfile.TemporaryDirectory() as tmp:
+            check_asr_converter(model, tokenizer, tmp)
+        check_asr_reference(model, os.path.join(fixtures, want["reference"]), audio, want)
     print("all checks passed" if not FAILURES else "%d checks failed" % len(FAILURES))
     return 1 if FAILURES else 0
 

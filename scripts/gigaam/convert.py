@@ -215,7 +215,7 @@ def named_tokenizer(cfg):
     return ((cfg or {}).get("decoding") or {}).get("model_path")
 
 
-def _vocabulary(cfg, tokenizer, num_classes):
+def make_vocabulary(cfg, tokenizer, num_classes):
     named = named_tokenizer(cfg)
     chars = _char_vocabulary(cfg)
     if tokenizer:
@@ -359,7 +359,7 @@ def morok_config(cfg, state, tokenizer=None):
         "preprocessor": preprocessor,
         "encoder": encoder,
         "head": head_cfg,
-        "vocabulary": _vocabulary(cfg, tokenizer, head_cfg["num_classes"]),
+        "vocabulary": make_vocabulary(cfg, tokenizer, head_cfg["num_classes"]),
     }
     if cfg.get("model_name"):
         out["model_name"] = str(cfg["model_name"])
