@@ -226,10 +226,7 @@ def check_reference(model_path, ref_path, audio_path):
     audio, _ = safetensors_lite.read(audio_path)
     ref, _ = safetensors_lite.read(ref_path)
     waves = [audio["audio.%d" % i].double() for i in range(3)]
-    lengths = torch.tensor([w.numel() for w in waves])
-    batch = torch.zeros(3, int(lengths.max()), dtype=torch.float64)
-    for i, w in enumerate(waves):
-        batch[i, :w.numel()] = w
+    batch, lengths = reference.pad_batch(waves)
     with torch.no_grad():
         out = model(batch, lengths)
     name = os.path.basename(ref_path)
@@ -338,12 +335,8 @@ def check_asr_reference(model_path, ref_path, audio_path, want):
               "%s: audio.%d tokens, frames, text and words reproduced (%r)" % (name, i, u["text"]))
     for key, diff in sorted(worst.items()):
         check(diff < 1e-5, "%s: alone.*.%s reproduced (max diff %.1e)" % (name, key, diff))
-    lengths = torch.tensor([w.numel() for w in waves])
-    batch = torch.zeros(3, int(lengths.max()), dtype=torch.float64)
-    for i, w in enumerate(waves):
-        batch[i, :w.numel()] = w
     with torch.no_grad():
-        out = model(batch, lengths)
+        out = model(*reference.pad_batch(waves))
         hyps = model.decode(out)
     diff = max((out["encoded"][i, :, :e.shape[1]] - e).abs().max().item()
                for i, e in enumerate(alone))
@@ -359,15 +352,11 @@ def check_ctc_masked(model_path, audio_path):
     (v2 included: each row's front-end reflects at its own end)."""
     model, _ = reference.load_model(model_path, torch.float64)
     waves = read_waves(audio_path)
-    lengths = torch.tensor([w.numel() for w in waves])
-    batch = torch.zeros(3, int(lengths.max()), dtype=torch.float64)
-    for i, w in enumerate(waves):
-        batch[i, :w.numel()] = w
     with torch.no_grad():
-        out = model(batch, lengths)
+        out = model(*reference.pad_batch(waves))
         diff = 0.0
         for i, w in enumerate(waves):
-            one = model(w[None], lengths[i:i + 1])["encoded"][0]
+            one = model(w[None], torch.tensor([w.numel()]))["encoded"][0]
             diff = max(diff, (out["encoded"][i, :, :one.shape[1]] - one).abs().max().item())
     check(diff < 1e-5, "%s: with pad masking a batch equals its items alone (max diff %.1e)"
           % (os.path.basename(model_path), diff))

@@ -188,19 +188,11 @@ def head_loss(head, cfg, f, y, blank):
 
 # ---- references ---------------------------------------------------------------------
 
-def batch_of(waves):
-    lengths = torch.tensor([w.numel() for w in waves])
-    batch = torch.zeros(len(waves), int(lengths.max()), dtype=waves[0].dtype)
-    for i, w in enumerate(waves):
-        batch[i, :w.numel()] = w
-    return batch, lengths
-
-
 def run(model, waves):
     """(forward output, decoded hypotheses, [B, T', d] subsampling output)."""
     trace = []
     with torch.no_grad():
-        out = model(*batch_of(waves), trace)
+        out = model(*reference.pad_batch(waves), trace)
         return out, model.decode(out), trace[0]
 
 

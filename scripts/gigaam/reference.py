@@ -508,6 +508,15 @@ def load_model(path, dtype=torch.float32, pad_masking=True):
     return build(cfg, state, dtype, pad_masking), cfg
 
 
+def pad_batch(waves):
+    """([B, longest] zero-padded rows, lengths [B]) of 1-D waves."""
+    lengths = torch.tensor([w.numel() for w in waves])
+    batch = torch.zeros(len(waves), int(lengths.max()), dtype=waves[0].dtype)
+    for i, w in enumerate(waves):
+        batch[i, :w.numel()] = w
+    return batch, lengths
+
+
 def read_wav(path):
     with wave.open(path, "rb") as w:
         if w.getsampwidth() != 2 or w.getnchannels() != 1:
