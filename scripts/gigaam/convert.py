@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Convert an upstream GigaAM CTC checkpoint into one Morok safetensors file.
+"""Convert an upstream GigaAM ASR checkpoint into one Morok safetensors file.
 
 usage: convert.py [--dtype f32|f16|bf16] [--tokenizer SP.model] [--config C.json]
                   INPUT OUTPUT.safetensors
 
+Every upstream ASR model converts: v2_ctc, v2_rnnt, v3_ctc, v3_rnnt, v3_e2e_ctc,
+v3_e2e_rnnt (CTC or RNN-T head; character or SentencePiece vocabulary).
 INPUT is either
   * an official checkpoint (`v3_ctc.ckpt`): a torch-saved dict with `cfg` (the
     model config, a plain dict or a pickled OmegaConf DictConfig; omegaconf
@@ -19,7 +21,10 @@ filterbank (`preprocessor.featurizer.0.{spectrogram.window,mel_scale.fb}`)
 are always present (computed from the config when the checkpoint lacks them)
 and always f32.
 `__metadata__["morok.config"]` holds the normalised model config as JSON (see
-docs/gigaam-model.md), vocabulary included.
+docs/gigaam-model.md), vocabulary included: a config that names a SentencePiece
+model (decoding.model_path) needs that file, from --tokenizer or found beside
+INPUT (`tokenizer.model` in a folder; the named file or `<stem>_tokenizer.model`
+next to a checkpoint).
 """
 
 import argparse
@@ -36,6 +41,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_lite  # noqa: E402
+import sentencepiece_lite  # noqa: E402
 
 FORMAT_VERSION = 1
 CAST = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
@@ -195,73 +201,65 @@ def load_upstream(path):
     return load_ckpt(path)
 
 
-# ---- SentencePiece pieces without sentencepiece -----------------------------
+# ---- vocabulary ----------------------------------------------------------------
 
-def _varint(buf, i):
-    shift = value = 0
-    while True:
-        if i >= len(buf):
-            raise ConvertError("truncated protobuf varint")
-        b = buf[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return value, i
+def _char_vocabulary(cfg):
+    dec = cfg.get("decoding") or {}
+    head = cfg.get("head") or {}
+    return (dec.get("vocabulary") or cfg.get("vocabulary") or cfg.get("labels")
+            or head.get("vocabulary") or head.get("labels"))
 
 
-def _fields(buf):
-    """Yield (field number, wire type, value) of a protobuf message."""
-    i = 0
-    while i < len(buf):
-        key, i = _varint(buf, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = _varint(buf, i)
-        elif wire == 1:
-            value, i = buf[i:i + 8], i + 8
-        elif wire == 2:
-            n, i = _varint(buf, i)
-            value, i = buf[i:i + n], i + n
-        elif wire == 5:
-            value, i = buf[i:i + 4], i + 4
-        else:
-            raise ConvertError("unsupported protobuf wire type %d" % wire)
-        yield field, wire, value
+def named_tokenizer(cfg):
+    """The tokenizer file the config names (decoding.model_path), or None."""
+    return ((cfg or {}).get("decoding") or {}).get("model_path")
 
 
-def sentencepiece_pieces(path):
-    """Pieces of a SentencePiece ModelProto (field 1: repeated {1: piece})."""
-    with open(path, "rb") as f:
-        buf = f.read()
-    pieces = []
-    for field, wire, value in _fields(buf):
-        if field == 1 and wire == 2:
-            piece = [v for fn, w, v in _fields(value) if fn == 1 and w == 2]
-            pieces.append(bytes(piece[0]).decode("utf-8") if piece else "")
-    if not pieces:
-        raise ConvertError("%s: no SentencePiece pieces found" % path)
-    return pieces
-
-
-# ---- config normalisation -----------------------------------------------------
-
-def _vocabulary(cfg, tokenizer, num_classes):
+def make_vocabulary(cfg, tokenizer, num_classes):
+    named = named_tokenizer(cfg)
+    chars = _char_vocabulary(cfg)
     if tokenizer:
-        tokens, kind = sentencepiece_pieces(tokenizer), "sentencepiece"
+        if chars and not named:
+            raise ConvertError("the config has a character vocabulary (decoding.vocabulary); "
+                               "--tokenizer is for models whose config names a SentencePiece "
+                               "model (decoding.model_path)")
+        try:
+            sp = sentencepiece_lite.read(tokenizer)
+        except sentencepiece_lite.ModelError as e:
+            raise ConvertError(str(e)) from e
+        vocab = {"type": "sentencepiece", "tokens": sp["pieces"], "piece_types": sp["types"]}
+        vocab.update({k: sp[k] for k in sentencepiece_lite.DEFAULTS})
+    elif named:
+        raise ConvertError("the config names the tokenizer %r (decoding.model_path), which "
+                           "was not given: pass --tokenizer FILE (upstream publishes it as "
+                           "<model>_tokenizer.model)" % os.path.basename(str(named)))
+    elif chars:
+        vocab = {"type": "char", "tokens": [str(t) for t in chars]}
     else:
-        dec = cfg.get("decoding") or {}
-        head = cfg.get("head") or {}
-        tokens = (dec.get("vocabulary") or cfg.get("vocabulary") or cfg.get("labels")
-                  or head.get("vocabulary") or head.get("labels"))
-        if not tokens:
-            raise ConvertError("no vocabulary in the config (decoding.vocabulary or "
-                               "labels); pass --tokenizer for SentencePiece models")
-        tokens, kind = [str(t) for t in tokens], "char"
-    if len(tokens) + 1 != num_classes:
+        raise ConvertError("no vocabulary in the config (decoding.vocabulary or "
+                           "decoding.model_path); pass --tokenizer for SentencePiece models")
+    if len(vocab["tokens"]) + 1 != num_classes:
         raise ConvertError("vocabulary has %d tokens, the head %d classes (expected "
-                           "tokens + blank)" % (len(tokens), num_classes))
-    return {"type": kind, "tokens": tokens}
+                           "tokens + blank)" % (len(vocab["tokens"]), num_classes))
+    return vocab
+
+
+def find_tokenizer(src, cfg):
+    """A tokenizer beside the input that the config asks for: in a Hugging Face
+    folder `tokenizer.model`, else the file named by decoding.model_path or
+    `<checkpoint stem>_tokenizer.model` next to the checkpoint."""
+    if _char_vocabulary(cfg or {}) and not named_tokenizer(cfg):
+        return None
+    folder = src if os.path.isdir(src) else os.path.dirname(os.path.abspath(src))
+    names = ["tokenizer.model"] if os.path.isdir(src) else []
+    if named_tokenizer(cfg):
+        names.append(os.path.basename(str(named_tokenizer(cfg))))
+    if not os.path.isdir(src):
+        names.append(os.path.splitext(os.path.basename(src))[0] + "_tokenizer.model")
+    for name in names:
+        if os.path.isfile(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    return None
 
 
 def _pick(name, from_cfg, from_weights):
@@ -352,21 +350,125 @@ def morok_config(cfg, state, tokenizer=None):
         raise ConvertError("encoder feat_in %d != %d mel bands"
                            % (encoder["feat_in"], preprocessor["n_mels"]))
 
-    hw = state.get("head.decoder_layers.0.weight")
-    if hw is None:
-        raise ConvertError("no head.decoder_layers.0.weight: only CTC models are supported")
-    num_classes = _pick("num_classes", head.get("num_classes"), hw.shape[0])
-    vocab = _vocabulary(cfg, tokenizer, num_classes)
-    return {
+    kind = model_kind(cfg, state)
+    head_cfg = ctc_head(head, state) if kind == "ctc" else rnnt_head(cfg, state, d_model)
+    out = {
         "format": "morok-gigaam",
         "format_version": FORMAT_VERSION,
-        "model_class": "ctc",
+        "model_class": kind,
         "preprocessor": preprocessor,
         "encoder": encoder,
-        "head": {"type": "ctc", "feat_in": int(hw.shape[1]),
-                 "num_classes": num_classes, "blank_id": num_classes - 1},
-        "vocabulary": vocab,
+        "head": head_cfg,
+        "vocabulary": make_vocabulary(cfg, tokenizer, head_cfg["num_classes"]),
     }
+    if cfg.get("model_name"):
+        out["model_name"] = str(cfg["model_name"])
+    return out
+
+
+# ---- heads -----------------------------------------------------------------------
+
+# upstream's head and decoding classes (cfg head._target_, decoding._target_)
+HEAD_CLASSES = {"gigaam.decoder.CTCHead": "ctc", "gigaam.decoder.RNNTHead": "rnnt"}
+DECODING_CLASSES = {"gigaam.decoding.CTCGreedyDecoding": "ctc",
+                    "gigaam.decoding.RNNTGreedyDecoding": "rnnt"}
+HEAD_PROBE = {"ctc": "head.decoder_layers.0.weight", "rnnt": "head.joint.joint_net.1.weight"}
+
+
+def model_kind(cfg, state):
+    """'ctc' or 'rnnt', from the config's head class, model_class and decoding
+    class (whichever are present must agree) or else from the head's tensors."""
+    said = {}
+    target = (cfg.get("head") or {}).get("_target_")
+    if target is not None:
+        if target not in HEAD_CLASSES:
+            raise ConvertError("unsupported head class %r (Morok converts %s)"
+                               % (target, " and ".join(sorted(HEAD_CLASSES))))
+        said["head._target_"] = HEAD_CLASSES[target]
+    if cfg.get("model_class") is not None:
+        if cfg["model_class"] not in ("ctc", "rnnt"):
+            raise ConvertError("unsupported model_class %r (Morok converts ASR models: "
+                               "ctc, rnnt)" % cfg["model_class"])
+        said["model_class"] = cfg["model_class"]
+    target = (cfg.get("decoding") or {}).get("_target_")
+    if target is not None:
+        if target not in DECODING_CLASSES:
+            raise ConvertError("unsupported decoding class %r" % target)
+        said["decoding._target_"] = DECODING_CLASSES[target]
+    if len(set(said.values())) > 1:
+        raise ConvertError("the config disagrees on the model class: %s"
+                           % ", ".join("%s says %s" % kv for kv in sorted(said.items())))
+    found = [k for k, name in sorted(HEAD_PROBE.items()) if name in state]
+    kind = next(iter(said.values()), found[0] if len(found) == 1 else None)
+    if kind is None:
+        raise ConvertError("no ASR head: neither %s nor %s (an SSL or emotion model?)"
+                           % (HEAD_PROBE["ctc"], HEAD_PROBE["rnnt"]))
+    if HEAD_PROBE[kind] not in state:
+        raise ConvertError("a %s model without %s" % (kind, HEAD_PROBE[kind]))
+    return kind
+
+
+def _shape(state, name, want):
+    """The tensor `name`, checked to be of shape `want` (None: any size)."""
+    t = state.get(name)
+    if t is None:
+        raise ConvertError("missing tensor '%s'" % name)
+    if t.dim() != len(want) or any(w is not None and w != n for w, n in zip(want, t.shape)):
+        raise ConvertError("tensor '%s' is %s, expected %s"
+                           % (name, list(t.shape), ["*" if w is None else w for w in want]))
+    return t
+
+
+def _agree(name, values):
+    """The one value of `name` that config and weights give (Nones ignored)."""
+    known = {int(v) for v in values if v is not None}
+    if len(known) != 1:
+        raise ConvertError("%s: %s" % (name, "config and weights disagree (%s)"
+                                       % sorted(known) if known else "unknown"))
+    return known.pop()
+
+
+def ctc_head(head, state):
+    hw = _shape(state, HEAD_PROBE["ctc"], [None, None, 1])
+    num_classes = _pick("num_classes", head.get("num_classes"), hw.shape[0])
+    return {"type": "ctc", "feat_in": int(hw.shape[1]),
+            "num_classes": num_classes, "blank_id": num_classes - 1}
+
+
+def rnnt_head(cfg, state, d_model):
+    """Upstream RNNTHead: decoder (embed, lstm) and joint (enc, pred, joint_net)."""
+    head = cfg.get("head") or {}
+    dec, joint = head.get("decoder") or {}, head.get("joint") or {}
+    emb = _shape(state, "head.decoder.embed.weight", [None, None])
+    out = _shape(state, "head.joint.joint_net.1.weight", [None, None])
+    pred = _shape(state, "head.joint.pred.weight", [None, None])
+    classes = _agree("num_classes", [dec.get("num_classes"), joint.get("num_classes"),
+                                     emb.shape[0], out.shape[0]])
+    hidden = _agree("pred_hidden", [dec.get("pred_hidden"), joint.get("pred_hidden"),
+                                    emb.shape[1], pred.shape[1]])
+    joint_hidden = _agree("joint_hidden", [joint.get("joint_hidden"), pred.shape[0],
+                                           out.shape[1]])
+    enc_hidden = _agree("enc_hidden", [joint.get("enc_hidden"), d_model])
+    layers = 0
+    while "head.decoder.lstm.weight_ih_l%d" % layers in state:
+        layers += 1
+    layers = _agree("pred_rnn_layers", [dec.get("pred_rnn_layers"), layers or None])
+    for k in range(layers):
+        for kind in ("ih", "hh"):
+            _shape(state, "head.decoder.lstm.weight_%s_l%d" % (kind, k), [4 * hidden, hidden])
+            _shape(state, "head.decoder.lstm.bias_%s_l%d" % (kind, k), [4 * hidden])
+    if "head.decoder.lstm.weight_ih_l%d" % layers in state:
+        raise ConvertError("the weights have more LSTM layers than pred_rnn_layers = %d" % layers)
+    _shape(state, "head.joint.pred.bias", [joint_hidden])
+    _shape(state, "head.joint.enc.weight", [joint_hidden, enc_hidden])
+    _shape(state, "head.joint.enc.bias", [joint_hidden])
+    _shape(state, "head.joint.joint_net.1.bias", [classes])
+    max_symbols = int((cfg.get("decoding") or {}).get("max_symbols_per_step", 10))
+    if max_symbols < 1:
+        raise ConvertError("decoding.max_symbols_per_step %d must be at least 1" % max_symbols)
+    return {"type": "rnnt", "num_classes": classes, "blank_id": classes - 1,
+            "enc_hidden": enc_hidden, "pred_hidden": hidden, "pred_rnn_layers": layers,
+            "joint_hidden": joint_hidden, "max_symbols_per_step": max_symbols}
 
 
 # ---- front-end buffers ---------------------------------------------------------
@@ -424,9 +526,8 @@ def convert(src, dst, dtype="f32", tokenizer=None, config=None):
         cfg = cfg.get("cfg", cfg)
     if cfg is None:
         raise ConvertError("%s: no model config; pass --config" % src)
-    if tokenizer is None and os.path.isdir(src) and \
-            os.path.exists(os.path.join(src, "tokenizer.model")):
-        tokenizer = os.path.join(src, "tokenizer.model")
+    if tokenizer is None:
+        tokenizer = find_tokenizer(src, cfg)
     mcfg = morok_config(cfg, state, tokenizer)
     state = front_end_buffers(mcfg, state)
     metadata = {
@@ -445,7 +546,8 @@ def main(argv=None):
     ap.add_argument("output", help="output .safetensors file")
     ap.add_argument("--dtype", choices=sorted(CAST), default="f32",
                     help="storage type of floating tensors (default f32)")
-    ap.add_argument("--tokenizer", help="SentencePiece .model for BPE vocabularies")
+    ap.add_argument("--tokenizer", help="the SentencePiece .model the config names "
+                    "(decoding.model_path), for the e2e models")
     ap.add_argument("--config", help="JSON file with the upstream config, if INPUT has none")
     args = ap.parse_args(argv)
     try:
@@ -454,9 +556,10 @@ def main(argv=None):
         print("convert.py: %s" % e, file=sys.stderr)
         return 1
     enc = mcfg["encoder"]
-    print("%s: %d layers, d_model %d, %s subsampling, %d classes, %s"
-          % (args.output, enc["n_layers"], enc["d_model"], enc["subsampling"],
-             mcfg["head"]["num_classes"], args.dtype))
+    print("%s: %s, %d layers, d_model %d, %s subsampling, %d classes (%s), %s"
+          % (args.output, mcfg["model_class"], enc["n_layers"], enc["d_model"],
+             enc["subsampling"], mcfg["head"]["num_classes"], mcfg["vocabulary"]["type"],
+             args.dtype))
     return 0
 
 

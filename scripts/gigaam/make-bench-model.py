@@ -109,10 +109,11 @@ class WaveEncoder(nn.Module):
         self.preprocessor = pre
         self.frontend = DftFrontEnd(pre.cfg, mel.spectrogram.window, mel.mel_scale.fb)
         self.encoder = model.encoder
+        self.masked = model.pad_masking
 
     def forward(self, wav, lengths):
         features = self.frontend(wav)
-        encoded, _ = self.encoder(features, self.preprocessor.out_length(lengths))
+        encoded, _ = self.encoder(features, self.preprocessor.out_length(lengths), self.masked)
         return encoded
 
 
@@ -132,7 +133,7 @@ def main(argv):
 
     # 1. seeded weights, upstream-style checkpoint, convert.py
     ucfg = upstream_cfg()
-    skeleton = reference.GigaAMCTC(_morok_cfg_for_skeleton(ucfg))
+    skeleton = reference.GigaAM(_morok_cfg_for_skeleton(ucfg))
     state = fixtures.random_state(skeleton, SEED, "f32")
     del skeleton
     with tempfile.TemporaryDirectory() as tmp:

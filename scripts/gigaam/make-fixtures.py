@@ -171,7 +171,6 @@ def run(model, waves, trace=None):
 
 def references(model, cfg, waves):
     tensors, texts = {}, []
-    blank = cfg["head"]["blank_id"]
     runs = [("alone.%d" % i, [w]) for i, w in enumerate(waves)] + [("batch", waves)]
     for prefix, ws in runs:
         trace = []
@@ -184,7 +183,7 @@ def references(model, cfg, waves):
             tensors["%s.pre_encode" % prefix] = trace[0].float()
             for j, x in enumerate(trace[1:]):
                 tensors["%s.layers.%d" % (prefix, j)] = x.float()
-        ids = reference.greedy_decode(out["log_probs"], out["encoded_lengths"], blank)
+        ids = [hyp["ids"] for hyp in model.decode(out)]
         for i, seq in enumerate(ids):
             name = "%s.tokens" % prefix if prefix != "batch" else "batch.tokens.%d" % i
             tensors[name] = torch.tensor(seq, dtype=torch.int64)
@@ -271,7 +270,7 @@ def main(argv):
     for seed, version in enumerate(("v3", "v2"), start=1):
         name = "gigaam-%s-tiny" % version
         want = expected_morok_cfg(version)
-        state = random_state(reference.GigaAMCTC(want), seed, STORAGE[version])
+        state = random_state(reference.GigaAM(want), seed, STORAGE[version])
         model_path = os.path.join(outdir, name + ".safetensors")
         with tempfile.TemporaryDirectory() as tmp:
             ckpt = os.path.join(tmp, "%s_ctc.ckpt" % version)
@@ -279,7 +278,9 @@ def main(argv):
             got = convert.convert(ckpt, model_path, STORAGE[version])
         if got != want:
             raise SystemExit("%s: convert.py made config %s, expected %s" % (name, got, want))
-        model, cfg = reference.load_model(model_path, torch.float64)
+        # computed as upstream before its PR #75 (no subsampling masks), as the
+        # C encoder does today (TODO: regenerate with the masks once it masks)
+        model, cfg = reference.load_model(model_path, torch.float64, pad_masking=False)
         tensors, texts = references(model, cfg, waves)
         report(model, [w.double() for w in waves], tensors, name)
         info = {

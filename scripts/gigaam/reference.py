@@ -1,18 +1,21 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Independent PyTorch reference of GigaAM CTC (v3 and v2), written from the
-published architecture (docs/gigaam-model.md), for checking Morok's C code.
+"""Independent PyTorch reference of GigaAM ASR (v2 and v3; CTC and RNN-T heads),
+written from the published architecture (docs/gigaam-model.md), for checking
+Morok's C code.
 
 usage: reference.py MODEL [WAV...]
 
 MODEL is a Morok .safetensors file (scripts/gigaam/convert.py), an upstream
 .ckpt or a Hugging Face folder. Each WAV (16-bit PCM mono at the model's rate)
-is transcribed with greedy CTC decoding; without WAVs the config is printed.
+is transcribed with greedy decoding and its words timed; without WAVs the
+config is printed.
 
-As a module: `load_model (path)` -> (GigaAMCTC, config); `model (wave,
-lengths)` -> dict of features, feature_lengths, encoded, encoded_lengths,
-log_probs; `greedy_decode (log_probs, lengths, blank)` -> token id lists;
-`detokenize (ids, vocabulary)` -> text.
+As a module: `load_model (path)` -> (GigaAM, config); `model (wave, lengths)`
+-> dict of features, feature_lengths, encoded, encoded_lengths (and log_probs
+for CTC); `model.decode (out)` -> per utterance {ids, frames, margin, ...};
+`detokenize (ids, vocabulary)` -> text; `word_times (ids, frames, vocabulary,
+frame_seconds (cfg))` -> words with start and end.
 """
 
 import json
@@ -57,12 +60,47 @@ class FeatureExtractor(nn.Module):
             return torch.div(lengths, hop, rounding_mode="floor") + 1
         return torch.div(lengths - self.cfg["win_length"], hop, rounding_mode="floor") + 1
 
-    def forward(self, wave, lengths):
+    def forward(self, wave, lengths, per_row):
+        """per_row: each row's features from its own samples (centring then
+        reflects at the row's end, not into the batch's zero padding); frames
+        past a row's length are 0. Else the padded batch as a whole, as upstream."""
         lo, hi = self.cfg["log_clamp"]
-        return torch.log(self.featurizer(wave).clamp(lo, hi)), self.out_length(lengths)
+        if not per_row:
+            return torch.log(self.featurizer(wave).clamp(lo, hi)), self.out_length(lengths)
+        n_frames = int(self.out_length(torch.tensor(wave.shape[1])))
+        out = wave.new_zeros(wave.shape[0], self.cfg["n_mels"], n_frames)
+        for i, n in enumerate(lengths.tolist()):
+            row = torch.log(self.featurizer(wave[i:i + 1, :n]).clamp(lo, hi))
+            out[i, :, :row.shape[2]] = row[0]
+        return out, self.out_length(lengths)
 
 
 # ---- subsampling (factor 4) -------------------------------------------------------
+#
+# With `masked` (upstream PR #75, June 2026) the time frames at or past the
+# valid length are zeroed in the subsampling's input and in each convolution's
+# output (before its ReLU), with the lengths of that stage; a batched item then
+# sees zeros past its end, as the convolution's own zero padding gives it alone.
+
+def mask_time(x, lengths):
+    """x [B, C, T] or [B, C, T, F]: frames t >= lengths[b] set to 0."""
+    pad = torch.arange(x.shape[2])[None, :] >= lengths[:, None]  # [B, T]
+    pad = pad[:, None, :, None] if x.dim() == 4 else pad[:, None, :]
+    return x.masked_fill(pad, 0.0)
+
+
+def subsample(conv, x, lengths, kernel, padding, masked):
+    """Run the [conv, ReLU, conv, ReLU] Sequential on x ([B, C, T] or
+    [B, 1, T, F]); -> output and the lengths after both stages."""
+    if masked:
+        x = mask_time(x, lengths)
+    for module in conv:
+        x = module(x)
+        if isinstance(module, (nn.Conv1d, nn.Conv2d)):
+            lengths = stride2_length(lengths, kernel, padding)
+            if masked:
+                x = mask_time(x, lengths)
+    return x, lengths
 
 class Conv1dSubsampling(nn.Module):
     """v3: [B, F, T] -> Conv1d(F, d, k, 2, p), ReLU, Conv1d(d, d, k, 2, p), ReLU -> [B, T/4, d]."""
@@ -74,10 +112,9 @@ class Conv1dSubsampling(nn.Module):
             nn.Conv1d(feat_in, d_model, kernel, 2, padding), nn.ReLU(),
             nn.Conv1d(d_model, d_model, kernel, 2, padding), nn.ReLU())
 
-    def forward(self, x, lengths):
-        for _ in range(2):
-            lengths = stride2_length(lengths, self.kernel, self.padding)
-        return self.conv(x).transpose(1, 2), lengths
+    def forward(self, x, lengths, masked):
+        y, lengths = subsample(self.conv, x, lengths, self.kernel, self.padding, masked)
+        return y.transpose(1, 2), lengths
 
 
 class Conv2dSubsampling(nn.Module):
@@ -95,10 +132,9 @@ class Conv2dSubsampling(nn.Module):
             f = stride2_length(f, kernel, padding)
         self.out = nn.Linear(d_model * int(f), d_model)
 
-    def forward(self, x, lengths):
-        for _ in range(2):
-            lengths = stride2_length(lengths, self.kernel, self.padding)
-        y = self.conv(x.transpose(1, 2).unsqueeze(1))  # [B, d, T', F']
+    def forward(self, x, lengths, masked):
+        y, lengths = subsample(self.conv, x.transpose(1, 2).unsqueeze(1), lengths,
+                               self.kernel, self.padding, masked)  # [B, d, T', F']
         b, c, t, f = y.shape
         return self.out(y.transpose(1, 2).reshape(b, t, c * f)), lengths
 
@@ -220,10 +256,10 @@ class ConformerEncoder(nn.Module):
                               cfg["subs_padding"])
         self.layers = nn.ModuleList(ConformerLayer(cfg) for _ in range(cfg["n_layers"]))
 
-    def forward(self, features, lengths, trace=None):
+    def forward(self, features, lengths, masked, trace=None):
         """[B, F, T] log-mel -> [B, d, T'] and lengths [B]. `trace`, a list,
         receives the [B, T', d] output of the subsampling and of every layer."""
-        x, lengths = self.pre_encode(features, lengths)
+        x, lengths = self.pre_encode(features, lengths, masked)
         t = x.shape[1]
         cos, sin = rope_tables(t, self.cfg["d_model"] // self.cfg["n_heads"],
                                self.cfg["rope_base"], x.dtype)
@@ -237,6 +273,8 @@ class ConformerEncoder(nn.Module):
         return x.transpose(1, 2), lengths
 
 
+# ---- heads --------------------------------------------------------------------------
+
 class CTCHead(nn.Module):
     def __init__(self, feat_in, num_classes):
         super().__init__()
@@ -246,65 +284,237 @@ class CTCHead(nn.Module):
         return torch.log_softmax(self.decoder_layers(encoded).transpose(1, 2), dim=-1)
 
 
-class GigaAMCTC(nn.Module):
+class RNNTDecoder(nn.Module):
+    """The prediction network: the previous label's embedding (a zero vector
+    before the first label) through an LSTM of pred_rnn_layers layers."""
+
+    def __init__(self, num_classes, hidden, layers):
+        super().__init__()
+        self.hidden = hidden
+        self.embed = nn.Embedding(num_classes, hidden, padding_idx=num_classes - 1)
+        self.lstm = nn.LSTM(hidden, hidden, layers)
+
+    def predict(self, label, state):
+        """label: an id or None; state: (h, c) [layers, 1, hidden] or None
+        (zeros). -> output [hidden] and the state after this step."""
+        if label is None:
+            x = torch.zeros(1, 1, self.hidden, dtype=self.embed.weight.dtype)
+        else:
+            x = self.embed(torch.tensor([[label]]))
+        out, state = self.lstm(x, state)
+        return out[0, 0], state
+
+
+class RNNTJoint(nn.Module):
+    """log_softmax(joint_net.1(ReLU(enc(f) + pred(g))))."""
+
+    def __init__(self, enc_hidden, pred_hidden, joint_hidden, num_classes):
+        super().__init__()
+        self.enc = nn.Linear(enc_hidden, joint_hidden)
+        self.pred = nn.Linear(pred_hidden, joint_hidden)
+        self.joint_net = nn.Sequential(nn.ReLU(), nn.Linear(joint_hidden, num_classes))
+
+    def forward(self, f, g):  # [enc_hidden], [pred_hidden] -> [classes]
+        return torch.log_softmax(self.joint_net(self.enc(f) + self.pred(g)), dim=-1)
+
+
+class RNNTHead(nn.Module):
     def __init__(self, cfg):
         super().__init__()
+        self.decoder = RNNTDecoder(cfg["num_classes"], cfg["pred_hidden"], cfg["pred_rnn_layers"])
+        self.joint = RNNTJoint(cfg["enc_hidden"], cfg["pred_hidden"], cfg["joint_hidden"],
+                               cfg["num_classes"])
+
+
+class GigaAM(nn.Module):
+    """Front-end, encoder and the CTC or RNN-T head of `cfg` (a morok.config).
+
+    pad_masking (default): batch items are computed as if alone, as upstream
+    since PR #75 for the subsampling, plus each row's own front-end. False:
+    upstream before that PR (whole padded batch through front-end and
+    subsampling), which the committed CTC fixtures and today's C encoder follow."""
+
+    def __init__(self, cfg, pad_masking=True):
+        super().__init__()
         self.cfg = cfg
+        self.pad_masking = pad_masking
         self.preprocessor = FeatureExtractor(cfg["preprocessor"])
         self.encoder = ConformerEncoder(cfg["encoder"])
-        self.head = CTCHead(cfg["head"]["feat_in"], cfg["head"]["num_classes"])
+        if cfg["head"]["type"] == "ctc":
+            self.head = CTCHead(cfg["head"]["feat_in"], cfg["head"]["num_classes"])
+        else:
+            self.head = RNNTHead(cfg["head"])
 
     def forward(self, wave, lengths, trace=None):
-        features, feature_lengths = self.preprocessor(wave, lengths)
-        encoded, encoded_lengths = self.encoder(features, feature_lengths, trace)
-        return {
-            "features": features, "feature_lengths": feature_lengths,
-            "encoded": encoded, "encoded_lengths": encoded_lengths,
-            "log_probs": self.head(encoded),
-        }
+        """-> features, feature_lengths, encoded [B, d, T'], encoded_lengths and,
+        for CTC, log_probs [B, T', classes]."""
+        features, feature_lengths = self.preprocessor(wave, lengths, self.pad_masking)
+        encoded, encoded_lengths = self.encoder(features, feature_lengths, self.pad_masking,
+                                                trace)
+        out = {"features": features, "feature_lengths": feature_lengths,
+               "encoded": encoded, "encoded_lengths": encoded_lengths}
+        if isinstance(self.head, CTCHead):
+            out["log_probs"] = self.head(encoded)
+        return out
+
+    def decode(self, out):
+        """Greedy decoding of forward ()'s output, one dict per utterance."""
+        lengths = out["encoded_lengths"].tolist()
+        if isinstance(self.head, CTCHead):
+            return [ctc_greedy(lp[:n], self.cfg["head"]["blank_id"])
+                    for lp, n in zip(out["log_probs"], lengths)]
+        return [rnnt_greedy(self.head, enc[:, :n].T, self.cfg["head"])
+                for enc, n in zip(out["encoded"], lengths)]
 
 
 # ---- decoding -----------------------------------------------------------------------
 
-def greedy_decode(log_probs, lengths, blank):
-    """Per utterance: argmax per valid frame, collapse repeats, drop blanks."""
-    out = []
-    for lp, n in zip(log_probs, lengths.tolist()):
-        ids, prev = [], None
-        for i in lp[:n].argmax(dim=-1).tolist():
-            if i != prev and i != blank:
-                ids.append(i)
-            prev = i
-        out.append(ids)
-    return out
+def top2_margin(log_probs):
+    """Smallest gap between the best and second-best class, per row of [N, C]."""
+    if log_probs.shape[0] == 0:
+        return math.inf
+    top = log_probs.topk(2, dim=-1).values
+    return (top[:, 0] - top[:, 1]).min().item()
+
+
+def ctc_greedy(log_probs, blank):
+    """log_probs [T, C] of the valid frames. A token is emitted at frame t when
+    argmax(t) is not blank and differs from argmax(t - 1): ids and frames."""
+    ids, frames, prev = [], [], blank
+    for t, k in enumerate(log_probs.argmax(dim=-1).tolist()):
+        if k != blank and k != prev:
+            ids.append(k)
+            frames.append(t)
+        prev = k
+    return {"ids": ids, "frames": frames, "margin": top2_margin(log_probs)}
+
+
+def rnnt_greedy(head, encoded, cfg):
+    """Upstream's greedy RNN-T search over encoded [T, d] (valid frames only).
+    Per frame t, up to max_symbols_per_step times: the predictor's output for
+    (last label, state) and frame t go through the joint; argmax = blank ends
+    the frame, another class is emitted at t and advances label and state.
+    The predictor starts from a zero input and zero state. Also returns every
+    joint evaluation: its frame, log-probs [C] and predictor output [H]."""
+    blank, limit = cfg["blank_id"], cfg["max_symbols_per_step"]
+    ids, frames, steps = [], [], []
+    label = state = None
+    for t in range(encoded.shape[0]):
+        for _ in range(limit):
+            g, next_state = head.decoder.predict(label, state)
+            lp = head.joint(encoded[t], g)
+            steps.append((t, lp, g))
+            k = int(lp.argmax())
+            if k == blank:
+                break
+            ids.append(k)
+            frames.append(t)
+            label, state = k, next_state
+    joint = torch.stack([lp for _, lp, _ in steps]) if steps else torch.zeros(0, blank + 1)
+    return {"ids": ids, "frames": frames, "margin": top2_margin(joint), "joint": joint,
+            "joint_frames": [t for t, _, _ in steps],
+            "predictor": torch.stack([g for _, _, g in steps]) if steps else None}
 
 
 def detokenize(ids, vocabulary):
-    pieces = [vocabulary["tokens"][i] for i in ids]
-    if vocabulary["type"] == "sentencepiece":
-        return "".join(pieces).replace("\u2581", " ").strip()
-    return "".join(pieces)
+    """Text of token ids. Characters: concatenated. SentencePiece, as its
+    decoder does: control pieces give nothing, the unknown piece unk_surface,
+    a run of byte pieces <0xNN> its bytes as UTF-8 (U+FFFD where invalid);
+    other pieces with U+2581 as a space, and while the text is still empty a
+    piece's leading U+2581 is dropped (if add_dummy_prefix or
+    remove_extra_whitespaces)."""
+    tokens = vocabulary["tokens"]
+    if vocabulary["type"] != "sentencepiece":
+        return "".join(tokens[i] for i in ids)
+    types = vocabulary["piece_types"]
+    strip = vocabulary["add_dummy_prefix"] or vocabulary["remove_extra_whitespaces"]
+    text, pending = "", b""
+    for i in ids + [None]:
+        if i is not None and types[i] == "byte":
+            pending += bytes([int(tokens[i][3:5], 16)])
+            continue
+        if pending:
+            text += pending.decode("utf-8", errors="replace")
+            pending = b""
+        if i is None or types[i] == "control":
+            continue
+        if types[i] == "unknown":
+            text += vocabulary["unk_surface"]
+            continue
+        piece = tokens[i]
+        if not text and strip and piece.startswith("\u2581"):
+            piece = piece[1:]
+        text += piece.replace("\u2581", " ")
+    return text
+
+
+def word_times(ids, frames, vocabulary, frame_seconds):
+    """Words with start/end in seconds, as upstream's timestamps_utils: a token
+    (its piece or character as stored) starting with U+2581 ends the current
+    word and starts one with the rest of it; a token that is exactly " " ends
+    the word and is dropped; any other joins the current word. A word is its
+    tokens joined and stripped (dropped if empty), from the first token's
+    frame to one frame after its last token's frame."""
+    words, chars, fr = [], [], []
+
+    def commit():
+        text = "".join(chars).strip()
+        if text:
+            words.append({"word": text, "start_frame": fr[0], "end_frame": fr[-1] + 1,
+                          "start": round(fr[0] * frame_seconds, 3),
+                          "end": round((fr[-1] + 1) * frame_seconds, 3)})
+        chars.clear()
+        fr.clear()
+
+    for i, t in zip(ids, frames):
+        piece = vocabulary["tokens"][i]
+        if piece.startswith("\u2581"):
+            commit()
+            piece = piece[1:]
+        elif piece == " ":
+            commit()
+            continue
+        chars.append(piece)
+        fr.append(t)
+    commit()
+    return words
+
+
+def frame_seconds(cfg):
+    """Seconds per encoded frame: hop_length * subsampling_factor / sample_rate."""
+    pre = cfg["preprocessor"]
+    return pre["hop_length"] * cfg["encoder"]["subsampling_factor"] / pre["sample_rate"]
 
 
 # ---- loading ------------------------------------------------------------------------
 
-def build(cfg, state, dtype=torch.float32):
+def build(cfg, state, dtype=torch.float32, pad_masking=True):
     """A model of config `cfg` holding `state` (upstream names), in `dtype`."""
-    model = GigaAMCTC(cfg)
+    model = GigaAM(cfg, pad_masking)
     model.load_state_dict({k: v.to(torch.float32) if v.is_floating_point() else v
                            for k, v in state.items()}, strict=True)
     return model.to(dtype).eval()
 
 
-def load_model(path, dtype=torch.float32):
-    """(model, morok config) from a .safetensors, upstream .ckpt or HF folder."""
+def load_model(path, dtype=torch.float32, pad_masking=True):
+    """(model, morok config) from a .safetensors, upstream .ckpt or HF folder
+    (with its tokenizer beside it, as convert.py finds it)."""
     if path.endswith(".safetensors"):
         state, meta = safetensors_lite.read(path)
         cfg = json.loads(meta["morok.config"])
     else:
         upstream, state = convert.load_upstream(path)
-        cfg = convert.morok_config(upstream, state)
-    return build(cfg, state, dtype), cfg
+        cfg = convert.morok_config(upstream, state, convert.find_tokenizer(path, upstream))
+    return build(cfg, state, dtype, pad_masking), cfg
+
+
+def pad_batch(waves):
+    """([B, longest] zero-padded rows, lengths [B]) of 1-D waves."""
+    lengths = torch.tensor([w.numel() for w in waves])
+    batch = torch.zeros(len(waves), int(lengths.max()), dtype=waves[0].dtype)
+    for i, w in enumerate(waves):
+        batch[i, :w.numel()] = w
+    return batch, lengths
 
 
 def read_wav(path):
@@ -331,9 +541,11 @@ def main(argv):
             return 1
         with torch.no_grad():
             out = model(wav[None], torch.tensor([wav.numel()]))
-        ids = greedy_decode(out["log_probs"], out["encoded_lengths"],
-                            cfg["head"]["blank_id"])[0]
-        print("%s: %s" % (path, detokenize(ids, cfg["vocabulary"])))
+            hyp = model.decode(out)[0]
+        words = word_times(hyp["ids"], hyp["frames"], cfg["vocabulary"], frame_seconds(cfg))
+        print("%s: %s" % (path, detokenize(hyp["ids"], cfg["vocabulary"])))
+        for w in words:
+            print("  %7.3f %7.3f  %s" % (w["start"], w["end"], w["word"]))
     return 0
 
 
