@@ -188,7 +188,7 @@ read_frontend (ConfigReader *r, MorokGigaAmConfig *c)
 static gboolean
 read_encoder (ConfigReader *r, MorokGigaAmConfig *c)
 {
-  guint feat_in, factor, stride, expansion, norm, subsampling, head_in;
+  guint feat_in, factor, stride, expansion, norm, subsampling;
   gboolean ok
       = config_uint (r, "encoder", "feat_in", 1, 4096, &feat_in)
         && config_uint (r, "encoder", "n_layers", 1, 1024, &c->n_layers)
@@ -208,7 +208,6 @@ read_encoder (ConfigReader *r, MorokGigaAmConfig *c)
         && config_number (r, "encoder", "rope_base", &c->rope_base)
         && config_number (r, "encoder", "layer_norm_eps", &c->layer_norm_eps)
         && config_number (r, "encoder", "batch_norm_eps", &c->batch_norm_eps)
-        && config_uint (r, "head", "feat_in", 1, 65536, &head_in)
         && config_uint (r, "head", "num_classes", 2, 1 << 20, &c->n_classes)
         && config_uint (r, "head", "blank_id", 0, 1 << 20, &c->blank_id);
   if (!ok)
@@ -227,8 +226,6 @@ read_encoder (ConfigReader *r, MorokGigaAmConfig *c)
     bad = "'encoder.subs_padding' must be smaller than the kernel";
   else if (!(c->rope_base > 0) || !(c->layer_norm_eps > 0) || !(c->batch_norm_eps > 0))
     bad = "'encoder.rope_base' and the eps values must be positive";
-  else if (head_in != c->d_model)
-    bad = "'head.feat_in' differs from 'encoder.d_model'";
   else if (c->blank_id != c->n_classes - 1)
     bad = "'head.blank_id' must be the last class";
   if (bad)
@@ -241,25 +238,47 @@ read_encoder (ConfigReader *r, MorokGigaAmConfig *c)
   return TRUE;
 }
 
-/* head.type must match model_class; an RNN-T head has its predictor's and
- * joint's sizes. */
+/* head.type must match model_class; the head reads the encoder's d_model
+ * channels (CTC feat_in, RNN-T enc_hidden); an RNN-T head has its
+ * predictor's and joint's sizes and upstream's 10 symbols a frame. */
 static gboolean
 read_head (ConfigReader *r, MorokGigaAmConfig *c)
 {
-  guint type;
+  guint type, head_in, max_symbols = 10;
+  gboolean rnnt = c->head == MOROK_GIGAAM_HEAD_RNNT;
   if (!config_choice (r, "head", "type", CHOICES ("ctc", "rnnt"),
                       "the head must be ctc or rnnt", &type))
     return FALSE;
-  if ((type == 1) != (c->head == MOROK_GIGAAM_HEAD_RNNT))
+  if ((type == 1) != rnnt)
     {
       config_fail (r, MOROK_IO_ERROR_MALFORMED, "'head.type' differs from 'model_class'");
       return FALSE;
     }
-  if (c->head == MOROK_GIGAAM_HEAD_CTC)
+  if (!config_uint (r, "head", rnnt ? "enc_hidden" : "feat_in", 1, 65536, &head_in))
+    return FALSE;
+  if (head_in != c->d_model)
+    {
+      config_fail (r, MOROK_IO_ERROR_MALFORMED, "'head.%s' differs from 'encoder.d_model'",
+                   rnnt ? "enc_hidden" : "feat_in");
+      return FALSE;
+    }
+  if (!rnnt)
     return TRUE;
-  return config_uint (r, "head", "pred_hidden", 1, 65536, &c->pred_hidden)
-         && config_uint (r, "head", "pred_rnn_layers", 1, 64, &c->pred_layers)
-         && config_uint (r, "head", "joint_hidden", 1, 65536, &c->joint_hidden);
+  if (!config_uint (r, "head", "pred_hidden", 1, 65536, &c->pred_hidden)
+      || !config_uint (r, "head", "pred_rnn_layers", 1, 64, &c->pred_layers)
+      || !config_uint (r, "head", "joint_hidden", 1, 65536, &c->joint_hidden)
+      || (json_object_has_member (json_object_get_object_member (r->root, "head"),
+                                  "max_symbols_per_step")
+          && !config_uint (r, "head", "max_symbols_per_step", 1, 1000, &max_symbols)))
+    return FALSE;
+  if (max_symbols != MOROK_RNNT_MAX_SYMBOLS)
+    {
+      config_fail (r, MOROK_IO_ERROR_UNSUPPORTED,
+                   "'head.max_symbols_per_step' is %u; Morok decodes with upstream's %d",
+                   max_symbols, MOROK_RNNT_MAX_SYMBOLS);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean

@@ -43,6 +43,9 @@ typedef enum
   MOROK_GIGAAM_V3, /* conv1d subsampling, uncentred frames, LayerNorm in the conv module */
 } MorokGigaAmVersion;
 
+/* Tokens an RNN-T frame can emit at most (upstream's max_symbols_per_step). */
+#define MOROK_RNNT_MAX_SYMBOLS 10
+
 typedef enum
 {
   MOROK_GIGAAM_HEAD_CTC,  /* head.decoder_layers.0: a 1x1 conv to the classes */

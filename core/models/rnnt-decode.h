@@ -29,9 +29,6 @@
 
 G_BEGIN_DECLS
 
-/* Tokens a frame can emit at most (upstream's max_symbols_per_step). */
-#define MOROK_RNNT_MAX_SYMBOLS 10
-
 /* One predictor step: emb [B, H], h [L, B, H], c [L, B, H] ->
  * [joint.pred (g) [B, J] | h' | c'] (morok_gigaam_rnnt_predictor ()). */
 #define GIGAAM_PREDICTOR_JIT_INPUTS(X) X (emb) X (h) X (c)
