@@ -419,7 +419,7 @@ static void
 morok_encoder_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   MorokEncoder *self = MOROK_ENCODER (object);
-  if (!morok_property_settable (GST_ELEMENT (self), pspec))
+  if (!morok_property_settable (GST_ELEMENT (self), GST_CAT_DEFAULT, pspec))
     return;
   GST_OBJECT_LOCK (self);
   switch (prop_id)

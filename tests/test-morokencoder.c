@@ -252,6 +252,25 @@ GST_START_TEST (test_max_duration_cuts)
 }
 GST_END_TEST;
 
+/* In PLAYING, max-duration (read at prepare) is ignored with a warning in
+ * morokencoder's debug category. */
+GST_START_TEST (test_ready_only_properties)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("morokencoder model=%s max-duration=2", model);
+  GstHarness *h = chain_harness (desc);
+  GstElement *encoder = gst_harness_find_element (h, "morokencoder");
+  fail_unless (GST_STATE (encoder) == GST_STATE_PLAYING);
+  g_autofree char *category = set_property_warning_category (encoder, "max-duration", "5");
+  fail_unless_equals_string (category, "morokencoder");
+  gdouble max_duration;
+  g_object_get (encoder, "max-duration", &max_duration, NULL);
+  fail_unless_equals_float (max_duration, 2.0);
+  gst_object_unref (encoder);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* A missing, wrong or absent model is an error message naming the file;
  * the state change fails and nothing crashes. */
 GST_START_TEST (test_bad_model)
@@ -290,6 +309,7 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_precision_bf16x3);
   tcase_add_test (tc, test_precision_unsupported);
   tcase_add_test (tc, test_max_duration_cuts);
+  tcase_add_test (tc, test_ready_only_properties);
   tcase_add_test (tc, test_bad_model);
   tcase_add_test (tc, test_state_cycles);
   return s;

@@ -296,14 +296,16 @@ GST_START_TEST (test_remove_silence)
 }
 GST_END_TEST;
 
-/* An unsupported rate fails negotiation with a message naming the rates. */
 /* In PLAYING, the properties read at prepare (GST_PARAM_MUTABLE_READY) are
- * ignored with a warning; post-messages (MUTABLE_PLAYING) still changes. */
+ * ignored with a warning in morokvad's debug category; post-messages
+ * (MUTABLE_PLAYING) still changes. */
 GST_START_TEST (test_ready_only_properties)
 {
   GstHarness *h = vad_harness (NULL, NULL);
   fail_unless (GST_STATE (h->element) == GST_STATE_PLAYING);
-  g_object_set (h->element, "threshold", 0.9, "post-messages", FALSE, NULL);
+  g_autofree char *category = set_property_warning_category (h->element, "threshold", "0.9");
+  fail_unless_equals_string (category, "morokvad");
+  g_object_set (h->element, "post-messages", FALSE, NULL);
   gdouble threshold;
   gboolean post;
   g_object_get (h->element, "threshold", &threshold, "post-messages", &post, NULL);
@@ -313,6 +315,7 @@ GST_START_TEST (test_ready_only_properties)
 }
 GST_END_TEST;
 
+/* An unsupported rate fails negotiation with a message naming the rates. */
 GST_START_TEST (test_unsupported_rate)
 {
   GstHarness *h = gst_harness_new ("morokvad");
