@@ -25,8 +25,8 @@
  * and its plan prepared on READY→PAUSED, for `max-batch` utterances of up to
  * `max-duration` (the plan's b and t bounds) in `precision` f32, f16 (needs
  * an AVX512-FP16 CPU), bf16 or bf16x3 (need AMX-BF16); a missing or bad
- * file, or a precision the CPU cannot run, is an error message naming the
- * file and the reason.
+ * file, a model made for another sample rate than 16 kHz, or a precision the
+ * CPU cannot run, is an error message naming the file and the reason.
  *
  * ## Example launch line
  * |[
@@ -182,6 +182,8 @@ prepare (MorokEncoder *self)
     }
   gint64 t0 = g_get_monotonic_time ();
   self->gigaam = morok_gigaam_load (path, &error);
+  if (self->gigaam && !morok_gigaam_check_sample_rate (self->gigaam, RATE, &error))
+    g_clear_pointer (&self->gigaam, morok_gigaam_unref);
   if (self->gigaam)
     {
       self->max_samples = MAX ((gint64) (max_duration * RATE), morok_gigaam_min_samples (self->gigaam));

@@ -215,6 +215,40 @@ test_load_bad_files (void)
   g_clear_error (&e);
 }
 
+static void
+edit_sample_rate (JsonObject *header, JsonObject *config)
+{
+  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"),
+                              "sample_rate", 48000);
+}
+
+/* A model made for 48 kHz is a valid file, but not one for 16 kHz audio:
+ * morok_gigaam_check_sample_rate () says so, naming the file and both
+ * rates; the fixture itself is a 16 kHz model. */
+static void
+test_load_sample_rate (void)
+{
+  g_autofree char *fixture = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autoptr (MorokGigaAm) ok = morok_gigaam_load (fixture, NULL);
+  g_assert_nonnull (ok);
+  g_assert_true (morok_gigaam_check_sample_rate (ok, 16000, NULL));
+
+  g_autofree char *path = write_variant ("rate-48k.safetensors", edit_sample_rate, 0);
+  GError *e = NULL;
+  g_autoptr (MorokGigaAm) m = morok_gigaam_load (path, &e);
+  g_assert_no_error (e);
+  g_assert_cmpuint (morok_gigaam_config (m)->sample_rate, ==, 48000);
+  g_assert_true (morok_gigaam_check_sample_rate (m, 48000, NULL));
+  g_assert_false (morok_gigaam_check_sample_rate (m, 16000, &e));
+  g_assert_error (e, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED);
+  g_test_message ("%s", e->message);
+  g_assert_nonnull (strstr (e->message, "rate-48k.safetensors"));
+  g_assert_nonnull (strstr (e->message, "48000 Hz"));
+  g_assert_nonnull (strstr (e->message, "16000 Hz"));
+  g_clear_error (&e);
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -222,6 +256,7 @@ main (int argc, char **argv)
   tmp_dir = g_dir_make_tmp ("morok-gigaam-load-XXXXXX", NULL);
   g_test_add_func ("/gigaam/load/config", test_load_config);
   g_test_add_func ("/gigaam/load/bad-files", test_load_bad_files);
+  g_test_add_func ("/gigaam/load/sample-rate", test_load_sample_rate);
   int rc = g_test_run ();
   g_rmdir (tmp_dir);
   g_free (tmp_dir);

@@ -5,6 +5,7 @@
 #include "models/gigaam-encoder-jit.h"
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -284,6 +285,26 @@ GST_START_TEST (test_bad_model)
 }
 GST_END_TEST;
 
+static void
+edit_sample_rate_48k (JsonObject *header, JsonObject *config)
+{
+  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"),
+                              "sample_rate", 48000);
+}
+
+/* A model made for 48 kHz audio, where the element takes 16 kHz, is an error
+ * message naming the file and the rates; the state change fails. */
+GST_START_TEST (test_model_of_another_rate)
+{
+  g_autofree char *dir = g_dir_make_tmp ("morok-encoder-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "gigaam-48k.safetensors", NULL);
+  fixture_write_gigaam (path, edit_sample_rate_48k, 0);
+  assert_fails_to_start ("morokencoder", path, "gigaam-48k.safetensors: 'preprocessor.sample_rate' is 48000 Hz, the audio is 16000 Hz");
+  g_unlink (path);
+  g_rmdir (dir);
+}
+GST_END_TEST;
+
 /* 20 cycles NULL <-> PLAYING, each preparing the model, leave nothing behind. */
 GST_START_TEST (test_state_cycles)
 {
@@ -311,6 +332,7 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_max_duration_cuts);
   tcase_add_test (tc, test_ready_only_properties);
   tcase_add_test (tc, test_bad_model);
+  tcase_add_test (tc, test_model_of_another_rate);
   tcase_add_test (tc, test_state_cycles);
   return s;
 }

@@ -667,6 +667,18 @@ morok_gigaam_path (const MorokGigaAm *model)
   return model->path;
 }
 
+gboolean
+morok_gigaam_check_sample_rate (const MorokGigaAm *model, guint rate, GError **error)
+{
+  g_return_val_if_fail (model != NULL, FALSE);
+  if (model->config.sample_rate == rate)
+    return TRUE;
+  g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED,
+               "%s: 'preprocessor.sample_rate' is %u Hz, the audio is %u Hz", model->file,
+               model->config.sample_rate, rate);
+  return FALSE;
+}
+
 void
 morok_gigaam_set_limits (MorokGigaAm *model, guint max_batch, gint64 max_samples)
 {
