@@ -33,6 +33,7 @@ morok_sample_clock_time (const MorokSampleClock *clock, gint64 sample)
   if (sample >= clock->base_sample)
     return clock->base
            + gst_util_uint64_scale_int (sample - clock->base_sample, GST_SECOND, clock->rate);
-  GstClockTime back = gst_util_uint64_scale_int (clock->base_sample - sample, GST_SECOND, clock->rate);
+  GstClockTime back
+      = gst_util_uint64_scale_int (clock->base_sample - sample, GST_SECOND, clock->rate);
   return clock->base - MIN (back, clock->base);
 }

@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 typedef struct
 {
   guint rate;
-  GstClockTime base;   /* time of sample base_sample; NONE until synced */
+  GstClockTime base; /* time of sample base_sample; NONE until synced */
   gint64 base_sample;
 } MorokSampleClock;
 

@@ -119,7 +119,8 @@ keep_ignored_warning_category (GstDebugCategory *category, GstDebugLevel level, 
 {
   char **out = user_data;
   const char *text = gst_debug_message_get (message);
-  if (level == GST_LEVEL_WARNING && !*out && text && strstr (text, "can only be set in NULL or READY"))
+  if (level == GST_LEVEL_WARNING && !*out && text
+      && strstr (text, "can only be set in NULL or READY"))
     *out = g_strdup (gst_debug_category_get_name (category));
 }
 

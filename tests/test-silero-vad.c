@@ -471,7 +471,8 @@ test_load_rejects_non_finite_weight (void)
   g_test_message ("%s", error->message);
   g_autofree char *base = g_path_get_basename (tmp);
   g_assert_nonnull (strstr (error->message, base));
-  g_assert_nonnull (strstr (error->message, "'decoder.decoder.2.weight' holds a non-finite value at 0"));
+  g_assert_nonnull (
+      strstr (error->message, "'decoder.decoder.2.weight' holds a non-finite value at 0"));
   g_unlink (tmp);
 }
 
