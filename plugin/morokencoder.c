@@ -15,7 +15,11 @@
  * An utterance ends at a GAP event (as `morokvad remove-silence=true` sends
  * between speech segments), at EOS, or when it reaches `max-duration`, the
  * longest input the plan is prepared for. The buffer's PTS is that of the
- * utterance's first sample and its duration that of its audio. With
+ * utterance's first sample (from the samples and the segment when the
+ * audio has no PTS) and its duration that of its audio. Downstream learns
+ * with GAP events how far the output is known (a GAP at the segment's start
+ * first, then up to the audio seen whenever none is held), so that it
+ * prerolls before the first utterance is complete. With
  * `max-batch` above 1, finished utterances wait until that many are there
  * (or EOS) and run as one batch, each still pushed as its own buffer. The
  * element holds up to `max-batch` × `max-duration` of audio and says so in
@@ -25,8 +29,8 @@
  * and its plan prepared on READY→PAUSED, for `max-batch` utterances of up to
  * `max-duration` (the plan's b and t bounds) in `precision` f32, f16 (needs
  * an AVX512-FP16 CPU), bf16 or bf16x3 (need AMX-BF16); a missing or bad
- * file, or a precision the CPU cannot run, is an error message naming the
- * file and the reason.
+ * file, a model made for another sample rate than 16 kHz, or a precision the
+ * CPU cannot run, is an error message naming the file and the reason.
  *
  * ## Example launch line
  * |[
@@ -37,6 +41,7 @@
 #include "morokencoder.h"
 #include "property-guard.h"
 #include "tensors-flexible.h"
+#include "utterance-gate.h"
 #include "models/gigaam-encoder-jit.h"
 #include <gst/audio/audio.h>
 #include <math.h>
@@ -94,17 +99,10 @@ struct _MorokEncoder
   MorokEncoderOutput prepared_output;
   gint64 max_samples;
   guint batch;          /* max-batch when prepared */
+  MorokUtteranceGate *gate; /* the utterances held and the GAPs sent for them */
 
-  /* streaming state: utterances 0 .. done - 1 wait for their batch, the
-   * one in slot `done` has n samples so far */
+  /* streaming state */
   gboolean s16;
-  float *samples;       /* [batch][max_samples] */
-  guint done;
-  gint64 n;
-  GstClockTime start;   /* PTS of the current utterance's first sample */
-  gint64 lengths[MAX_BATCH_LIMIT];
-  GstClockTime starts[MAX_BATCH_LIMIT];
-  GstSegment segment;
 };
 
 G_DEFINE_TYPE (MorokEncoder, morok_encoder, GST_TYPE_ELEMENT);
@@ -158,9 +156,7 @@ release (MorokEncoder *self)
   g_clear_pointer (&self->encoder, gigaam_encoder_jit_free);
   g_clear_pointer (&self->ctc, gigaam_ctc_jit_free);
   g_clear_pointer (&self->gigaam, morok_gigaam_unref);
-  g_clear_pointer (&self->samples, g_free);
-  self->n = 0;
-  self->done = 0;
+  g_clear_pointer (&self->gate, morok_utterance_gate_free);
 }
 
 static gboolean
@@ -182,6 +178,8 @@ prepare (MorokEncoder *self)
     }
   gint64 t0 = g_get_monotonic_time ();
   self->gigaam = morok_gigaam_load (path, &error);
+  if (self->gigaam && !morok_gigaam_check_sample_rate (self->gigaam, RATE, &error))
+    g_clear_pointer (&self->gigaam, morok_gigaam_unref);
   if (self->gigaam)
     {
       self->max_samples = MAX ((gint64) (max_duration * RATE), morok_gigaam_min_samples (self->gigaam));
@@ -210,7 +208,7 @@ prepare (MorokEncoder *self)
       release (self);
       return FALSE;
     }
-  self->samples = g_new0 (float, (gsize) self->batch * self->max_samples);
+  self->gate = morok_utterance_gate_new (RATE, self->max_samples, self->batch);
   GST_INFO_OBJECT (self, "prepared %s for %u x %.1f s in %.1f ms", path, self->batch,
                    (double) self->max_samples / RATE, (g_get_monotonic_time () - t0) / 1e3);
   return TRUE;
@@ -218,24 +216,23 @@ prepare (MorokEncoder *self)
 
 /* ---- utterances ---- */
 
-/* Runs the plan on the waiting utterances and pushes one tensor each. */
+/* Runs the plan on the finished utterances and pushes one tensor each. */
 static GstFlowReturn
 run_batch (MorokEncoder *self)
 {
-  guint count = self->done;
+  guint count;
+  MorokUtterance *utts = morok_utterance_gate_batch (self->gate, &count);
   if (count == 0)
     return GST_FLOW_OK;
-  self->done = 0;
   g_autoptr (GError) error = NULL;
   const float *waves[MAX_BATCH_LIMIT];
   gint64 n[MAX_BATCH_LIMIT];
   for (guint i = 0; i < count; i++)
     {
-      float *wave = self->samples + (gsize) i * self->max_samples;
-      waves[i] = wave;
-      n[i] = MAX (self->lengths[i], morok_gigaam_min_samples (self->gigaam));
-      if (n[i] > self->lengths[i]) /* shorter than one frame: pad with silence */
-        memset (wave + self->lengths[i], 0, (n[i] - self->lengths[i]) * sizeof (float));
+      waves[i] = utts[i].samples;
+      n[i] = MAX (utts[i].n, morok_gigaam_min_samples (self->gigaam));
+      if (n[i] > utts[i].n) /* shorter than one frame: pad with silence */
+        memset (utts[i].samples + utts[i].n, 0, (n[i] - utts[i].n) * sizeof (float));
     }
   gboolean log_probs = self->prepared_output == MOROK_ENCODER_OUTPUT_LOG_PROBS;
   gboolean ok = log_probs ? gigaam_ctc_jit_run (self->ctc, waves, n, count, &error)
@@ -266,13 +263,14 @@ run_batch (MorokEncoder *self)
       for (guint32 r = 0; r < rows; r++)
         memcpy (dst + (gsize) r * cols, item + r * stride, cols * sizeof (float));
       gst_buffer_unmap (buf, &map);
-      GST_BUFFER_PTS (buf) = self->starts[i];
-      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (self->lengths[i], GST_SECOND, RATE);
+      GST_BUFFER_PTS (buf) = utts[i].pts;
+      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (utts[i].n, GST_SECOND, RATE);
       GST_DEBUG_OBJECT (self, "utterance %u of %u, %" G_GINT64_FORMAT " samples at %"
-                        GST_TIME_FORMAT ": [%u, %u]", i + 1, count, self->lengths[i],
-                        GST_TIME_ARGS (self->starts[i]), rows, cols);
-      ret = gst_pad_push (self->srcpad, buf);
+                        GST_TIME_FORMAT ": [%u, %u]", i + 1, count, utts[i].n,
+                        GST_TIME_ARGS (utts[i].pts), rows, cols);
+      ret = morok_utterance_gate_push (self->gate, self->srcpad, buf);
     }
+  morok_utterance_gate_batch_done (self->gate, self->srcpad);
   return ret;
 }
 
@@ -281,15 +279,8 @@ run_batch (MorokEncoder *self)
 static GstFlowReturn
 finish_utterance (MorokEncoder *self, gboolean drain)
 {
-  if (self->n > 0)
-    {
-      self->lengths[self->done] = self->n;
-      self->starts[self->done] = self->start;
-      self->done++;
-      self->n = 0;
-      self->start = GST_CLOCK_TIME_NONE;
-    }
-  return self->done == self->batch || drain ? run_batch (self) : GST_FLOW_OK;
+  morok_utterance_gate_end (self->gate);
+  return morok_utterance_gate_batch_full (self->gate) || drain ? run_batch (self) : GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -297,32 +288,24 @@ morok_encoder_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
 {
   MorokEncoder *self = MOROK_ENCODER (parent);
   GstFlowReturn ret = GST_FLOW_OK;
-  if (!self->samples)
+  if (!self->gate)
     {
       gst_buffer_unref (buf);
       return GST_FLOW_NOT_NEGOTIATED;
     }
-  if (GST_BUFFER_IS_DISCONT (buf) && self->n > 0)
+  if (GST_BUFFER_IS_DISCONT (buf))
     ret = finish_utterance (self, FALSE);
+  morok_utterance_gate_sync (self->gate, GST_BUFFER_PTS (buf));
+  /* before the first utterance is complete, downstream learns it may preroll */
+  morok_utterance_gate_announce (self->gate, self->srcpad);
   GstMapInfo map;
   gst_buffer_map (buf, &map, GST_MAP_READ);
-  gsize frames = map.size / (self->s16 ? 2 : 4);
-  for (gsize i = 0; i < frames && ret == GST_FLOW_OK; i++)
+  gsize bps = self->s16 ? 2 : 4, frames = map.size / bps;
+  for (gsize at = 0; at < frames && ret == GST_FLOW_OK;)
     {
-      if (self->n == 0 && GST_BUFFER_PTS_IS_VALID (buf))
-        self->start = GST_BUFFER_PTS (buf) + gst_util_uint64_scale_int (i, GST_SECOND, RATE);
-      float v;
-      if (self->s16)
-        {
-          gint16 s;
-          memcpy (&s, map.data + 2 * i, 2);
-          v = s / 32768.0f;
-        }
-      else
-        memcpy (&v, map.data + 4 * i, 4);
-      self->samples[(gsize) self->done * self->max_samples + self->n++] = isfinite (v) ? v : 0.0f;
-      if (self->n == self->max_samples)
-        ret = finish_utterance (self, FALSE);
+      at += morok_utterance_gate_append (self->gate, map.data + at * bps, frames - at, self->s16);
+      if (morok_utterance_gate_batch_full (self->gate))
+        ret = run_batch (self);
     }
   gst_buffer_unmap (buf, &map);
   gst_buffer_unref (buf);
@@ -354,19 +337,45 @@ morok_encoder_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
         return ok;
       }
     case GST_EVENT_SEGMENT:
-      gst_event_copy_segment (event, &self->segment);
-      break;
+      {
+        /* what is held belongs to the segment before */
+        if (self->gate && finish_utterance (self, TRUE) != GST_FLOW_OK)
+          GST_DEBUG_OBJECT (self, "downstream refused the last utterance");
+        GstSegment segment;
+        gst_event_copy_segment (event, &segment);
+        if (self->gate)
+          morok_utterance_gate_set_segment (self->gate, &segment);
+        break;
+      }
     case GST_EVENT_GAP:
+      {
+        /* the end of an utterance (silence removed upstream): not passed on
+         * as it is, since utterances still held may lie before it; the gate
+         * sends its own GAPs up to where output is known */
+        GstClockTime ts, duration;
+        gst_event_parse_gap (event, &ts, &duration);
+        gst_event_unref (event);
+        if (!self->gate)
+          return TRUE;
+        morok_utterance_gate_gap (self->gate, ts, duration);
+        if (finish_utterance (self, FALSE) != GST_FLOW_OK)
+          GST_DEBUG_OBJECT (self, "downstream refused an utterance");
+        morok_utterance_gate_announce (self->gate, self->srcpad);
+        return TRUE;
+      }
     case GST_EVENT_EOS:
-      /* the end of an utterance (GAP: silence removed upstream); EOS also
-       * runs a batch that is not full */
-      if (self->samples
-          && finish_utterance (self, GST_EVENT_TYPE (event) == GST_EVENT_EOS) != GST_FLOW_OK)
-        GST_DEBUG_OBJECT (self, "downstream refused the last utterance");
+      /* EOS also runs a batch that is not full, and tells the time up to
+       * the end of the audio */
+      if (self->gate)
+        {
+          if (finish_utterance (self, TRUE) != GST_FLOW_OK)
+            GST_DEBUG_OBJECT (self, "downstream refused the last utterance");
+          morok_utterance_gate_announce (self->gate, self->srcpad);
+        }
       break;
     case GST_EVENT_FLUSH_STOP:
-      self->n = 0;
-      self->done = 0;
+      if (self->gate)
+        morok_utterance_gate_flush (self->gate);
       break;
     default:
       break;
@@ -402,8 +411,6 @@ morok_encoder_change_state (GstElement *element, GstStateChange transition)
   MorokEncoder *self = MOROK_ENCODER (element);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
     {
-      gst_segment_init (&self->segment, GST_FORMAT_TIME);
-      self->start = GST_CLOCK_TIME_NONE;
       if (!prepare (self))
         return GST_STATE_CHANGE_FAILURE;
     }
@@ -419,7 +426,7 @@ static void
 morok_encoder_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   MorokEncoder *self = MOROK_ENCODER (object);
-  if (!morok_property_settable (GST_ELEMENT (self), pspec))
+  if (!morok_property_settable (GST_ELEMENT (self), GST_CAT_DEFAULT, pspec))
     return;
   GST_OBJECT_LOCK (self);
   switch (prop_id)
@@ -512,7 +519,6 @@ morok_encoder_init (MorokEncoder *self)
   self->output = DEFAULT_OUTPUT;
   self->max_batch = DEFAULT_MAX_BATCH;
   self->precision = DEFAULT_PRECISION;
-  self->start = GST_CLOCK_TIME_NONE;
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, GST_DEBUG_FUNCPTR (morok_encoder_chain));
   gst_pad_set_event_function (self->sinkpad, GST_DEBUG_FUNCPTR (morok_encoder_sink_event));

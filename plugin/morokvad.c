@@ -17,7 +17,9 @@
  *   Silero VAD (thresholds, minimum speech and silence, speech pad, maximum
  *   speech duration split at the longest silence). Fields:
  *   - `type` (string): `speech-start` or `speech-end`
- *   - `timestamp` (guint64): buffer time of the segment boundary, ns
+ *   - `timestamp` (guint64): buffer time of the segment boundary, ns (for
+ *     buffers without PTS: the segment's start, or the last PTS, plus the
+ *     samples since)
  *   - `stream-time` (guint64), `running-time` (guint64): the same boundary
  *   - `probability` (gdouble): the chunk probability that decided it
  *   A boundary is only known once the speech that follows (or the silence)
@@ -43,6 +45,7 @@
 #include "morokvad.h"
 #include "property-guard.h"
 #include "model-path.h"
+#include "sample-clock.h"
 #include "silence-gate.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
@@ -136,7 +139,7 @@ struct _MorokVad
   MorokVadSegmenter *seg;
   MorokVadParams params;
   gint64 samples;          /* analysed since the last reset */
-  GstClockTime base_pts;   /* time of sample 0 */
+  MorokSampleClock clock; /* the time of each sample analysed */
   gboolean active;         /* hysteresis state for the meta */
   MorokSilenceGate *gate;  /* remove-silence: audio held until it is decided */
   gint64 delay;            /* remove-silence: samples held back */
@@ -250,7 +253,7 @@ morok_vad_stop (GstBaseTransform *trans)
 /* ---- stream state ---- */
 
 static void
-reset_stream (MorokVad *self, GstClockTime base_pts)
+reset_stream (MorokVad *self)
 {
   if (self->plan)
     morok_jit_recurrent_reset (self->plan->rec);
@@ -260,7 +263,7 @@ reset_stream (MorokVad *self, GstClockTime base_pts)
     memset (self->window, 0, (self->context + self->chunk) * sizeof (float));
   self->filled = 0;
   self->samples = 0;
-  self->base_pts = base_pts;
+  morok_sample_clock_init (&self->clock, self->plan ? self->plan->rate : 0);
   self->active = FALSE;
   morok_silence_gate_reset (self->gate);
 }
@@ -303,7 +306,7 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   self->window = g_new0 (float, self->context + self->chunk);
   self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
   morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate);
-  reset_stream (self, GST_CLOCK_TIME_NONE);
+  reset_stream (self);
   GST_DEBUG_OBJECT (self, "%d Hz, %d channels: chunks of %u samples", self->plan->rate,
                     GST_AUDIO_INFO_CHANNELS (info), self->chunk);
   return TRUE;
@@ -341,19 +344,11 @@ pack_audio (gpointer jit, gpointer user_data, GError **error)
   return TRUE;
 }
 
-static GstClockTime
-sample_time (MorokVad *self, gint64 sample)
-{
-  if (!GST_CLOCK_TIME_IS_VALID (self->base_pts))
-    return GST_CLOCK_TIME_NONE;
-  return self->base_pts + gst_util_uint64_scale_int (sample, GST_SECOND, self->plan->rate);
-}
-
 static void
 post_event (MorokVad *self, const MorokVadEvent *ev)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime ts = sample_time (self, ev->sample);
+  GstClockTime ts = morok_sample_clock_time (&self->clock, ev->sample);
   GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts);
   GstClockTime running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts);
   gboolean start = ev->type == MOROK_VAD_EVENT_START;
@@ -479,13 +474,11 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
       /* time jumps: close what is open, output what is held, start afresh */
       GST_DEBUG_OBJECT (self, "discont: resetting the model state");
       finish_stream (self);
-      reset_stream (self, GST_BUFFER_PTS (buf));
+      reset_stream (self);
     }
-  if (!GST_CLOCK_TIME_IS_VALID (self->base_pts) && GST_BUFFER_PTS_IS_VALID (buf))
-    self->base_pts = GST_BUFFER_PTS (buf)
-                     - MIN (GST_BUFFER_PTS (buf),
-                            gst_util_uint64_scale_int (self->samples + self->filled, GST_SECOND,
-                                                       self->plan->rate));
+  /* a PTS pins the clock; without one, times follow from the samples */
+  morok_sample_clock_sync (&self->clock, self->samples + self->filled, GST_BUFFER_PTS (buf),
+                           &trans->segment);
   GstMapInfo map;
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
@@ -555,13 +548,13 @@ morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
       finish_stream (self);
       break;
     case GST_EVENT_FLUSH_STOP:
-      reset_stream (self, GST_CLOCK_TIME_NONE);
+      reset_stream (self);
       break;
     case GST_EVENT_SEGMENT:
       if (self->plan && self->samples + self->filled > 0)
         {
           finish_stream (self);
-          reset_stream (self, GST_CLOCK_TIME_NONE);
+          reset_stream (self);
         }
       break;
     default:
@@ -595,7 +588,7 @@ static void
 morok_vad_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   MorokVad *self = MOROK_VAD (object);
-  if (!morok_property_settable (GST_ELEMENT (self), pspec))
+  if (!morok_property_settable (GST_ELEMENT (self), GST_CAT_DEFAULT, pspec))
     return;
   GST_OBJECT_LOCK (self);
   switch (prop_id)
@@ -752,7 +745,6 @@ morok_vad_init (MorokVad *self)
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->remove_silence = DEFAULT_REMOVE_SILENCE;
   self->gate = morok_silence_gate_new ();
-  self->base_pts = GST_CLOCK_TIME_NONE;
   gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self), GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
                      check_rate_probe, self, NULL);
 }

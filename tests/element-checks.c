@@ -134,3 +134,31 @@ latency_at_least (GstHarness *h, GstClockTime min)
   GstClockTime latency = gst_harness_query_latency (h);
   return GST_CLOCK_TIME_IS_VALID (latency) && latency >= min;
 }
+
+static void
+keep_ignored_warning_category (GstDebugCategory *category, GstDebugLevel level, const gchar *file,
+                               const gchar *function, gint line, GObject *object,
+                               GstDebugMessage *message, gpointer user_data)
+{
+  char **out = user_data;
+  const char *text = gst_debug_message_get (message);
+  if (level == GST_LEVEL_WARNING && !*out && text
+      && strstr (text, "can only be set in NULL or READY"))
+    *out = g_strdup (gst_debug_category_get_name (category));
+}
+
+char *
+set_property_warning_category (GstElement *element, const char *prop, const char *value)
+{
+  char *category = NULL;
+  GstDebugLevel was = gst_debug_get_default_threshold ();
+  gboolean active = gst_debug_is_active ();
+  gst_debug_set_active (TRUE);
+  gst_debug_set_default_threshold (GST_LEVEL_WARNING);
+  gst_debug_add_log_function (keep_ignored_warning_category, &category, NULL);
+  gst_util_set_object_arg (G_OBJECT (element), prop, value);
+  gst_debug_remove_log_function (keep_ignored_warning_category);
+  gst_debug_set_default_threshold (was);
+  gst_debug_set_active (active);
+  return category;
+}

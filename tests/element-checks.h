@@ -24,3 +24,7 @@ void assert_broken_compilers_fail_to_start (const char *factory, const char *mod
 /* TRUE if the harness answers the LATENCY query (gst_harness_query_latency
  * gives GST_CLOCK_TIME_NONE when it does not) with a minimum of @min or more. */
 gboolean latency_at_least (GstHarness *h, GstClockTime min);
+/* Sets @prop of @element from the string @value and returns (transfer full)
+ * the name of the debug category in which the element warned that it
+ * ignored the change, or NULL when it logged no such warning. */
+char *set_property_warning_category (GstElement *element, const char *prop, const char *value);

@@ -65,3 +65,41 @@ fixture_read_floats (const char *name)
       }
   return out;
 }
+
+void
+fixture_write_gigaam (const char *path, FixtureGigaAmEdit edit, gsize truncate)
+{
+  g_autofree char *src = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *bytes = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (src, &bytes, &len, NULL));
+  if (truncate)
+    {
+      g_assert_true (g_file_set_contents (path, bytes, MIN (truncate, len), NULL));
+      return;
+    }
+  guint64 hlen;
+  memcpy (&hlen, bytes, 8);
+  hlen = GUINT64_FROM_LE (hlen);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, bytes + 8, (gssize) hlen, NULL));
+  JsonObject *header = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *meta = json_object_get_object_member (header, "__metadata__");
+  g_autoptr (JsonParser) cp = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (
+      cp, json_object_get_string_member (meta, "morok.config"), -1, NULL));
+  JsonObject *config = json_node_get_object (json_parser_get_root (cp));
+  edit (header, config);
+  if (json_object_has_member (meta, "morok.config"))
+    {
+      g_autofree char *cs = json_to_string (json_parser_get_root (cp), FALSE);
+      json_object_set_string_member (meta, "morok.config", cs);
+    }
+  g_autofree char *h = json_to_string (json_parser_get_root (parser), FALSE);
+  guint64 nl = GUINT64_TO_LE ((guint64) strlen (h));
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+  g_byte_array_append (out, (const guint8 *) &nl, 8);
+  g_byte_array_append (out, (const guint8 *) h, strlen (h));
+  g_byte_array_append (out, (const guint8 *) bytes + 8 + hlen, len - 8 - hlen);
+  g_assert_true (g_file_set_contents (path, (const char *) out->data, out->len, NULL));
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 /* tests/fixtures/@name; G_TEST_SRCDIR (set by meson) is tests/. (transfer full) */
 char *fixture_path (const char *name);
@@ -10,3 +11,10 @@ char *fixture_path (const char *name);
 gint16 *fixture_read_wav (const char *name, guint *out_rate, gsize *out_n);
 /* One float per line; lines starting with '#' are a header. (transfer full) */
 GArray *fixture_read_floats (const char *name);
+
+/* An edit of a GigaAM file's header: the header object and the parsed
+ * morok.config (written back after the edit). */
+typedef void (*FixtureGigaAmEdit) (JsonObject *header, JsonObject *config);
+/* Writes to @path a copy of gigaam-v3-tiny.safetensors with its header
+ * edited by @edit, or cut to @truncate bytes when that is not 0. */
+void fixture_write_gigaam (const char *path, FixtureGigaAmEdit edit, gsize truncate);

@@ -7,7 +7,6 @@
 #include <glib.h>
 #include "fixtures.h"
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "io/safetensors.h"
@@ -95,46 +94,12 @@ test_load_config (void)
     }
 }
 
-/* A copy of the v3 fixture with its header edited by @edit (header object
- * and the parsed morok.config, written back), or cut to @truncate bytes. */
+/* A copy of the v3 fixture, edited as fixture_write_gigaam (), in tmp_dir. */
 static char *
-write_variant (const char *name, void (*edit) (JsonObject *header, JsonObject *config),
-               gsize truncate)
+write_variant (const char *name, FixtureGigaAmEdit edit, gsize truncate)
 {
-  g_autofree char *src = fixture_path ("gigaam-v3-tiny.safetensors");
-  g_autofree char *bytes = NULL;
-  gsize len;
-  g_assert_true (g_file_get_contents (src, &bytes, &len, NULL));
   char *path = g_build_filename (tmp_dir, name, NULL);
-  if (truncate)
-    {
-      g_assert_true (g_file_set_contents (path, bytes, MIN (truncate, len), NULL));
-      return path;
-    }
-  guint64 hlen;
-  memcpy (&hlen, bytes, 8);
-  hlen = GUINT64_FROM_LE (hlen);
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_assert_true (json_parser_load_from_data (parser, bytes + 8, (gssize)hlen, NULL));
-  JsonObject *header = json_node_get_object (json_parser_get_root (parser));
-  JsonObject *meta = json_object_get_object_member (header, "__metadata__");
-  g_autoptr (JsonParser) cp = json_parser_new ();
-  g_assert_true (json_parser_load_from_data (
-      cp, json_object_get_string_member (meta, "morok.config"), -1, NULL));
-  JsonObject *config = json_node_get_object (json_parser_get_root (cp));
-  edit (header, config);
-  if (json_object_has_member (meta, "morok.config"))
-    {
-      g_autofree char *cs = json_to_string (json_parser_get_root (cp), FALSE);
-      json_object_set_string_member (meta, "morok.config", cs);
-    }
-  g_autofree char *h = json_to_string (json_parser_get_root (parser), FALSE);
-  guint64 nl = GUINT64_TO_LE ((guint64)strlen (h));
-  g_autoptr (GByteArray) out = g_byte_array_new ();
-  g_byte_array_append (out, (const guint8 *)&nl, 8);
-  g_byte_array_append (out, (const guint8 *)h, strlen (h));
-  g_byte_array_append (out, (const guint8 *)bytes + 8 + hlen, len - 8 - hlen);
-  g_assert_true (g_file_set_contents (path, (const char *)out->data, out->len, NULL));
+  fixture_write_gigaam (path, edit, truncate);
   return path;
 }
 
@@ -217,7 +182,7 @@ test_load_bad_files (void)
   static const struct
   {
     const char *name;
-    void (*edit) (JsonObject *, JsonObject *);
+    FixtureGigaAmEdit edit;
     gsize truncate;
     MorokIoError code;
     const char *says; /* part of the message */
@@ -258,6 +223,40 @@ test_load_bad_files (void)
   g_clear_error (&e);
 }
 
+static void
+edit_sample_rate (JsonObject *header, JsonObject *config)
+{
+  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"),
+                              "sample_rate", 48000);
+}
+
+/* A model made for 48 kHz is a valid file, but not one for 16 kHz audio:
+ * morok_gigaam_check_sample_rate () says so, naming the file and both
+ * rates; the fixture itself is a 16 kHz model. */
+static void
+test_load_sample_rate (void)
+{
+  g_autofree char *fixture = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autoptr (MorokGigaAm) ok = morok_gigaam_load (fixture, NULL);
+  g_assert_nonnull (ok);
+  g_assert_true (morok_gigaam_check_sample_rate (ok, 16000, NULL));
+
+  g_autofree char *path = write_variant ("rate-48k.safetensors", edit_sample_rate, 0);
+  GError *e = NULL;
+  g_autoptr (MorokGigaAm) m = morok_gigaam_load (path, &e);
+  g_assert_no_error (e);
+  g_assert_cmpuint (morok_gigaam_config (m)->sample_rate, ==, 48000);
+  g_assert_true (morok_gigaam_check_sample_rate (m, 48000, NULL));
+  g_assert_false (morok_gigaam_check_sample_rate (m, 16000, &e));
+  g_assert_error (e, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED);
+  g_test_message ("%s", e->message);
+  g_assert_nonnull (strstr (e->message, "rate-48k.safetensors"));
+  g_assert_nonnull (strstr (e->message, "48000 Hz"));
+  g_assert_nonnull (strstr (e->message, "16000 Hz"));
+  g_clear_error (&e);
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -265,6 +264,7 @@ main (int argc, char **argv)
   tmp_dir = g_dir_make_tmp ("morok-gigaam-load-XXXXXX", NULL);
   g_test_add_func ("/gigaam/load/config", test_load_config);
   g_test_add_func ("/gigaam/load/bad-files", test_load_bad_files);
+  g_test_add_func ("/gigaam/load/sample-rate", test_load_sample_rate);
   int rc = g_test_run ();
   g_rmdir (tmp_dir);
   g_free (tmp_dir);

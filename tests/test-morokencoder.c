@@ -5,6 +5,7 @@
 #include "models/gigaam-encoder-jit.h"
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -261,6 +262,178 @@ GST_START_TEST (test_broken_compiler)
 }
 GST_END_TEST;
 
+/* Records what leaves a pad: "G<ts>+<duration>" for a GAP event and
+ * "B<pts>+<duration>" for a buffer, in ms, space-separated, in order. */
+static GstPadProbeReturn
+record_timeline (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GString *out = user_data;
+  GstClockTime ts, duration;
+  char kind;
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    {
+      kind = 'B';
+      ts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+      duration = GST_BUFFER_DURATION (GST_PAD_PROBE_INFO_BUFFER (info));
+    }
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_GAP)
+    {
+      kind = 'G';
+      gst_event_parse_gap (GST_PAD_PROBE_INFO_EVENT (info), &ts, &duration);
+    }
+  else
+    return GST_PAD_PROBE_OK;
+  g_string_append_printf (out, "%s%c%" G_GINT64_FORMAT "+%" G_GINT64_FORMAT, out->len ? " " : "",
+                          kind, GST_CLOCK_TIME_IS_VALID (ts) ? (gint64) (ts / GST_MSECOND) : -1,
+                          GST_CLOCK_TIME_IS_VALID (duration) ? (gint64) (duration / GST_MSECOND)
+                                                             : -1);
+  return GST_PAD_PROBE_OK;
+}
+
+/* A harness around morokencoder @props on the tiny v3 model, whose output
+ * (GAPs and buffers) is recorded into @timeline. */
+static GstHarness *
+timeline_harness (const char *props, GString *timeline)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("morokencoder model=%s %s", model, props);
+  GstHarness *h = chain_harness (desc);
+  GstElement *encoder = gst_harness_find_element (h, "morokencoder");
+  GstPad *src = gst_element_get_static_pad (encoder, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+                     record_timeline, timeline, NULL);
+  gst_object_unref (src);
+  gst_object_unref (encoder);
+  return h;
+}
+
+/* Before the first utterance is complete, a GAP from the segment's start up
+ * to the first sample tells downstream it may preroll; it does not reach
+ * into the utterance, whose buffer comes at EOS. */
+GST_START_TEST (test_gap_before_first_output)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  g_autoptr (GString) timeline = g_string_new (NULL);
+  GstHarness *h = timeline_harness ("max-duration=2", timeline);
+  push_pcm (h, pcm, RATE, RATE / 2, 800); /* 0.5 s from 1.0 s on */
+  fail_unless_equals_string (timeline->str, "G0+1000");
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  fail_unless_equals_string (timeline->str, "G0+1000 B1000+500");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* With max-batch=2, the GAPs that end utterances are not passed on ahead
+ * of the utterances still waiting for their batch: each GAP comes after the
+ * buffers before it, the time between utterances told once they are out
+ * (0.5 s of speech, 0.5 s GAP, 0.5 s, 0.5 s GAP, 0.3 s, EOS). */
+GST_START_TEST (test_gaps_after_waiting_utterances)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  g_autoptr (GString) timeline = g_string_new (NULL);
+  GstHarness *h = timeline_harness ("max-duration=2 max-batch=2", timeline);
+  push_pcm (h, pcm, 0, RATE / 2, 800);
+  gst_harness_push_event (h, gst_event_new_gap (GST_SECOND / 2, GST_SECOND / 2));
+  push_pcm (h, pcm, RATE, RATE / 2, 800);
+  gst_harness_push_event (h, gst_event_new_gap (3 * GST_SECOND / 2, GST_SECOND / 2));
+  push_pcm (h, pcm, 2 * RATE, 3 * RATE / 10, 800);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  fail_unless_equals_string (timeline->str,
+                             "G0+0 B0+500 G500+500 B1000+500 G1500+500 B2000+300");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+/* Buffers without PTS get their utterances' times from the samples and the
+ * segment (start 0); a GAP event resyncs them: 1.5 s unstamped with
+ * max-duration=1, a GAP [3 s, 4 s), 0.5 s unstamped. */
+GST_START_TEST (test_times_without_pts)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  g_autoptr (GString) timeline = g_string_new (NULL);
+  GstHarness *h = timeline_harness ("max-duration=1", timeline);
+  for (guint k = 0; k < 4; k++) /* 1.5 s then 0.5 s, in 0.5 s buffers */
+    {
+      if (k == 3)
+        gst_harness_push_event (h, gst_event_new_gap (3 * GST_SECOND, GST_SECOND));
+      GstBuffer *buf = gst_buffer_new_memdup (pcm + k * RATE / 2, RATE / 2 * 2);
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  fail_unless_equals_string (timeline->str, "G0+0 B0+1000 B1000+500 G1500+2500 B4000+500");
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static GstPadProbeReturn
+count_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  g_atomic_int_inc ((gint *) user_data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* A tee feeding morokencoder on one branch and a plain sink on the other,
+ * with default queues, prerolls (the fixture's 29.4 s is under the default
+ * max-duration of 30 s: without GAPs the encoder's sink would wait for all
+ * of it while the other branch's full queue blocks the tee) and reaches
+ * EOS with the one utterance encoded. The waits are bounded: a hang fails. */
+GST_START_TEST (test_tee_prerolls)
+{
+  g_autofree char *wav = fixture_path ("speech-16k.wav");
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc
+      = g_strdup_printf ("filesrc location=%s ! wavparse ! audioconvert ! tee name=t "
+                         "t. ! queue ! morokencoder name=enc model=%s ! fakesink "
+                         "t. ! queue ! fakesink", wav, model);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  GstElement *enc = gst_bin_get_by_name (GST_BIN (pipe), "enc");
+  GstPad *src = gst_element_get_static_pad (enc, "src");
+  gint buffers = 0;
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &buffers, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  /* a wait limit, not a timing claim: preparing may compile the model */
+  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND),
+                          GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+                                                GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no EOS within 60 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  fail_unless_equals_int (g_atomic_int_get (&buffers), 1);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (enc);
+  gst_object_unref (pipe);
+}
+GST_END_TEST;
+
+/* In PLAYING, max-duration (read at prepare) is ignored with a warning in
+ * morokencoder's debug category. */
+GST_START_TEST (test_ready_only_properties)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("morokencoder model=%s max-duration=2", model);
+  GstHarness *h = chain_harness (desc);
+  GstElement *encoder = gst_harness_find_element (h, "morokencoder");
+  fail_unless (GST_STATE (encoder) == GST_STATE_PLAYING);
+  g_autofree char *category = set_property_warning_category (encoder, "max-duration", "5");
+  fail_unless_equals_string (category, "morokencoder");
+  gdouble max_duration;
+  g_object_get (encoder, "max-duration", &max_duration, NULL);
+  fail_unless_equals_float (max_duration, 2.0);
+  gst_object_unref (encoder);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
 /* A missing, wrong or absent model is an error message naming the file;
  * the state change fails and nothing crashes. */
 GST_START_TEST (test_bad_model)
@@ -271,6 +444,28 @@ GST_START_TEST (test_bad_model)
   assert_fails_to_start ("morokencoder", wrong, "onnx-tiny.onnx");
   g_autofree char *wav = fixture_path ("speech-16k.wav");
   assert_fails_to_start ("morokencoder", wav, "speech-16k.wav");
+}
+GST_END_TEST;
+
+static void
+edit_sample_rate_48k (JsonObject *header, JsonObject *config)
+{
+  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"),
+                              "sample_rate", 48000);
+}
+
+/* A model made for 48 kHz audio, where the element takes 16 kHz, is an error
+ * message naming the file and the rates; the state change fails. */
+GST_START_TEST (test_model_of_another_rate)
+{
+  g_autofree char *dir = g_dir_make_tmp ("morok-encoder-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "gigaam-48k.safetensors", NULL);
+  fixture_write_gigaam (path, edit_sample_rate_48k, 0);
+  assert_fails_to_start ("morokencoder", path,
+                         "gigaam-48k.safetensors: 'preprocessor.sample_rate' is 48000 Hz, "
+                         "the audio is 16000 Hz");
+  g_unlink (path);
+  g_rmdir (dir);
 }
 GST_END_TEST;
 
@@ -299,8 +494,14 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_precision_bf16x3);
   tcase_add_test (tc, test_precision_unsupported);
   tcase_add_test (tc, test_max_duration_cuts);
+  tcase_add_test (tc, test_gap_before_first_output);
+  tcase_add_test (tc, test_gaps_after_waiting_utterances);
+  tcase_add_test (tc, test_times_without_pts);
+  tcase_add_test (tc, test_tee_prerolls);
+  tcase_add_test (tc, test_ready_only_properties);
   tcase_add_test (tc, test_bad_model);
   tcase_add_test (tc, test_broken_compiler);
+  tcase_add_test (tc, test_model_of_another_rate);
   tcase_add_test (tc, test_state_cycles);
   return s;
 }

@@ -145,6 +145,51 @@ GST_START_TEST (test_messages_match_reference_segments)
 }
 GST_END_TEST;
 
+/* The fixture's boundaries, pushed in a segment starting at @segment_start
+ * and with @stamped buffers (else without PTS). */
+static GArray *
+boundaries_of_fixture (GstClockTime segment_start, gboolean stamped)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  GstHarness *h = vad_harness (NULL, NULL);
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.start = segment.time = segment_start;
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+  for (gsize i = 0; i < n; i += 1000)
+    {
+      GstBuffer *buf = pcm_buffer (pcm, i, MIN (1000, n - i));
+      GST_BUFFER_PTS (buf) = stamped ? GST_BUFFER_PTS (buf) + segment_start : GST_CLOCK_TIME_NONE;
+      GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+      g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
+    }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GArray *got = collect_boundaries (h);
+  vad_teardown (h);
+  return got;
+}
+
+/* Buffers without PTS get their boundaries' times from the samples and the
+ * segment: the segment's start plus the samples before, the times that
+ * buffers stamped so give. */
+GST_START_TEST (test_messages_without_pts)
+{
+  const GstClockTime start = 2 * GST_SECOND;
+  g_autoptr (GArray) want = boundaries_of_fixture (start, TRUE);
+  g_autoptr (GArray) got = boundaries_of_fixture (start, FALSE);
+  fail_unless (want->len > 0);
+  fail_unless_equals_int (got->len, want->len);
+  for (guint i = 0; i < got->len; i++)
+    {
+      Boundary *g = &g_array_index (got, Boundary, i), *w = &g_array_index (want, Boundary, i);
+      fail_unless (g->start == w->start);
+      fail_unless (w->ts >= start);
+      fail_unless_equals_uint64 (g->ts, w->ts);
+    }
+}
+GST_END_TEST;
+
 /* Every buffer carries a GstAudioLevelMeta; an existing level is kept. */
 GST_START_TEST (test_meta_on_every_buffer)
 {
@@ -296,14 +341,16 @@ GST_START_TEST (test_remove_silence)
 }
 GST_END_TEST;
 
-/* An unsupported rate fails negotiation with a message naming the rates. */
 /* In PLAYING, the properties read at prepare (GST_PARAM_MUTABLE_READY) are
- * ignored with a warning; post-messages (MUTABLE_PLAYING) still changes. */
+ * ignored with a warning in morokvad's debug category; post-messages
+ * (MUTABLE_PLAYING) still changes. */
 GST_START_TEST (test_ready_only_properties)
 {
   GstHarness *h = vad_harness (NULL, NULL);
   fail_unless (GST_STATE (h->element) == GST_STATE_PLAYING);
-  g_object_set (h->element, "threshold", 0.9, "post-messages", FALSE, NULL);
+  g_autofree char *category = set_property_warning_category (h->element, "threshold", "0.9");
+  fail_unless_equals_string (category, "morokvad");
+  g_object_set (h->element, "post-messages", FALSE, NULL);
   gdouble threshold;
   gboolean post;
   g_object_get (h->element, "threshold", &threshold, "post-messages", &post, NULL);
@@ -313,6 +360,7 @@ GST_START_TEST (test_ready_only_properties)
 }
 GST_END_TEST;
 
+/* An unsupported rate fails negotiation with a message naming the rates. */
 GST_START_TEST (test_unsupported_rate)
 {
   GstHarness *h = gst_harness_new ("morokvad");
@@ -371,6 +419,7 @@ morokvad_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_messages_match_reference_segments);
+  tcase_add_test (tc, test_messages_without_pts);
   tcase_add_test (tc, test_meta_on_every_buffer);
   tcase_add_test (tc, test_ready_only_properties);
   tcase_add_test (tc, test_discont_resets_state);

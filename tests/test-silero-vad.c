@@ -436,6 +436,46 @@ test_load_rejects_wrong_shape (void)
   g_unlink (tmp);
 }
 
+/* A weight holding Inf is named, not run (it would make every probability
+ * 0 or NaN): the first value of 'decoder.decoder.2.weight' of the v5 file,
+ * in both rates' copies, set to +Inf. The tensor is found by its name
+ * followed by its raw_data field (tag 0x4a, 512 bytes: varint 0x80 0x04). */
+static void
+test_load_rejects_non_finite_weight (void)
+{
+  gsize len;
+  g_autofree char *d = silero_contents ("v5", &len);
+  if (d == NULL)
+    return;
+  static const guint8 raw_data[] = { 0x4a, 0x80, 0x04 };
+  const float inf = INFINITY;
+  const char *name = "decoder.decoder.2.weight";
+  gsize name_len = strlen (name);
+  guint patched = 0;
+  for (gsize at = 0; at + name_len + sizeof raw_data + sizeof inf <= len; at++)
+    if (memcmp (d + at, name, name_len) == 0
+        && memcmp (d + at + name_len, raw_data, sizeof raw_data) == 0)
+      {
+        guint32 bits;
+        memcpy (&bits, &inf, 4);
+        bits = GUINT32_TO_LE (bits);
+        memcpy (d + at + name_len + sizeof raw_data, &bits, 4);
+        patched++;
+      }
+  g_assert_cmpuint (patched, ==, 2);
+  g_autofree char *tmp = write_tmp ("inf.onnx", d, len);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (tmp, &error);
+  g_assert_null (vad);
+  g_assert_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED);
+  g_test_message ("%s", error->message);
+  g_autofree char *base = g_path_get_basename (tmp);
+  g_assert_nonnull (strstr (error->message, base));
+  g_assert_nonnull (
+      strstr (error->message, "'decoder.decoder.2.weight' holds a non-finite value at 0"));
+  g_unlink (tmp);
+}
+
 /* ---- forward errors ---- */
 
 /* A rate without a network and misshapen inputs are tensor errors. */
@@ -475,6 +515,7 @@ main (int argc, char **argv)
   g_test_add_func ("/silero-vad/load/survives-corruption", test_load_survives_corruption);
   g_test_add_func ("/silero-vad/load/names-missing-tensor", test_load_names_missing_tensor);
   g_test_add_func ("/silero-vad/load/names-misshapen-tensor", test_load_rejects_wrong_shape);
+  g_test_add_func ("/silero-vad/load/names-non-finite-tensor", test_load_rejects_non_finite_weight);
   g_test_add_func ("/silero-vad/forward/rejects-bad-inputs", test_forward_rejects_bad_inputs);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -44,4 +44,12 @@ typedef enum
   MOROK_IO_ERROR_NOT_FOUND,
 } MorokIoError;
 
+/* Returns TRUE when the @n values of @data (tensor @tensor of @file) are all
+ * finite; otherwise fails with MOROK_IO_ERROR_MALFORMED naming the file, the
+ * tensor and the first bad index ("vad.onnx: tensor 'conv1.weight' holds a
+ * non-finite value at 17"): a weight that is Inf or NaN makes every output
+ * NaN or saturated, which no later check would tell from a real result. */
+gboolean morok_io_check_finite (const char *file, const char *tensor, const float *data, gint64 n,
+                                GError **error);
+
 G_END_DECLS

@@ -523,20 +523,11 @@ read_weight (MorokGigaAm *m, MorokSafetensors *st, const char *name, const Size 
   w->rank = rank;
   memcpy (w->dims, dims, sizeof dims);
   w->data = morok_safetensor_dup_f32 (t, error);
-  if (!w->data)
+  if (!w->data || !morok_io_check_finite (m->file, name, w->data, t->n_elements, error))
     {
       weight_free (w);
       return FALSE;
     }
-  for (gint64 i = 0; i < t->n_elements; i++)
-    if (!isfinite (w->data[i]))
-      {
-        g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
-                     "%s: tensor '%s' holds a non-finite value at %" G_GINT64_FORMAT, m->file, name,
-                     i);
-        weight_free (w);
-        return FALSE;
-      }
   g_hash_table_insert (m->weights, g_strdup (name), w);
   return TRUE;
 }
@@ -738,6 +729,18 @@ morok_gigaam_path (const MorokGigaAm *model)
 {
   g_return_val_if_fail (model != NULL, NULL);
   return model->path;
+}
+
+gboolean
+morok_gigaam_check_sample_rate (const MorokGigaAm *model, guint rate, GError **error)
+{
+  g_return_val_if_fail (model != NULL, FALSE);
+  if (model->config.sample_rate == rate)
+    return TRUE;
+  g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED,
+               "%s: 'preprocessor.sample_rate' is %u Hz, the audio is %u Hz", model->file,
+               model->config.sample_rate, rate);
+  return FALSE;
 }
 
 void

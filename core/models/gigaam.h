@@ -111,6 +111,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokGigaAm, morok_gigaam_unref)
 const MorokGigaAmConfig *morok_gigaam_config (const MorokGigaAm *model);
 /* The file it was loaded from. (transfer none) */
 const char *morok_gigaam_path (const MorokGigaAm *model);
+/* TRUE when the model takes audio at @rate Hz (its config's
+ * preprocessor.sample_rate); otherwise FALSE with MOROK_IO_ERROR_UNSUPPORTED
+ * naming the file and both rates: a model's front-end and frames are made
+ * for its rate, and audio at another one gives plausible, wrong output. */
+gboolean morok_gigaam_check_sample_rate (const MorokGigaAm *model, guint rate, GError **error);
 
 /* ---- limits of the JIT wrappers' variables ---- */
 

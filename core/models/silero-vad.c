@@ -29,10 +29,17 @@ param_take (const MorokOnnxTensor *t, guint rank, const gint64 *dims, guint use_
 {
   if (t == NULL || !morok_onnx_tensor_check_dims (t, rank, dims, error))
     return FALSE;
-  p->data = morok_onnx_tensor_to_f32 (t, NULL, error);
-  if (p->data == NULL)
-    return FALSE;
-  p->name = g_strdup (t->name[0] ? t->name : t->value_name);
+  gsize n;
+  p->data = morok_onnx_tensor_to_f32 (t, &n, error);
+  const char *name = t->name[0] ? t->name : t->value_name;
+  if (p->data == NULL
+      || !morok_io_check_finite (morok_onnx_model_name (t->graph->model), name, p->data,
+                                 (gint64) n, error))
+    {
+      g_clear_pointer (&p->data, g_free);
+      return FALSE;
+    }
+  p->name = g_strdup (name);
   p->rank = use_dims ? use_rank : rank;
   memcpy (p->dims, use_dims ? use_dims : dims, p->rank * sizeof (gint64));
   return TRUE;
