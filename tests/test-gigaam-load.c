@@ -153,6 +153,15 @@ edit_model_class (JsonObject *header, JsonObject *config)
   json_object_set_string_member (config, "model_class", "ssl");
 }
 
+/* a frame of 65536 samples: the front-end's tables would take 100 GB */
+static void
+edit_n_fft (JsonObject *header, JsonObject *config)
+{
+  JsonObject *pre = json_object_get_object_member (config, "preprocessor");
+  json_object_set_int_member (pre, "n_fft", 65536);
+  json_object_set_int_member (pre, "win_length", 65536);
+}
+
 /* model_class rnnt over a CTC head */
 static void
 edit_head_type (JsonObject *header, JsonObject *config)
@@ -199,6 +208,7 @@ test_load_bad_files (void)
     { "key.safetensors", edit_missing_key, 0, MOROK_IO_ERROR_NOT_FOUND, "'encoder.n_layers'" },
     { "class.safetensors", edit_model_class, 0, MOROK_IO_ERROR_UNSUPPORTED, "'ssl'" },
     { "head-type.safetensors", edit_head_type, 0, MOROK_IO_ERROR_MALFORMED, "'head.type'" },
+    { "n-fft.safetensors", edit_n_fft, 0, MOROK_IO_ERROR_MALFORMED, "n_fft" },
     { "attention.safetensors", edit_attention, 0, MOROK_IO_ERROR_UNSUPPORTED, "rel_pos" },
     { "vocabulary.safetensors", edit_vocabulary, 0, MOROK_IO_ERROR_MALFORMED, "vocabulary.tokens" },
   };
