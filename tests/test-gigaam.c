@@ -12,14 +12,13 @@
 #include <string.h>
 
 #include "alloc-counter.h"
-#include "fixtures.h"
-#include "io/safetensors.h"
+#include "gigaam-fixture.h"
 #include "models/ctc-decode.h"
 #include "models/gigaam-encoder-jit.h"
 #include "models/gigaam.h"
 
-#define N_UTT 3
-#define MAX_BATCH 3
+#define N_UTT GIGAAM_FIXTURE_UTTERANCES
+#define MAX_BATCH GIGAAM_FIXTURE_UTTERANCES
 /* docs/gigaam-model.md suggests 1e-3 absolute on the log-mel features
  * (values -20.7 .. 7), as an f32 FFT is within 3.2e-4; Morok's exact DFT
  * product (gigaam-frontend.c) is within 2.4e-5, so the test asks 1e-4. */
@@ -31,56 +30,7 @@
 
 /* ---- fixtures ---- */
 
-typedef struct
-{
-  const char *version;
-  MorokGigaAm *model;
-  MorokSafetensors *ref;
-  MorokSafetensors *audio_file;
-  const float *audio[N_UTT];
-  gint64 n[N_UTT];
-  float *audio_copy[N_UTT];
-} Fixture;
-
-static void
-fixture_load (Fixture *f, const char *version)
-{
-  GError *e = NULL;
-  memset (f, 0, sizeof *f);
-  f->version = version;
-  g_autofree char *name = g_strdup_printf ("gigaam-%s-tiny.safetensors", version);
-  g_autofree char *ref_name = g_strdup_printf ("gigaam-%s-tiny-ref.safetensors", version);
-  g_autofree char *path = fixture_path (name);
-  g_autofree char *ref_path = fixture_path (ref_name);
-  g_autofree char *audio_path = fixture_path ("gigaam-audio.safetensors");
-  f->model = morok_gigaam_load (path, &e);
-  g_assert_no_error (e);
-  f->ref = morok_safetensors_open (ref_path, &e);
-  g_assert_no_error (e);
-  f->audio_file = morok_safetensors_open (audio_path, &e);
-  g_assert_no_error (e);
-  for (int i = 0; i < N_UTT; i++)
-    {
-      g_autofree char *an = g_strdup_printf ("audio.%d", i);
-      const MorokSafetensor *t = morok_safetensors_get (f->audio_file, an, &e);
-      g_assert_no_error (e);
-      f->audio_copy[i] = morok_safetensor_dup_f32 (t, &e);
-      g_assert_no_error (e);
-      f->audio[i] = f->audio_copy[i];
-      f->n[i] = t->n_elements;
-    }
-  morok_gigaam_set_limits (f->model, MAX_BATCH, f->n[N_UTT - 1]);
-}
-
-static void
-fixture_clear (Fixture *f)
-{
-  for (int i = 0; i < N_UTT; i++)
-    g_free (f->audio_copy[i]);
-  morok_safetensors_free (f->audio_file);
-  morok_safetensors_free (f->ref);
-  morok_gigaam_unref (f->model);
-}
+typedef GigaAmFixture Fixture;
 
 /* A reference tensor as f32 (transfer full), and its dims. */
 static float *
@@ -244,7 +194,7 @@ check_features (gconstpointer data)
 {
   const char *version = data;
   Fixture f;
-  fixture_load (&f, version);
+  gigaam_fixture_load (&f, version);
   g_autoptr (ProbeJit) jit = probe_new (&f, TRUE);
   const MorokGigaAmConfig *c = morok_gigaam_config (f.model);
   double worst_all = 0;
@@ -275,7 +225,7 @@ check_features (gconstpointer data)
     }
   g_test_message ("%s features: max abs error %.3g", version, worst_all);
   g_assert_cmpfloat (worst_all, <=, FEATURE_TOL);
-  fixture_clear (&f);
+  gigaam_fixture_clear (&f);
 }
 
 /* Subsampling and layer outputs ([b, T', d]) of alone.0 and of the batch
@@ -285,7 +235,7 @@ check_traces (gconstpointer data)
 {
   const char *version = data;
   Fixture f;
-  fixture_load (&f, version);
+  gigaam_fixture_load (&f, version);
   g_autoptr (ProbeJit) jit = probe_new (&f, FALSE);
   const MorokGigaAmConfig *c = morok_gigaam_config (f.model);
   const guint which[] = { 0, 3 }; /* the runs with traces: alone.0 and batch */
@@ -323,7 +273,7 @@ check_traces (gconstpointer data)
     }
   g_test_message ("%s layer outputs: max error %.3g", version, worst_all);
   g_assert_cmpfloat (worst_all, <=, ENCODER_TOL);
-  fixture_clear (&f);
+  gigaam_fixture_clear (&f);
 }
 
 /* ---- the wrappers ---- */
@@ -385,7 +335,7 @@ check_ctc (const char *version, MorokPrecision precision, double tol)
 {
   GError *e = NULL;
   Fixture f;
-  fixture_load (&f, version);
+  gigaam_fixture_load (&f, version);
   g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
   morok_prepare_config_set_precision (config, precision);
   const MorokGigaAmConfig *c = morok_gigaam_config (f.model);
@@ -482,7 +432,7 @@ check_ctc (const char *version, MorokPrecision precision, double tol)
   g_assert_false (gigaam_ctc_jit_run (jit, &f.audio[2], &too_long, 1, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME);
   g_clear_error (&e);
-  fixture_clear (&f);
+  gigaam_fixture_clear (&f);
 }
 
 /* precision f16 needs AVX512-FP16, bf16x3 AMX-BF16 */
@@ -503,7 +453,7 @@ check_encoder (const char *version, MorokPrecision precision, double tol)
 {
   GError *e = NULL;
   Fixture f;
-  fixture_load (&f, version);
+  gigaam_fixture_load (&f, version);
   g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
   morok_prepare_config_set_precision (config, precision);
   const MorokGigaAmConfig *c = morok_gigaam_config (f.model);
@@ -542,7 +492,7 @@ check_encoder (const char *version, MorokPrecision precision, double tol)
   g_assert_cmpfloat (worst, <=, tol);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
-  fixture_clear (&f);
+  gigaam_fixture_clear (&f);
 }
 
 /* The wrappers, in each precision the CPU runs. */
