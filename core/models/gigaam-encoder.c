@@ -5,14 +5,19 @@
  * over contiguous rows and the depthwise convolution a sum of shifted views
  * over time.
  *
- * Per batch item, the frames past its encoded length are masked in
- * attention (their keys get weight 0) and zeroed before the depthwise
- * convolution, as the reference does; nothing is masked in the subsampling.
- * The mask comes from the lengths input in the graph: frame j is valid iff
- * length >= thr[j], where thr[j] is the fewest samples that give more than j
- * encoded frames (a table made from the closed-form lengths, gigaam.c). The
- * rotary cos/sin tables are made for the longest T' the plan allows and
- * sliced to T'. */
+ * Per batch item, the frames past its length are zeroed in the
+ * subsampling's input and in its first convolution's output (as upstream
+ * since its PR #75), masked in attention (their keys get weight 0) and
+ * zeroed before the depthwise convolution; every other step is per frame,
+ * so an item of a batch computes its valid frames as it does alone.
+ * (Upstream zeroes the second convolution's output too; nothing after it
+ * reads another frame but through those masks, so that changes only frames
+ * that are not the item's.) The
+ * masks come from the lengths input in the graph: frame j of a stage is
+ * valid iff length >= thr[j], where thr[j] is the fewest samples that give
+ * more than j frames there (a table made from the closed-form lengths,
+ * gigaam.c). The rotary cos/sin tables are made for the longest T' the plan
+ * allows and sliced to T'. */
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-private.h"
 
@@ -24,6 +29,7 @@ typedef struct
   MorokGraph *g;
   MorokSymPool *pool;
   GError **error;
+  MorokTensor *lengths;    /* [b] integer samples */
   const MorokSym *b, *t;   /* batch, encoded frames */
   MorokTensor *key_mask;   /* [b, 1, 1, T'] bool: TRUE for valid frames */
   MorokTensor *frame_mask; /* [b, T', 1] bool */
@@ -65,6 +71,59 @@ layer_norm (Enc *e, MorokTensor *x, const char *prefix, guint layer)
                                   e->m->config.layer_norm_eps, e->error);
 }
 
+/* ---- masks of the valid frames ---- */
+
+/* [b, T] bool, TRUE where frame j - @offset of @stage (0: the features, 1:
+ * after the first stride-2 layer, 2: encoded) is one of the item's; the
+ * @offset frames in front (zero padding) count as valid. */
+static MorokTensor *
+valid_frames (Enc *e, guint stage, const MorokSym *t, gint64 offset)
+{
+  MorokGigaAm *m = e->m;
+  gint64 t_max = morok_sym_hi (t);
+  /* thr[j]: the fewest samples with more than j - offset frames, by binary
+   * search (the frames grow with the samples); 4 (j + 2) hops and two
+   * windows are always enough */
+  gint64 l_max = (4 * t_max + 8) * (gint64)m->config.hop_length + 2 * (gint64)m->config.n_fft;
+  g_autofree char *name = g_strdup_printf ("frame_thresholds.%u.%" G_GINT64_FORMAT, stage, offset);
+  gboolean fill;
+  float *thr = gigaam_table (m, name, (gsize)t_max, &fill);
+  for (gint64 j = offset; fill && j < t_max; j++)
+    {
+      gint64 lo = 0, hi = l_max;
+      while (lo < hi)
+        {
+          gint64 mid = lo + (hi - lo) / 2;
+          if (gigaam_stage_frames (m, mid, stage) > j - offset)
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+      thr[j] = (float)lo;
+    }
+  g_autofree char *wname = g_strdup_printf ("gigaam.%s", name);
+  MorokTensor *th = morok_tensor_weight (e->g, wname, MOROK_DTYPE_F32, thr, (gint64[]){ t_max }, 1);
+  th = morok_tensor_slice (th, 0, c_sym (e, 0), t, e->error);
+  th = reshape (e, th, (const MorokSym *[]){ c_sym (e, 1), t }, 2);
+  MorokTensor *len = morok_tensor_cast (e->lengths, MOROK_DTYPE_F32, e->error);
+  len = reshape (e, len, (const MorokSym *[]){ e->b, c_sym (e, 1) }, 2);
+  return morok_tensor_ge (len, th, e->error);
+}
+
+/* x [b, T, ...] with the frames that are not the item's (valid_frames)
+ * set to 0 */
+static MorokTensor *
+zero_padded_frames (Enc *e, MorokTensor *x, guint stage, gint64 offset)
+{
+  if (!x)
+    return NULL;
+  const MorokSym *shape[MOROK_MAX_RANK] = { e->b, x->shape[1] };
+  for (guint i = 2; i < x->rank; i++)
+    shape[i] = c_sym (e, 1);
+  MorokTensor *valid = reshape (e, valid_frames (e, stage, x->shape[1], offset), shape, x->rank);
+  return morok_tensor_where (valid, x, morok_tensor_scalar_like (x, 0.0), e->error);
+}
+
 /* ---- subsampling: [b, T, F] -> [b, T', d] ---- */
 
 /* Runs of k taps along @axis (stride 2) of a channels-last x [..., L, ..., c]
@@ -99,10 +158,11 @@ tap_weight (Enc *e, const char *name)
                                  e->error);
 }
 
-/* v3: features [b, T + 2p, F], zero-padded along time -> Conv1d (F -> d),
- * ReLU, Conv1d (d -> d), ReLU, both kernel k, stride 2 -> [b, T', d].
- * Channels last, each conv is one matmul: the k frames under an output
- * frame are a contiguous run of k · c values. */
+/* v3: features [b, T + 2p, F], zero-padded along time and past each
+ * item's frames -> Conv1d (F -> d), ReLU, Conv1d (d -> d), ReLU, both kernel
+ * k, stride 2 -> [b, T', d]; the first conv's frames past the item's are
+ * zeroed too. Channels last, each conv is one matmul: the k frames under an
+ * output frame are a contiguous run of k · c values. */
 static MorokTensor *
 subsample_1d (Enc *e, MorokTensor *feat)
 {
@@ -110,6 +170,7 @@ subsample_1d (Enc *e, MorokTensor *feat)
   MorokTensor *x = morok_tensor_matmul (
       tap_runs (e, feat, 1, k), tap_weight (e, "encoder.pre_encode.conv.0.weight"), e->error);
   x = morok_tensor_add (x, W (e, "encoder.pre_encode.conv.0.bias"), e->error);
+  x = zero_padded_frames (e, x, 1, 0);
   /* ReLU after the padding (ReLU (0) = 0): a computed node, stored padded */
   x = morok_tensor_relu (
       morok_tensor_pad (x, (gint64[]){ 0, p, 0 }, (gint64[]){ 0, p, 0 }, 0.0, e->error), e->error);
@@ -119,9 +180,10 @@ subsample_1d (Enc *e, MorokTensor *feat)
                             e->error);
 }
 
-/* v2: features [b, T + 2p, F + 2p], zero-padded, as an image -> Conv2d
- * (1 -> d), ReLU, Conv2d (d -> d), ReLU, both k x k with stride 2 ->
- * [b, T', F', d] -> Linear over (F', d) -> [b, T', d]. Channels last; the
+/* v2: features [b, T + 2p, F + 2p], zero-padded and past each item's
+ * frames, as an image -> Conv2d (1 -> d), ReLU, Conv2d (d -> d), ReLU, both
+ * k x k with stride 2 -> [b, T', F', d] -> Linear over (F', d) -> [b, T', d];
+ * the first conv's rows past the item's are zeroed too. Channels last; the
  * first conv is an im2col of k² values per position and a matmul; the
  * second reads its padded input in place, one matmul per row of taps over
  * a run of k · d values ([b, T', F', k · d] x [k · d, d]). An im2col of the
@@ -141,6 +203,7 @@ subsample_2d (Enc *e, MorokTensor *feat)
   x = morok_tensor_add (
       morok_tensor_matmul (x, tap_weight (e, "encoder.pre_encode.conv.0.weight"), e->error),
       W (e, "encoder.pre_encode.conv.0.bias"), e->error); /* [b, T1, F1, d] */
+  x = zero_padded_frames (e, x, 1, 0);
   x = morok_tensor_relu (
       morok_tensor_pad (x, (gint64[]){ 0, p, p, 0 }, (gint64[]){ 0, p, p, 0 }, 0.0, e->error),
       e->error);
@@ -170,36 +233,9 @@ subsample_2d (Enc *e, MorokTensor *feat)
 /* ---- masks and rotary tables, for T' frames ---- */
 
 static gboolean
-make_masks (Enc *e, MorokTensor *lengths)
+make_masks (Enc *e)
 {
-  MorokGigaAm *m = e->m;
-  gint64 t_max = morok_sym_hi (e->t);
-  /* thr[j]: the fewest samples with more than j encoded frames, by binary
-   * search (encoded_frames is monotonic); 4 (j + 2) hops and a frame are
-   * always enough */
-  gint64 l_max = (4 * t_max + 8) * (gint64)m->config.hop_length + 2 * (gint64)m->config.n_fft;
-  gboolean fill;
-  float *thr = gigaam_table (m, "frame_thresholds", (gsize)t_max, &fill);
-  for (gint64 j = 0; fill && j < t_max; j++)
-    {
-      gint64 lo = 0, hi = l_max;
-      while (lo < hi)
-        {
-          gint64 mid = lo + (hi - lo) / 2;
-          if (morok_gigaam_encoded_frames (m, mid) > j)
-            hi = mid;
-          else
-            lo = mid + 1;
-        }
-      thr[j] = (float)lo;
-    }
-  MorokTensor *th = morok_tensor_weight (e->g, "gigaam.frame_thresholds", MOROK_DTYPE_F32, thr,
-                                         (gint64[]){ t_max }, 1);
-  th = morok_tensor_slice (th, 0, c_sym (e, 0), e->t, e->error);
-  th = reshape (e, th, (const MorokSym *[]){ c_sym (e, 1), e->t }, 2);
-  MorokTensor *len = morok_tensor_cast (lengths, MOROK_DTYPE_F32, e->error);
-  len = reshape (e, len, (const MorokSym *[]){ e->b, c_sym (e, 1) }, 2);
-  MorokTensor *valid = morok_tensor_ge (len, th, e->error); /* [b, T'] */
+  MorokTensor *valid = valid_frames (e, 2, e->t, 0); /* [b, T'] */
   e->key_mask
       = reshape (e, valid, (const MorokSym *[]){ e->b, c_sym (e, 1), c_sym (e, 1), e->t }, 4);
   e->frame_mask = reshape (e, valid, (const MorokSym *[]){ e->b, e->t, c_sym (e, 1) }, 3);
@@ -369,15 +405,17 @@ static MorokTensor *
 encode_padded (MorokGigaAm *model, MorokTensor *feat, MorokTensor *lengths, guint n_layers,
                GError **error)
 {
-  Enc e = { .m = model, .g = feat->graph, .error = error };
+  Enc e = { .m = model, .g = feat->graph, .error = error, .lengths = lengths };
   e.pool = morok_graph_sym_pool (e.g);
-  MorokTensor *x = model->config.version == MOROK_GIGAAM_V3 ? subsample_1d (&e, feat)
-                                                            : subsample_2d (&e, feat);
+  e.b = feat->shape[0];
+  feat = zero_padded_frames (&e, feat, 0, model->config.subs_padding);
+  MorokTensor *x = !feat                                      ? NULL
+                   : model->config.version == MOROK_GIGAAM_V3 ? subsample_1d (&e, feat)
+                                                              : subsample_2d (&e, feat);
   if (!x)
     goto fail;
-  e.b = x->shape[0];
   e.t = x->shape[1];
-  if (!make_masks (&e, lengths) || !make_rotary (&e))
+  if (!make_masks (&e) || !make_rotary (&e))
     goto fail;
   for (guint i = 0; x && i < n_layers; i++)
     x = conformer_layer (&e, x, i);

@@ -39,6 +39,10 @@ struct _MorokGigaAm
 MorokTensor *gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,
                              gint64 pad_t, gint64 pad_f, GError **error);
 
+/* Frames of @samples samples after @stage of the two stride-2 subsampling
+ * layers: 0 the feature frames, 2 the encoded frames. */
+gint64 gigaam_stage_frames (const MorokGigaAm *model, gint64 samples, guint stage);
+
 /* A weight tensor of @model in @g, by name (printf-style, e.g. a layer
  * index); NULL with a MOROK_TENSOR_ERROR if the model has no such weight
  * (a bug: load checked every name the builders use). */

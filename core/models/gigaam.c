@@ -792,8 +792,16 @@ gint64
 morok_gigaam_encoded_frames (const MorokGigaAm *model, gint64 samples)
 {
   g_return_val_if_fail (model != NULL, 0);
+  return gigaam_stage_frames (model, samples, 2);
+}
+
+gint64
+gigaam_stage_frames (const MorokGigaAm *model, gint64 samples, guint stage)
+{
   gint64 t = morok_gigaam_feature_frames (model, samples);
-  return subsample_length (&model->config, subsample_length (&model->config, t));
+  for (guint i = 0; i < stage; i++)
+    t = subsample_length (&model->config, t);
+  return t;
 }
 
 double
