@@ -295,6 +295,62 @@ test_ctc (gconstpointer data)
   fixture_clear (&f);
 }
 
+/* The three utterances as one batch decode to the tokens and frames each
+ * gets alone (the encoder masks padding, "Batches" in docs/gigaam-model.md;
+ * the RNN-T rows run in one greedy loop). */
+static void
+test_batch_equals_alone (gconstpointer data)
+{
+  GError *e = NULL;
+  Fixture f;
+  fixture_load (&f, data);
+  const MorokGigaAmConfig *cfg = morok_gigaam_config (f.model);
+  gboolean rnnt = cfg->head == MOROK_GIGAAM_HEAD_RNNT;
+  g_autoptr (GigaAmRnntJit) proj = rnnt ? gigaam_rnnt_jit_new (morok_gigaam_ref (f.model)) : NULL;
+  g_autoptr (GigaAmCtcJit) ctc = rnnt ? NULL : gigaam_ctc_jit_new (morok_gigaam_ref (f.model));
+  g_autoptr (MorokRnntDecoder) dec = NULL;
+  if (rnnt)
+    {
+      g_assert_true (gigaam_rnnt_jit_prepare_at_bounds (proj, NULL, &e));
+      dec = morok_rnnt_decoder_new (f.model, N_UTT, NULL, &e);
+    }
+  else
+    g_assert_true (gigaam_ctc_jit_prepare_at_bounds (ctc, NULL, &e));
+  g_assert_no_error (e);
+  const float *waves[N_UTT] = { f.audio[0], f.audio[1], f.audio[2] };
+  gint64 frames[N_UTT];
+  for (guint i = 0; i < N_UTT; i++)
+    frames[i] = morok_gigaam_encoded_frames (f.model, f.n[i]);
+  if (rnnt)
+    {
+      g_assert_true (gigaam_rnnt_jit_run (proj, waves, f.n, N_UTT, &e));
+      const MorokBuffer *p = gigaam_rnnt_jit_output (proj, &e);
+      g_assert_true (morok_rnnt_decoder_run (dec, p->data, p->shape[1], frames, N_UTT, &e));
+      g_assert_no_error (e);
+      for (guint i = 0; i < N_UTT; i++)
+        {
+          guint n;
+          const MorokCtcToken *tokens = morok_rnnt_decoder_tokens (dec, i, &n);
+          assert_tokens (&f, i, tokens, n);
+        }
+    }
+  else
+    {
+      g_assert_true (gigaam_ctc_jit_run (ctc, waves, f.n, N_UTT, &e));
+      const MorokBuffer *lp = gigaam_ctc_jit_output (ctc, &e); /* [3, T', C] */
+      g_assert_no_error (e);
+      for (guint i = 0; i < N_UTT; i++)
+        {
+          g_autofree MorokCtcToken *tokens = g_new (MorokCtcToken, frames[i]);
+          const float *item = (const float *)lp->data + i * lp->shape[1] * cfg->n_classes;
+          guint n = morok_ctc_greedy_decode (item, frames[i], cfg->n_classes, cfg->n_classes,
+                                             cfg->blank_id, tokens);
+          assert_tokens (&f, i, tokens, n);
+        }
+    }
+  fixture_clear (&f);
+}
+
 /* Decoding steps the predictor and the joint many times without building,
  * compiling or (after the first run) allocating anything. */
 static void
@@ -360,6 +416,12 @@ main (int argc, char **argv)
                         test_rnnt);
   g_test_add_data_func ("/gigaam-asr/rnnt/v2-chars-two-layers", "gigaam-v2-rnnt-tiny", test_rnnt);
   g_test_add_data_func ("/gigaam-asr/ctc/v3-e2e-sentencepiece", "gigaam-v3-e2e-ctc-tiny", test_ctc);
+  g_test_add_data_func ("/gigaam-asr/batch-equals-alone/v3-e2e-rnnt", "gigaam-v3-e2e-rnnt-tiny",
+                        test_batch_equals_alone);
+  g_test_add_data_func ("/gigaam-asr/batch-equals-alone/v2-rnnt", "gigaam-v2-rnnt-tiny",
+                        test_batch_equals_alone);
+  g_test_add_data_func ("/gigaam-asr/batch-equals-alone/v3-e2e-ctc", "gigaam-v3-e2e-ctc-tiny",
+                        test_batch_equals_alone);
   g_test_add_func ("/gigaam-asr/rnnt/steps-reuse-the-plans", test_rnnt_steps_reuse_the_plans);
   g_test_add_func ("/gigaam-asr/rnnt/decoder-needs-rnnt", test_rnnt_decoder_needs_rnnt);
   int rc = g_test_run ();
