@@ -69,7 +69,14 @@ fixture_read_floats (const char *name)
 void
 fixture_write_gigaam (const char *path, FixtureGigaAmEdit edit, gsize truncate)
 {
-  g_autofree char *src = fixture_path ("gigaam-v3-tiny.safetensors");
+  fixture_write_edited ("gigaam-v3-tiny.safetensors", path, edit, truncate);
+}
+
+void
+fixture_write_edited (const char *fixture, const char *path, FixtureGigaAmEdit edit,
+                      gsize truncate)
+{
+  g_autofree char *src = fixture_path (fixture);
   g_autofree char *bytes = NULL;
   gsize len;
   g_assert_true (g_file_get_contents (src, &bytes, &len, NULL));

@@ -18,3 +18,6 @@ typedef void (*FixtureGigaAmEdit) (JsonObject *header, JsonObject *config);
 /* Writes to @path a copy of gigaam-v3-tiny.safetensors with its header
  * edited by @edit, or cut to @truncate bytes when that is not 0. */
 void fixture_write_gigaam (const char *path, FixtureGigaAmEdit edit, gsize truncate);
+/* The same from the GigaAM fixture file @fixture. */
+void fixture_write_edited (const char *fixture, const char *path, FixtureGigaAmEdit edit,
+                           gsize truncate);

@@ -267,6 +267,42 @@ test_load_sample_rate (void)
   g_unlink (path);
 }
 
+/* head.joint.joint_net.1.weight stored [J, C] instead of [C, J] (same bytes) */
+static void
+edit_joint_shape (JsonObject *header, JsonObject *config)
+{
+  JsonArray *shape = json_object_get_array_member (
+      json_object_get_object_member (header, "head.joint.joint_net.1.weight"), "shape");
+  gint64 c = json_array_get_int_element (shape, 0), j = json_array_get_int_element (shape, 1);
+  JsonArray *swapped = json_array_new ();
+  json_array_add_int_element (swapped, j);
+  json_array_add_int_element (swapped, c);
+  json_object_set_array_member (
+      json_object_get_object_member (header, "head.joint.joint_net.1.weight"), "shape", swapped);
+}
+
+/* An RNN-T file whose joint output weight has the wrong shape is an error
+ * naming the file and the tensor; the unedited file loads. */
+static void
+test_load_rnnt_head_shape (void)
+{
+  GError *e = NULL;
+  g_autofree char *path = g_build_filename (tmp_dir, "joint-shape.safetensors", NULL);
+  g_autofree char *good = fixture_path ("gigaam-v2-rnnt-tiny.safetensors");
+  g_autoptr (MorokGigaAm) model = morok_gigaam_load (good, &e);
+  g_assert_no_error (e);
+  g_assert_cmpint (morok_gigaam_config (model)->head, ==, MOROK_GIGAAM_HEAD_RNNT);
+  g_assert_cmpuint (morok_gigaam_config (model)->pred_layers, ==, 2);
+  fixture_write_edited ("gigaam-v2-rnnt-tiny.safetensors", path, edit_joint_shape, 0);
+  g_assert_null (morok_gigaam_load (path, &e));
+  g_test_message ("%s", e->message);
+  g_assert_error (e, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED);
+  g_assert_nonnull (strstr (e->message, "joint-shape.safetensors"));
+  g_assert_nonnull (strstr (e->message, "'head.joint.joint_net.1.weight'"));
+  g_clear_error (&e);
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -275,6 +311,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gigaam/load/config", test_load_config);
   g_test_add_func ("/gigaam/load/bad-files", test_load_bad_files);
   g_test_add_func ("/gigaam/load/sample-rate", test_load_sample_rate);
+  g_test_add_func ("/gigaam/load/rnnt-head-shape", test_load_rnnt_head_shape);
   int rc = g_test_run ();
   g_rmdir (tmp_dir);
   g_free (tmp_dir);
