@@ -8,7 +8,7 @@
 
 /* FALSE where the counting cannot work (under AddressSanitizer). */
 gboolean alloc_counter_works (void);
-/* Starts counting from zero. */
+/* Starts counting from zero, the calling thread's allocations only. */
 void alloc_counter_start (void);
 /* Stops counting; returns the allocations since alloc_counter_start (). */
 gint alloc_counter_stop (void);
