@@ -14,7 +14,8 @@ token's frame and ends one frame after its last token's (40 ms frames).
 Without --wav: N utterances (default 300) of K held-out voices (default 40,
 digits_speech.held_out_voices: variants and speeds training never used),
 synthesised now by espeak-ng. With --wav: the recording and the truth in the
-JSON beside it (make-digits-audio.py), decoded in one pass. Prints the WER
+JSON beside it (make-digits-audio.py), each sequence cut out with 0.3 s
+around it (as a voice-activity detector would hand it on) and decoded alone. Prints the WER
 (word edits / reference words) and, over the words of utterances decoded
 correctly, the start and end errors; exits 1 when --max-wer or
 --max-time-error is exceeded.
@@ -108,6 +109,19 @@ def score(truths, hyps):
     return edits / max(n_ref, 1), n_ref, starts, ends
 
 
+def cut_sequences(wave, truth, margin=0.3):
+    """Each sequence of a make-digits-audio.py recording with `margin` seconds
+    around it, and its words with times from the cut's start."""
+    waves, truths = [], []
+    for seq in truth["sequences"]:
+        lo = max(seq["start"] - margin, 0.0)
+        hi = seq["end"] + margin
+        waves.append(wave[int(lo * digits_speech.SR):int(hi * digits_speech.SR)])
+        truths.append([{"word": w["word"], "start": w["start"] - lo, "end": w["end"] - lo}
+                       for w in truth["words"] if seq["start"] <= w["start"] < seq["end"]])
+    return waves, truths
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("model")
@@ -127,8 +141,7 @@ def main():
         if rate != digits_speech.SR:
             raise SystemExit("%s: %d Hz, expected %d" % (args.wav, rate, digits_speech.SR))
         with open(os.path.splitext(args.wav)[0] + ".json") as f:
-            truths = [json.load(f)["words"]]
-        waves = [wave.numpy()]
+            waves, truths = cut_sequences(wave.numpy(), json.load(f))
     else:
         rng = np.random.default_rng(args.seed)
         bank = digits_speech.synth_bank(digits_speech.held_out_voices(rng, args.voices))
@@ -145,8 +158,9 @@ def main():
               % (len(starts), np.mean(starts), max(map(abs, starts)), np.mean(ends),
                  max(map(abs, ends)), 100 * within))
     if args.wav:
-        print("truth:   %s\ndecoded: %s" % (digits_speech.text_of(truths[0]),
-                                            digits_speech.text_of(hyps[0])))
+        for truth, hyp in zip(truths, hyps):
+            print("truth: %-40s decoded: %s" % (digits_speech.text_of(truth),
+                                                digits_speech.text_of(hyp)))
     failed = (args.max_wer is not None and wer > args.max_wer) or \
         (args.max_time_error is not None and (worst > args.max_time_error or not starts))
     return 1 if failed else 0
