@@ -15,8 +15,8 @@ to f16 safetensors (default tests/fixtures/gigaam-digits.safetensors), and
 the sha256 of that file is written beside it (`sha256sum -c` format).
 
 Seeded throughout and run with 2 torch threads and deterministic algorithms,
-so a rerun on the same machine and packages gives the same file. About 12
-minutes on 2 cores. eval-digits.py measures it on held-out voices.
+so a rerun on the same machine and packages gives the same file. 18 minutes
+on a busy 2-core VM (docs/digits-model.md). eval-digits.py measures it.
 """
 
 import argparse
@@ -41,8 +41,7 @@ N_LAYERS, D_MODEL, N_HEADS = 4, 64, 4
 VOCAB = [" "] + sorted(set("".join(digits_speech.WORDS)))  # 16 tokens + blank
 N_VOICES = 500        # training voices, 10 words each
 BATCH = 24
-STEPS, ALIGN_STEPS = 2000, 700
-PAUSE_WEIGHT = 3.0
+STEPS = 2000
 LR, WARMUP = 2e-3, 300
 
 
@@ -92,13 +91,13 @@ def morok_cfg():
 # ---- batches ----------------------------------------------------------------------------
 
 def batches(rng, bank, group=4):
-    """Endless lists of BATCH (wave, words): `group` batches' worth of utterances at a time, sorted
+    """Endless batches: `group` batches' worth of utterances at a time, sorted
     by length (less padding), handed out in random order."""
     while True:
         utts = sorted((digits_speech.make_utterance(rng, bank) for _ in range(BATCH * group)),
                       key=lambda u: len(u[0]))
         for i in rng.permutation(group):
-            yield utts[i * BATCH:(i + 1) * BATCH]
+            yield make_batch(utts[i * BATCH:(i + 1) * BATCH])
 
 
 def make_batch(utts):
@@ -147,31 +146,27 @@ def init_state(model, gen):
     return state
 
 
-def pause_frames(utts, n_frames, margin=0.06):
-    """[B, n_frames] True where a 40 ms encoder frame's centre lies more than
-    `margin` seconds outside every word of its utterance (pauses, silence)."""
-    centre = (torch.arange(n_frames) + 0.5) * 0.04
-    out = torch.ones(len(utts), n_frames, dtype=torch.bool)
-    for i, (_, words) in enumerate(utts):
-        for w in words:
-            out[i] &= (centre < w["start"] - margin) | (centre > w["end"] + margin)
-    return out
+def train(steps, log=print):
+    rng = np.random.default_rng(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    t0 = time.time()
+    bank = digits_speech.synth_bank(digits_speech.train_voices(rng, N_VOICES))
+    log("synthesised %d voices x %d words in %.0f s"
+        % (len(bank), len(digits_speech.WORDS), time.time() - t0))
 
-
-def run_phase(model, data, gen, steps, lr_max, warmup, pause_weight, log):
-    """`steps` AdamW steps (fresh optimizer; linear warm-up, cosine decay) of CTC
-    loss plus `pause_weight` times the mean -log P(blank or space) over the
-    pause frames, which keeps every letter inside its word's time."""
+    model = reference.GigaAMCTC(morok_cfg())
+    model.load_state_dict(init_state(model, gen))
+    model.train()
     params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=lr_max, betas=(0.9, 0.98), weight_decay=1e-3)
-    blank, space = len(VOCAB), VOCAB.index(" ")
+    opt = torch.optim.AdamW(params, lr=LR, betas=(0.9, 0.98), weight_decay=1e-3)
+    blank = len(VOCAB)
     t1, smooth = time.time(), None
+    data = batches(rng, bank)
     for step in range(steps):
-        lr = lr_max * min((step + 1) / warmup, 0.5 * (1 + math.cos(math.pi * step / steps)))
+        lr = LR * min((step + 1) / WARMUP, 0.5 * (1 + math.cos(math.pi * step / steps)))
         for group in opt.param_groups:
             group["lr"] = lr
-        utts = next(data)
-        waves, lengths, targets, target_lengths = make_batch(utts)
+        waves, lengths, targets, target_lengths = next(data)
         with torch.no_grad():
             features, feat_lengths = model.preprocessor(waves, lengths)
         spec_augment(gen, features, feat_lengths)
@@ -179,11 +174,6 @@ def run_phase(model, data, gen, steps, lr_max, warmup, pause_weight, log):
         log_probs = model.head(encoded)
         loss = torch.nn.functional.ctc_loss(log_probs.transpose(0, 1), targets, enc_lengths,
                                             target_lengths, blank=blank, zero_infinity=True)
-        if pause_weight:
-            n = log_probs.shape[1]
-            pause = pause_frames(utts, n) & (torch.arange(n)[None, :] < enc_lengths[:, None])
-            quiet = torch.logaddexp(log_probs[..., blank], log_probs[..., space])
-            loss = loss - pause_weight * quiet[pause].mean()
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 5.0)
@@ -191,32 +181,7 @@ def run_phase(model, data, gen, steps, lr_max, warmup, pause_weight, log):
         smooth = loss.item() if smooth is None else 0.98 * smooth + 0.02 * loss.item()
         if step % 100 == 0 or step == steps - 1:
             log("step %5d  loss %.4f  lr %.2e  %.0f s" % (step, smooth, lr, time.time() - t1))
-    log("%d steps in %.0f s" % (steps, time.time() - t1))
-
-
-def train(steps, align_steps, resume=None, phase1_ckpt=None, log=print):
-    """Phase 1: `steps` of CTC from seeded weights (or the weights of `resume`,
-    a phase-1 checkpoint; `phase1_ckpt` keeps them); phase 2: `align_steps` more with the pause loss,
-    seeded on its own so that resuming gives what a full run gives."""
-    rng = np.random.default_rng(SEED)
-    gen = torch.Generator().manual_seed(SEED)
-    t0 = time.time()
-    bank = digits_speech.synth_bank(digits_speech.train_voices(rng, N_VOICES))
-    log("synthesised %d voices x %d words in %.0f s"
-        % (len(bank), len(digits_speech.WORDS), time.time() - t0))
-    model = reference.GigaAMCTC(morok_cfg())
-    model.load_state_dict(init_state(model, gen))
-    model.train()
-    if resume:
-        model.load_state_dict(torch.load(resume)["state_dict"])
-    else:
-        run_phase(model, batches(rng, bank), gen, steps, LR, WARMUP, 0.0, log)
-        if phase1_ckpt:
-            torch.save({"cfg": upstream_cfg(), "state_dict": model.state_dict()}, phase1_ckpt)
-    rng = np.random.default_rng(SEED + 1)
-    gen = torch.Generator().manual_seed(SEED + 1)
-    run_phase(model, batches(rng, bank), gen, align_steps, LR / 2, 50, PAUSE_WEIGHT, log)
-    log("%.0f s in all" % (time.time() - t0))
+    log("trained %d steps in %.0f s (%.0f s in all)" % (steps, time.time() - t1, time.time() - t0))
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
@@ -243,16 +208,13 @@ def main():
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "fixtures",
                                                    "gigaam-digits.safetensors"))
-    ap.add_argument("--align-steps", type=int, default=ALIGN_STEPS)
     ap.add_argument("--ckpt", help="also keep the upstream-style checkpoint here")
-    ap.add_argument("--resume", help="a phase-1 checkpoint (--phase1-ckpt): run phase 2 only")
-    ap.add_argument("--phase1-ckpt", help="keep the weights after phase 1 here")
     args = ap.parse_args()
     torch.set_num_threads(2)
     torch.manual_seed(SEED)
     torch.use_deterministic_algorithms(True)
 
-    state = train(args.steps, args.align_steps, args.resume, args.phase1_ckpt)
+    state = train(args.steps)
     with tempfile.TemporaryDirectory() as tmp:
         ckpt = args.ckpt or os.path.join(tmp, "gigaam-digits.ckpt")
         torch.save({"cfg": upstream_cfg(), "state_dict": state}, ckpt)
