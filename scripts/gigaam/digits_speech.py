@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: MIT
+"""Spoken digit sequences from espeak-ng, with the time of every word.
+
+Each digit word ("zero" ... "nine") is synthesised alone by espeak-ng, in
+one voice (an English accent, a voice variant, a speed in words per minute
+and a pitch 0-99), resampled to 16 kHz and trimmed of its silence; an
+utterance is 1 to 6 such words laid end to end with pauses between them,
+scaled and mixed with noise. Because the words are placed by the script, the
+truth is exact: each word's start and end in seconds.
+
+The voices are split in two. Training uses TRAIN_ACCENTS, TRAIN_VARIANTS and
+TRAIN_SPEEDS; held-out speech uses voices with a held-out variant
+(HELD_OUT_VARIANTS) at a held-out speed (HELD_OUT_SPEEDS), in any accent,
+including two accents training never hears (HELD_OUT_ACCENTS).
+
+    bank = synth_bank (held_out_voices (rng, 40))     # {voice: [10 clips]}
+    wave, words = make_utterance (rng, bank)           # f32 [n], [{word, start, end}]
+"""
+
+import concurrent.futures
+import io
+import subprocess
+import wave
+
+import numpy as np
+import torch
+import torchaudio
+
+SR = 16000
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+# espeak-ng 1.51's English voices (`espeak-ng --voices=en`, without the
+# MBROLA ones, which need non-free voice files)
+TRAIN_ACCENTS = ("en", "en-us", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbclan", "en-029")
+HELD_OUT_ACCENTS = ("en-gb-x-gbcwmd", "en-us-nyc")
+# espeak-ng-data/voices/!v: these are never heard in training
+HELD_OUT_VARIANTS = ("m3", "f4", "klatt2", "Andy", "belinda", "grandpa", "iven3",
+                     "robosoft4", "steph2", "edward2", "Annie", "max", "norbert",
+                     "linda", "Gene2", "whisperf")
+TRAIN_SPEEDS = (115, 130, 145, 165, 185, 205)  # words per minute
+HELD_OUT_SPEEDS = (122, 155, 175, 195)
+PITCHES = (25, 75)  # a voice's pitch is drawn from this range
+
+
+def espeak_variants():
+    """All voice variants espeak-ng has (names as `-v en+NAME` takes them)."""
+    out = subprocess.run(["espeak-ng", "--voices=variant"], capture_output=True,
+                         text=True, check=True).stdout
+    names = [line.split()[-1].split("/")[-1] for line in out.splitlines()[1:] if line.strip()]
+    return sorted(set(names))
+
+
+def train_variants():
+    return [v for v in espeak_variants() if v not in HELD_OUT_VARIANTS]
+
+
+def _voices(rng, n, accents, variants, speeds):
+    return [(str(rng.choice(accents)), str(rng.choice(variants)), int(rng.choice(speeds)),
+             int(rng.integers(PITCHES[0], PITCHES[1] + 1))) for _ in range(n)]
+
+
+def train_voices(rng, n):
+    """n voices (accent, variant, speed, pitch) as training may use them."""
+    return _voices(rng, n, TRAIN_ACCENTS, train_variants(), TRAIN_SPEEDS)
+
+
+def held_out_voices(rng, n):
+    """n voices with a variant and a speed training never uses."""
+    return _voices(rng, n, TRAIN_ACCENTS + HELD_OUT_ACCENTS, HELD_OUT_VARIANTS,
+                   HELD_OUT_SPEEDS)
+
+
+# ---- synthesis ------------------------------------------------------------------------
+
+def synth_word(voice, word):
+    """One word in `voice`, f32 at 16 kHz, its leading and trailing silence cut:
+    the clip runs from the first to the last 2.5 ms block whose peak reaches
+    1.5 % of the word's peak (espeak-ng's decaying tail stays below 0.5 %)."""
+    accent, variant, speed, pitch = voice
+    pcm = subprocess.run(["espeak-ng", "-v", "%s+%s" % (accent, variant), "-s", str(speed),
+                          "-p", str(pitch), "--stdout", word],
+                         capture_output=True, check=True).stdout
+    with wave.open(io.BytesIO(pcm), "rb") as w:
+        rate = w.getframerate()
+        x = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32) / 32768
+    x = torchaudio.functional.resample(torch.from_numpy(x), rate, SR).numpy()
+    block = SR // 400
+    peaks = np.abs(x[: len(x) // block * block]).reshape(-1, block).max(axis=1)
+    loud = np.nonzero(peaks >= 0.015 * peaks.max())[0]
+    return x[loud[0] * block:(loud[-1] + 1) * block].copy()
+
+
+def synth_bank(voices, workers=2):
+    """{voice: [clip of each of WORDS]}; espeak-ng runs `workers` at a time."""
+    jobs = [(v, w) for v in voices for w in WORDS]
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        clips = list(pool.map(lambda job: synth_word(*job), jobs))
+    return {v: clips[i * len(WORDS):(i + 1) * len(WORDS)] for i, v in enumerate(voices)}
+
+
+# ---- utterances ------------------------------------------------------------------------
+
+def _noise(rng, n):
+    """White, pink-ish or brown-ish noise of unit peak."""
+    white = rng.standard_normal(n + 1)
+    colour = rng.integers(3)
+    if colour == 1:
+        noise = np.diff(np.cumsum(white) * 0.5 + white)
+    elif colour == 2:
+        noise = np.cumsum(white - white.mean())
+        noise -= np.convolve(noise, np.ones(400) / 400, mode="same")
+    else:
+        noise = white
+    noise = noise[:n]
+    return noise / max(np.abs(noise).max(), 1e-9)
+
+
+def make_utterance(rng, bank, n_words=None, snr_db=(8.0, 40.0), peak_db=(-26.0, -1.0)):
+    """1-6 digit words of one voice of `bank` with pauses, at a random level,
+    over noise at a random SNR (against the speech's RMS). Returns the wave
+    (f32, PCM-exact values k/32768) and [{"word", "start", "end"}] in seconds."""
+    voice = list(bank)[rng.integers(len(bank))]
+    clips = bank[voice]
+    n_words = n_words or int(rng.integers(1, 7))
+    pieces = [np.zeros(int(rng.uniform(0.05, 0.5) * SR), np.float32)]
+    words, pos = [], len(pieces[0])
+    for i in range(n_words):
+        if i:
+            gap = np.zeros(int(rng.uniform(0.03, 0.4) * SR), np.float32)
+            pieces.append(gap)
+            pos += len(gap)
+        digit = int(rng.integers(10))
+        clip = clips[digit]
+        words.append({"word": WORDS[digit], "start": pos / SR, "end": (pos + len(clip)) / SR})
+        pieces.append(clip)
+        pos += len(clip)
+    pieces.append(np.zeros(int(rng.uniform(0.05, 0.5) * SR), np.float32))
+    speech = np.concatenate(pieces).astype(np.float64)
+    speech *= 10 ** (rng.uniform(*peak_db) / 20) / np.abs(speech).max()
+    voiced = np.concatenate([speech[int(w["start"] * SR):int(w["end"] * SR)] for w in words])
+    rms = np.sqrt(np.mean(voiced ** 2))
+    noise = _noise(rng, len(speech))
+    noise *= rms * 10 ** (-rng.uniform(*snr_db) / 20) / np.sqrt(np.mean(noise ** 2))
+    mixed = np.clip(np.round((speech + noise) * 32768), -32768, 32767) / 32768
+    return mixed.astype(np.float32), words
+
+
+def text_of(words):
+    return " ".join(w["word"] for w in words)
+
+
+def write_wav(path, x):
+    pcm = np.clip(np.round(np.asarray(x, np.float64) * 32768), -32768, 32767).astype("<i2")
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SR)
+        w.writeframes(pcm.tobytes())

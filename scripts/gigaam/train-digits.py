@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Train the small GigaAM v3 CTC model that recognises spoken English digits.
+
+usage: train-digits.py [--steps N] [--out MODEL.safetensors] [--ckpt FILE.ckpt]
+
+The model is the v3_ctc architecture of reference.py (64 log-mel bands,
+conv1d subsampling by 4, rotary Conformer layers, CTC head; upstream
+state-dict names) at a small size, trained from seeded random weights on
+espeak-ng speech of the ten digit words (digits_speech.py: 1-6 words per
+utterance, the training accents, variants and speeds, noise and level
+changes, SpecAugment-style masks on the log-mel). It is saved as an
+upstream-style checkpoint ({"cfg", "state_dict"}) and converted by convert.py
+to f16 safetensors (default tests/fixtures/gigaam-digits.safetensors), and
+the sha256 of that file is written beside it (`sha256sum -c` format).
+
+Seeded throughout and run with 2 torch threads and deterministic algorithms,
+so a rerun on the same machine and packages gives the same file. 18 minutes
+on a busy 2-core VM (docs/digits-model.md). eval-digits.py measures it.
+"""
+
+import argparse
+import hashlib
+import math
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import convert  # noqa: E402
+import digits_speech  # noqa: E402
+import reference  # noqa: E402
+
+SEED = 20240611
+N_LAYERS, D_MODEL, N_HEADS = 4, 64, 4
+VOCAB = [" "] + sorted(set("".join(digits_speech.WORDS)))  # 16 tokens + blank
+N_VOICES = 500        # training voices, 10 words each
+BATCH = 24
+STEPS = 2000
+LR, WARMUP = 2e-3, 300
+
+
+def upstream_cfg():
+    """The config as an upstream v3_ctc checkpoint spells it."""
+    return {
+        "model_class": "ctc",
+        "sample_rate": digits_speech.SR,
+        "preprocessor": {"_target_": "gigaam.preprocess.FeatureExtractor",
+                         "sample_rate": digits_speech.SR, "features": 64,
+                         "win_length": 320, "hop_length": 160, "n_fft": 320, "center": False},
+        "encoder": {"_target_": "gigaam.encoder.ConformerEncoder", "feat_in": 64,
+                    "n_layers": N_LAYERS, "d_model": D_MODEL, "n_heads": N_HEADS,
+                    "subsampling": "conv1d", "subs_kernel_size": 5, "subsampling_factor": 4,
+                    "ff_expansion_factor": 4, "self_attention_model": "rotary",
+                    "pos_emb_max_len": 5000, "conv_kernel_size": 5,
+                    "conv_norm_type": "layer_norm", "flash_attn": False},
+        "head": {"_target_": "gigaam.decoder.CTCHead", "feat_in": D_MODEL,
+                 "num_classes": len(VOCAB) + 1},
+        "decoding": {"_target_": "gigaam.decoding.CTCGreedyDecoding", "vocabulary": VOCAB},
+    }
+
+
+def morok_cfg():
+    """What convert.py makes of upstream_cfg (checked after converting)."""
+    return {
+        "format": "morok-gigaam", "format_version": convert.FORMAT_VERSION, "model_class": "ctc",
+        "preprocessor": {
+            "sample_rate": digits_speech.SR, "n_mels": 64, "n_fft": 320, "win_length": 320,
+            "hop_length": 160, "center": False, "pad_mode": "reflect",
+            "window": "hann_periodic", "power": 2.0, "mel_scale": "htk", "f_min": 0.0,
+            "f_max": digits_speech.SR / 2, "mel_norm": None, "log_clamp": [1e-9, 1e9],
+        },
+        "encoder": {
+            "feat_in": 64, "n_layers": N_LAYERS, "d_model": D_MODEL, "n_heads": N_HEADS,
+            "ff_expansion_factor": 4, "conv_kernel_size": 5, "conv_norm_type": "layer_norm",
+            "subsampling": "conv1d", "subsampling_factor": 4, "subs_kernel_size": 5,
+            "subs_stride": 2, "subs_padding": 2, "self_attention_model": "rotary",
+            "rope_base": 5000.0, "layer_norm_eps": 1e-5, "batch_norm_eps": 1e-5,
+        },
+        "head": {"type": "ctc", "feat_in": D_MODEL, "num_classes": len(VOCAB) + 1,
+                 "blank_id": len(VOCAB)},
+        "vocabulary": {"type": "char", "tokens": VOCAB},
+    }
+
+
+# ---- batches ----------------------------------------------------------------------------
+
+def batches(rng, bank, group=4):
+    """Endless batches: `group` batches' worth of utterances at a time, sorted
+    by length (less padding), handed out in random order."""
+    while True:
+        utts = sorted((digits_speech.make_utterance(rng, bank) for _ in range(BATCH * group)),
+                      key=lambda u: len(u[0]))
+        for i in rng.permutation(group):
+            yield make_batch(utts[i * BATCH:(i + 1) * BATCH])
+
+
+def make_batch(utts):
+    """Padded waves [B, n], lengths [B], targets (token ids, concatenated), their lengths."""
+    lengths = torch.tensor([len(w) for w, _ in utts])
+    waves = torch.zeros(len(utts), int(lengths.max()))
+    targets = []
+    for i, (w, words) in enumerate(utts):
+        waves[i, :len(w)] = torch.from_numpy(w)
+        targets.append([VOCAB.index(c) for c in digits_speech.text_of(words)])
+    target_lengths = torch.tensor([len(t) for t in targets])
+    return waves, lengths, torch.tensor(sum(targets, [])), target_lengths
+
+
+def spec_augment(gen, features, lengths):
+    """Two bands of up to 8 mels and 1-3 spans of up to 6 frames (60 ms) per
+    utterance set to the utterance's mean; in place."""
+    b, n_mels, _ = features.shape
+    for i in range(b):
+        fill = features[i, :, :int(lengths[i])].mean()
+        for _ in range(2):
+            width = int(torch.randint(0, 9, (1,), generator=gen))
+            lo = int(torch.randint(0, n_mels - width + 1, (1,), generator=gen))
+            features[i, lo:lo + width, :] = fill
+        for _ in range(int(torch.randint(1, 4, (1,), generator=gen))):
+            width = int(torch.randint(0, 7, (1,), generator=gen))
+            lo = int(torch.randint(0, max(int(lengths[i]) - width, 1), (1,), generator=gen))
+            features[i, :, lo:lo + width] = fill
+
+
+# ---- training --------------------------------------------------------------------------
+
+def init_state(model, gen):
+    """Seeded weights: Xavier-like normal for matrices, zero biases, unit norms."""
+    state = {}
+    for name, t in model.state_dict().items():
+        if name.startswith("preprocessor."):
+            state[name] = t
+        elif name.endswith(".bias"):
+            state[name] = torch.zeros_like(t)
+        elif "norm" in name:
+            state[name] = torch.ones_like(t)
+        else:
+            fan_in = t[0].numel()
+            state[name] = torch.randn(t.shape, generator=gen) / math.sqrt(fan_in)
+    return state
+
+
+def train(steps, log=print):
+    rng = np.random.default_rng(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    t0 = time.time()
+    bank = digits_speech.synth_bank(digits_speech.train_voices(rng, N_VOICES))
+    log("synthesised %d voices x %d words in %.0f s"
+        % (len(bank), len(digits_speech.WORDS), time.time() - t0))
+
+    model = reference.GigaAMCTC(morok_cfg())
+    model.load_state_dict(init_state(model, gen))
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=LR, betas=(0.9, 0.98), weight_decay=1e-3)
+    blank = len(VOCAB)
+    t1, smooth = time.time(), None
+    data = batches(rng, bank)
+    for step in range(steps):
+        lr = LR * min((step + 1) / WARMUP, 0.5 * (1 + math.cos(math.pi * step / steps)))
+        for group in opt.param_groups:
+            group["lr"] = lr
+        waves, lengths, targets, target_lengths = next(data)
+        with torch.no_grad():
+            features, feat_lengths = model.preprocessor(waves, lengths)
+        spec_augment(gen, features, feat_lengths)
+        encoded, enc_lengths = model.encoder(features, feat_lengths)
+        log_probs = model.head(encoded)
+        loss = torch.nn.functional.ctc_loss(log_probs.transpose(0, 1), targets, enc_lengths,
+                                            target_lengths, blank=blank, zero_infinity=True)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 5.0)
+        opt.step()
+        smooth = loss.item() if smooth is None else 0.98 * smooth + 0.02 * loss.item()
+        if step % 100 == 0 or step == steps - 1:
+            log("step %5d  loss %.4f  lr %.2e  %.0f s" % (step, smooth, lr, time.time() - t1))
+    log("trained %d steps in %.0f s (%.0f s in all)" % (steps, time.time() - t1, time.time() - t0))
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+# Set before the process starts: OpenBLAS instead of Debian's default reference
+# BLAS (ten times faster here), glibc keeping freed memory instead of unmapping
+# it (first-touch page faults of fresh buffers cost more than the arithmetic),
+# OpenMP threads sleeping instead of spinning (a shared 2-core machine).
+ENVIRONMENT = {
+    "LD_LIBRARY_PATH": "/usr/lib/x86_64-linux-gnu/openblas-pthread",
+    "MALLOC_MMAP_THRESHOLD_": str(1 << 32), "MALLOC_TRIM_THRESHOLD_": str(1 << 32),
+    "MALLOC_TOP_PAD_": str(1 << 28), "OMP_WAIT_POLICY": "passive",
+}
+
+
+def main():
+    if any(os.environ.get(k) != v for k, v in ENVIRONMENT.items()):
+        os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **ENVIRONMENT})
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=STEPS)
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "fixtures",
+                                                   "gigaam-digits.safetensors"))
+    ap.add_argument("--ckpt", help="also keep the upstream-style checkpoint here")
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    torch.manual_seed(SEED)
+    torch.use_deterministic_algorithms(True)
+
+    state = train(args.steps)
+    with tempfile.TemporaryDirectory() as tmp:
+        ckpt = args.ckpt or os.path.join(tmp, "gigaam-digits.ckpt")
+        torch.save({"cfg": upstream_cfg(), "state_dict": state}, ckpt)
+        got = convert.convert(ckpt, args.out, "f16")
+    if got != morok_cfg():
+        raise SystemExit("convert.py made config %s, expected %s" % (got, morok_cfg()))
+    digest = sha256_of(args.out)
+    with open(args.out + ".sha256", "w") as f:
+        f.write("%s  %s\n" % (digest, os.path.basename(args.out)))
+    print("%s: %d bytes, sha256 %s" % (args.out, os.path.getsize(args.out), digest))
+
+
+if __name__ == "__main__":
+    main()
