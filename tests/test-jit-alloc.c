@@ -5,14 +5,14 @@
 #include "alloc-counter.h"
 #include "jit-fixtures.h"
 
-/* TRUE (and the test skipped) where nothing is counted: under AddressSanitizer,
- * which owns malloc, every count would be zero. */
+/* TRUE (and the test skipped) where nothing is counted: under AddressSanitizer
+ * or valgrind, which own malloc, every count would be zero. */
 static gboolean
 skip_without_counter (void)
 {
   if (alloc_counter_works ())
     return FALSE;
-  g_test_skip ("allocations are not counted in this build (AddressSanitizer owns malloc)");
+  g_test_skip ("allocations are not counted here (AddressSanitizer or valgrind owns malloc)");
   return TRUE;
 }
 
