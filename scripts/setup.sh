@@ -12,6 +12,7 @@ PACKAGES=(
   libglib2.0-dev libjson-glib-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  valgrind
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
