@@ -68,7 +68,7 @@ typedef struct
   gboolean use_cache;    /* default TRUE unless MOROK_CACHE=0 */
   const char *cache_dir; /* NULL: $MOROK_CACHE_DIR, else $XDG_CACHE_HOME/morok */
   const char *dump_dir;  /* if set, the source is also written there as <hash>.c */
-  const char *march;     /* NULL: "native" */
+  const char *march;     /* NULL: $MOROK_MARCH, else "native" */
   const char *const *extra_flags; /* NULL-terminated, may be NULL */
 } MorokCompileOptions;
 

@@ -13,6 +13,7 @@ PACKAGES=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   espeak-ng
+  valgrind
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

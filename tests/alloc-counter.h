@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-/* FALSE where the counting cannot work (under AddressSanitizer). */
+/* FALSE where the counting cannot work (under AddressSanitizer or valgrind). */
 gboolean alloc_counter_works (void);
 /* Starts counting from zero, the calling thread's allocations only. */
 void alloc_counter_start (void);

@@ -434,7 +434,10 @@ check_ctc (const char *version, MorokPrecision precision, double tol)
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
   g_assert_cmpuint (morok_compile_count_cache_hits (), ==, hits);
-  g_assert_cmpint (allocations, ==, 0);
+  if (alloc_counter_works ())
+    g_assert_cmpint (allocations, ==, 0);
+  else
+    g_test_message ("allocations are not counted here (AddressSanitizer or valgrind)");
 
   /* the 2.3 s utterance alone: execute time, median of 9 */
   gint64 us[9];

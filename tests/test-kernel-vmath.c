@@ -136,7 +136,7 @@ test_vmath_sweep (gconstpointer data)
           for (gsize k = 0; k < G_N_ELEMENTS (isas); k++)
             for (int w = 0; w < (c->vector ? 3 : 1); w++)
               {
-                if (!morok_kernel_exports_runnable (isas[k]))
+                if (!exports_runnable_here (isas[k]))
                   continue;
                 isas[k]->vmath (c->fn, (int[]){ 1, 8, 16 }[w], x, NULL, y, padded);
                 Worst *m = &worst[k][w];
@@ -153,7 +153,7 @@ test_vmath_sweep (gconstpointer data)
     for (int w = 0; w < (c->vector ? 3 : 1); w++)
       {
         Worst *m = &worst[k][w];
-        if (!morok_kernel_exports_runnable (isas[k]))
+        if (!exports_runnable_here (isas[k]))
           continue;
         g_test_message ("%s %s width %d, [%g, %g] every %" G_GUINT64_FORMAT
                         ": %.3f ulp (at %a), %.3g abs (at %a)",
@@ -177,7 +177,7 @@ check_special (MorokVmathFn fn, gboolean vector, float in, float in2, float want
   for (gsize k = 0; k < G_N_ELEMENTS (isas); k++)
     for (int w = 0; w < (vector ? 3 : 1); w++)
       {
-        if (!morok_kernel_exports_runnable (isas[k]))
+        if (!exports_runnable_here (isas[k]))
           continue;
         isas[k]->vmath (fn, (int[]){ 1, 8, 16 }[w], x, x2, y, 16);
         if (isnan (want) ? !isnan (y[0]) : y[0] != want)
@@ -246,7 +246,7 @@ test_pow_special_values (void)
           x[l] = v[i], y[l] = v[j];
         for (gsize k = 0; k < G_N_ELEMENTS (isas); k++)
           {
-            if (!morok_kernel_exports_runnable (isas[k]))
+            if (!exports_runnable_here (isas[k]))
               continue;
             isas[k]->vmath (MOROK_VMATH_POW, 1, x, y, out, 16);
             gboolean same = isnan (want) ? isnan (out[0])
@@ -287,7 +287,7 @@ test_pow_random (void)
         }
       for (gsize k = 0; k < G_N_ELEMENTS (isas); k++)
         {
-          if (!morok_kernel_exports_runnable (isas[k]))
+          if (!exports_runnable_here (isas[k]))
             continue;
           isas[k]->vmath (MOROK_VMATH_POW, 1, x, y, out, N);
           for (int i = 0; i < N; i++)
@@ -296,7 +296,7 @@ test_pow_random (void)
     }
   for (gsize k = 0; k < G_N_ELEMENTS (isas); k++)
     {
-      if (!morok_kernel_exports_runnable (isas[k]))
+      if (!exports_runnable_here (isas[k]))
         continue;
       g_test_message ("pow %s, %d random pairs: %.3f ulp (at x = %a)", isas[k]->name, rounds * N,
                       worst[k].ulp, worst[k].ulp_at);
