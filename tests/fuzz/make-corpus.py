@@ -278,11 +278,11 @@ def st_tensor(name, shape, dtype="F16", vals=None):
     return (name, dtype, shape, raw)
 
 
-def gigaam_config(v2):
+def gigaam_config(v2, n_fft=8):
     return {
         "format": "morok-gigaam", "format_version": 1, "model_class": "ctc",
         "preprocessor": {
-            "sample_rate": 16000, "n_fft": 8, "win_length": 6, "hop_length": 4, "n_mels": 2,
+            "sample_rate": 16000, "n_fft": n_fft, "win_length": 6, "hop_length": 4, "n_mels": 2,
             "center": v2, "pad_mode": "reflect", "window": "hann_periodic", "power": 2.0,
             "log_clamp": [1e-9, 1e9],
         },
@@ -300,12 +300,13 @@ def gigaam_config(v2):
     }
 
 
-def gigaam_model(v2):
-    d, ff, k, s, mels, bins, win = 4, 8, 3, 3, 2, 5, 6
+def gigaam_model(v2, n_fft=8):
+    d, ff, k, s, mels, bins, win = 4, 8, 3, 3, 2, n_fft // 2 + 1, 6
     f16, alt = "F16", "BF16" if v2 else "F32"
     hann = [0.5 - 0.5 * math.cos(2 * math.pi * n / win) for n in range(win)]
     t = [st_tensor("preprocessor.featurizer.0.spectrogram.window", [win], "F32", hann),
-         st_tensor("preprocessor.featurizer.0.mel_scale.fb", [bins, mels], "F64",
+         st_tensor("preprocessor.featurizer.0.mel_scale.fb", [bins, mels],
+                   "F64" if n_fft == 8 else "F16",
                    [abs(v) for v in values(bins * mels)])]
     if v2:
         t += [st_tensor("encoder.pre_encode.conv.0.weight", [d, 1, s, s]),
@@ -339,7 +340,7 @@ def gigaam_model(v2):
           st_tensor(p + "conv.pointwise_conv2.bias", [d]),
           st_tensor("head.decoder_layers.0.weight", [3, d, 1]),
           st_tensor("head.decoder_layers.0.bias", [3])]
-    meta = {"format": "pt", "morok.config": json.dumps(gigaam_config(v2), sort_keys=True),
+    meta = {"format": "pt", "morok.config": json.dumps(gigaam_config(v2, n_fft), sort_keys=True),
             "morok.dtype": "f16"}
     return safetensors(t, meta)
 
@@ -347,6 +348,9 @@ def gigaam_model(v2):
 def gigaam_seeds():
     write("gigaam", "v3.safetensors", gigaam_model(False))
     write("gigaam", "v2.safetensors", gigaam_model(True))
+    # regression: n_fft 65536 made the loader ask for 24 n_fft^2 bytes (100 GB)
+    # of front-end tables and abort; now a config error (n_fft at most 2048)
+    write("gigaam", "regress-n-fft.safetensors", gigaam_model(False, 65536))
     every = [st_tensor("f64", [2], "F64"), st_tensor("f32", [2, 2], "F32"),
              st_tensor("f16", [3], "F16"), st_tensor("bf16", [1, 3], "BF16"),
              ("i64", "I64", [2], struct.pack("<2q", -1, 1 << 40)),
