@@ -20,7 +20,7 @@
  * flows); timestamps never go back. After each utterance's output comes a
  * custom downstream event `rstranscribe/final-transcript` (an empty
  * structure, as gst-plugins-rs's transcribers send it; `textaccumulate`
- * drains on it) and an element message `moroktranscriber`:
+ * can drain on it) and an element message `moroktranscriber`:
  *
  * - `text` (string): the utterance's text
  * - `start`, `end` (guint64, ns): the utterance's time (buffer time)
