@@ -2,6 +2,7 @@
 /* The morok plugin: neural speech models compiled by Morok. */
 #define PACKAGE "morok"
 #include "morokencoder.h"
+#include "moroktranscriber.h"
 #include "morokvad.h"
 
 static gboolean
@@ -9,6 +10,7 @@ plugin_init (GstPlugin *plugin)
 {
   gboolean ok = GST_ELEMENT_REGISTER (morokvad, plugin);
   ok = GST_ELEMENT_REGISTER (morokencoder, plugin) && ok;
+  ok = GST_ELEMENT_REGISTER (moroktranscriber, plugin) && ok;
   return ok;
 }
 

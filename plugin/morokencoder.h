@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include <gst/gst.h>
+#include "utterance-element.h"
 
 G_BEGIN_DECLS
 
 #define MOROK_TYPE_ENCODER (morok_encoder_get_type ())
-G_DECLARE_FINAL_TYPE (MorokEncoder, morok_encoder, MOROK, ENCODER, GstElement)
+G_DECLARE_FINAL_TYPE (MorokEncoder, morok_encoder, MOROK, ENCODER, MorokUtteranceElement)
 
 GST_ELEMENT_REGISTER_DECLARE (morokencoder);
 

@@ -130,9 +130,8 @@ morok_utterance_gate_batch (MorokUtteranceGate *gate, guint *out_n)
   return gate->utts;
 }
 
-/* A GAP from what downstream knows up to @until. */
-static void
-tell_until (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until)
+void
+morok_utterance_gate_tell (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until)
 {
   if (!GST_CLOCK_TIME_IS_VALID (until))
     return;
@@ -152,9 +151,11 @@ tell_until (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until)
 GstFlowReturn
 morok_utterance_gate_push (MorokUtteranceGate *gate, GstPad *pad, GstBuffer *buf)
 {
-  tell_until (gate, pad, GST_BUFFER_PTS (buf));
+  morok_utterance_gate_tell (gate, pad, GST_BUFFER_PTS (buf));
+  /* buffers may overlap (words of one frame): told never goes back */
+  GstClockTime end = GST_BUFFER_PTS (buf) + GST_BUFFER_DURATION (buf);
+  gate->told = gate->told_any ? MAX (gate->told, end) : end;
   gate->told_any = TRUE;
-  gate->told = GST_BUFFER_PTS (buf) + GST_BUFFER_DURATION (buf);
   return gst_pad_push (pad, buf);
 }
 
@@ -180,6 +181,7 @@ void
 morok_utterance_gate_announce (MorokUtteranceGate *gate, GstPad *pad)
 {
   gboolean held = gate->done > 0 || (gate->done < gate->batch && gate->utts[gate->done].n > 0);
-  tell_until (gate, pad,
-              held ? gate->utts[0].pts : morok_sample_clock_time (&gate->clock, gate->seen));
+  GstClockTime known
+      = held ? gate->utts[0].pts : morok_sample_clock_time (&gate->clock, gate->seen);
+  morok_utterance_gate_tell (gate, pad, known);
 }

@@ -66,10 +66,14 @@ gboolean morok_utterance_gate_batch_full (const MorokUtteranceGate *gate);
  * valid until _batch_done (). The samples past n may be overwritten. */
 MorokUtterance *morok_utterance_gate_batch (MorokUtteranceGate *gate, guint *out_n);
 /* Pushes @buf (transfer full), output for an utterance of the batch, on
- * @pad after a GAP for any time before it not yet told. */
+ * @pad after a GAP for any time before it not yet told; buffers may
+ * overlap, each starting no earlier than the one before. */
 GstFlowReturn morok_utterance_gate_push (MorokUtteranceGate *gate, GstPad *pad, GstBuffer *buf);
 /* Drops the batch's utterances, then announces. */
 void morok_utterance_gate_batch_done (MorokUtteranceGate *gate, GstPad *pad);
+/* Sends @pad a GAP from what downstream knows up to @until (nothing when
+ * it knows that already); the first after a segment starts at its start. */
+void morok_utterance_gate_tell (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until);
 /* Sends @pad a GAP up to where output is known: the first held sample, or
  * when none is held the audio seen so far. The first after a segment starts
  * at the segment's start, even when it is empty. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "element-checks.h"
 #include "broken-compilers.h"
+#include "fixtures.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
@@ -161,4 +162,83 @@ set_property_warning_category (GstElement *element, const char *prop, const char
   gst_debug_set_default_threshold (was);
   gst_debug_set_active (active);
   return category;
+}
+
+static GstPadProbeReturn
+record_timeline (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GString *out = user_data;
+  GstClockTime ts, duration;
+  char kind;
+  GstEvent *event = info->type & GST_PAD_PROBE_TYPE_BUFFER ? NULL : GST_PAD_PROBE_INFO_EVENT (info);
+  if (!event)
+    {
+      kind = 'B';
+      ts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+      duration = GST_BUFFER_DURATION (GST_PAD_PROBE_INFO_BUFFER (info));
+    }
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_GAP)
+    {
+      kind = 'G';
+      gst_event_parse_gap (event, &ts, &duration);
+    }
+  else
+    {
+      if (gst_event_has_name (event, "rstranscribe/final-transcript"))
+        g_string_append (out, out->len ? " F" : "F");
+      return GST_PAD_PROBE_OK;
+    }
+  g_string_append_printf (out, "%s%c%" G_GINT64_FORMAT "+%" G_GINT64_FORMAT, out->len ? " " : "",
+                          kind, GST_CLOCK_TIME_IS_VALID (ts) ? (gint64) (ts / GST_MSECOND) : -1,
+                          GST_CLOCK_TIME_IS_VALID (duration) ? (gint64) (duration / GST_MSECOND)
+                                                             : -1);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+timeline_record (GstElement *element, GString *timeline)
+{
+  GstPad *src = gst_element_get_static_pad (element, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+                     record_timeline, timeline, NULL);
+  gst_object_unref (src);
+}
+
+static GstPadProbeReturn
+count_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  g_atomic_int_inc ((gint *) user_data);
+  return GST_PAD_PROBE_OK;
+}
+
+guint
+assert_tee_prerolls (const char *wav, const char *branch)
+{
+  g_autofree char *path = fixture_path (wav);
+  g_autofree char *desc
+      = g_strdup_printf ("filesrc location=%s ! wavparse ! audioconvert ! tee name=t "
+                         "t. ! queue ! %s ! fakesink t. ! queue ! fakesink", path, branch);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  GstPad *src = gst_element_get_static_pad (el, "src");
+  gint buffers = 0;
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &buffers, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  /* a wait limit, not a timing claim: preparing may compile the model */
+  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND),
+                          GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+                                                GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no EOS within 60 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (el);
+  gst_object_unref (pipe);
+  return (guint) g_atomic_int_get (&buffers);
 }

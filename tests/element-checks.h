@@ -28,3 +28,14 @@ gboolean latency_at_least (GstHarness *h, GstClockTime min);
  * the name of the debug category in which the element warned that it
  * ignored the change, or NULL when it logged no such warning. */
 char *set_property_warning_category (GstElement *element, const char *prop, const char *value);
+/* Records what leaves @element's src pad into @timeline (which must outlive
+ * the element), space-separated, in order: "G<ts>+<duration>" for a GAP
+ * event and "B<pts>+<duration>" for a buffer, in ms, and "F" for a
+ * rstranscribe/final-transcript event. */
+void timeline_record (GstElement *element, GString *timeline);
+/* Runs filesrc @wav (a fixture) ! wavparse ! audioconvert ! tee, one branch
+ * "queue ! @branch ! fakesink", the other "queue ! fakesink", both queues
+ * at their defaults: asserts that it prerolls and reaches EOS without error
+ * (waits bounded) and returns the buffers that left the element named "el"
+ * in @branch. */
+guint assert_tee_prerolls (const char *wav, const char *branch);

@@ -262,34 +262,6 @@ GST_START_TEST (test_broken_compiler)
 }
 GST_END_TEST;
 
-/* Records what leaves a pad: "G<ts>+<duration>" for a GAP event and
- * "B<pts>+<duration>" for a buffer, in ms, space-separated, in order. */
-static GstPadProbeReturn
-record_timeline (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  GString *out = user_data;
-  GstClockTime ts, duration;
-  char kind;
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
-    {
-      kind = 'B';
-      ts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
-      duration = GST_BUFFER_DURATION (GST_PAD_PROBE_INFO_BUFFER (info));
-    }
-  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_GAP)
-    {
-      kind = 'G';
-      gst_event_parse_gap (GST_PAD_PROBE_INFO_EVENT (info), &ts, &duration);
-    }
-  else
-    return GST_PAD_PROBE_OK;
-  g_string_append_printf (out, "%s%c%" G_GINT64_FORMAT "+%" G_GINT64_FORMAT, out->len ? " " : "",
-                          kind, GST_CLOCK_TIME_IS_VALID (ts) ? (gint64) (ts / GST_MSECOND) : -1,
-                          GST_CLOCK_TIME_IS_VALID (duration) ? (gint64) (duration / GST_MSECOND)
-                                                             : -1);
-  return GST_PAD_PROBE_OK;
-}
-
 /* A harness around morokencoder @props on the tiny v3 model, whose output
  * (GAPs and buffers) is recorded into @timeline. */
 static GstHarness *
@@ -299,10 +271,7 @@ timeline_harness (const char *props, GString *timeline)
   g_autofree char *desc = g_strdup_printf ("morokencoder model=%s %s", model, props);
   GstHarness *h = chain_harness (desc);
   GstElement *encoder = gst_harness_find_element (h, "morokencoder");
-  GstPad *src = gst_element_get_static_pad (encoder, "src");
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-                     record_timeline, timeline, NULL);
-  gst_object_unref (src);
+  timeline_record (encoder, timeline);
   gst_object_unref (encoder);
   return h;
 }
@@ -369,13 +338,6 @@ GST_START_TEST (test_times_without_pts)
 }
 GST_END_TEST;
 
-static GstPadProbeReturn
-count_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  g_atomic_int_inc ((gint *) user_data);
-  return GST_PAD_PROBE_OK;
-}
-
 /* A tee feeding morokencoder on one branch and a plain sink on the other,
  * with default queues, prerolls (the fixture's 29.4 s is under the default
  * max-duration of 30 s: without GAPs the encoder's sink would wait for all
@@ -383,35 +345,9 @@ count_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
  * EOS with the one utterance encoded. The waits are bounded: a hang fails. */
 GST_START_TEST (test_tee_prerolls)
 {
-  g_autofree char *wav = fixture_path ("speech-16k.wav");
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
-  g_autofree char *desc
-      = g_strdup_printf ("filesrc location=%s ! wavparse ! audioconvert ! tee name=t "
-                         "t. ! queue ! morokencoder name=enc model=%s ! fakesink "
-                         "t. ! queue ! fakesink", wav, model);
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  GstElement *enc = gst_bin_get_by_name (GST_BIN (pipe), "enc");
-  GstPad *src = gst_element_get_static_pad (enc, "src");
-  gint buffers = 0;
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &buffers, NULL);
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
-  /* a wait limit, not a timing claim: preparing may compile the model */
-  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND),
-                          GST_STATE_CHANGE_SUCCESS);
-  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-                                                GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no EOS within 60 s");
-  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
-  fail_unless_equals_int (g_atomic_int_get (&buffers), 1);
-  gst_message_unref (msg);
-  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (enc);
-  gst_object_unref (pipe);
+  g_autofree char *branch = g_strdup_printf ("morokencoder name=el model=%s", model);
+  fail_unless_equals_int (assert_tee_prerolls ("speech-16k.wav", branch), 1);
 }
 GST_END_TEST;
 

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+#include "utterance-element.h"
+#include "property-guard.h"
+#include <gst/audio/audio.h>
+#include <string.h>
+
+#define DEFAULT_MAX_DURATION 30.0
+#define DEFAULT_MAX_BATCH 1
+#define DEFAULT_PRECISION MOROK_PRECISION_F32
+
+#define SINK_CAPS                                                                                  \
+  "audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) 16000, channels = (int) 1, "      \
+  "layout = (string) interleaved"
+
+enum
+{
+  PROP_0,
+  PROP_MODEL,
+  PROP_MAX_DURATION,
+  PROP_MAX_BATCH,
+  PROP_PRECISION,
+};
+
+static GstStaticPadTemplate sink_template
+    = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SINK_CAPS));
+
+typedef struct
+{
+  GstPad *sinkpad, *srcpad;
+
+  /* properties, guarded by the object lock */
+  char *model_path;
+  gdouble max_duration; /* s */
+  guint max_batch;
+  MorokPrecision precision;
+
+  /* prepared on READY -> PAUSED */
+  MorokGigaAm *model;
+  MorokUtteranceGate *gate; /* the utterances held and the GAPs sent for them */
+
+  /* streaming state */
+  gboolean s16;
+} MorokUtteranceElementPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (MorokUtteranceElement, morok_utterance_element,
+                                     GST_TYPE_ELEMENT);
+
+#define PRIV(self) ((MorokUtteranceElementPrivate *) morok_utterance_element_get_instance_private (self))
+#define CLASS(self) MOROK_UTTERANCE_ELEMENT_GET_CLASS (self)
+
+#define MOROK_TYPE_PRECISION_ENUM (morok_precision_enum_get_type ())
+static GType
+morok_precision_enum_get_type (void)
+{
+  static GType type;
+  static const GEnumValue values[] = {
+    { MOROK_PRECISION_F32, "f32 throughout", "f32" },
+    { MOROK_PRECISION_F16,
+      "Products with the weights in f16, sums in f32: faster, about 1e-2 off (AVX512-FP16 only)",
+      "f16" },
+    { MOROK_PRECISION_BF16,
+      "Products with the weights in bf16 on AMX, sums in f32: fastest, about 5e-2 off "
+      "(AMX-BF16 only)",
+      "bf16" },
+    { MOROK_PRECISION_BF16X3,
+      "Products with the weights as three bf16 products on AMX, sums in f32: fast, within "
+      "about 1e-4 of f32 (AMX-BF16 only)",
+      "bf16x3" },
+    { 0, NULL, NULL },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("MorokPrecision", values));
+  return type;
+}
+
+static const char *
+factory_name (MorokUtteranceElement *self)
+{
+  GstElementFactory *factory = gst_element_get_factory (GST_ELEMENT (self));
+  return factory ? gst_plugin_feature_get_name (GST_PLUGIN_FEATURE (factory))
+                 : G_OBJECT_TYPE_NAME (self);
+}
+
+/* ---- prepare ---- */
+
+static void
+release (MorokUtteranceElement *self)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  if (CLASS (self)->release)
+    CLASS (self)->release (self);
+  g_clear_pointer (&priv->model, morok_gigaam_unref);
+  g_clear_pointer (&priv->gate, morok_utterance_gate_free);
+}
+
+static gboolean
+prepare (MorokUtteranceElement *self)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  g_autoptr (GError) error = NULL;
+  GST_OBJECT_LOCK (self);
+  g_autofree char *path = g_strdup (priv->model_path);
+  gdouble max_duration = priv->max_duration;
+  guint batch = priv->max_batch;
+  MorokPrecision precision = priv->precision;
+  GST_OBJECT_UNLOCK (self);
+  if (!path)
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No model: set the model property"),
+                         ("%s needs a GigaAM safetensors file (docs/gigaam-model.md)",
+                          factory_name (self)));
+      return FALSE;
+    }
+  gint64 t0 = g_get_monotonic_time ();
+  priv->model = morok_gigaam_load (path, &error);
+  if (priv->model && !morok_gigaam_check_sample_rate (priv->model, MOROK_UTTERANCE_RATE, &error))
+    g_clear_pointer (&priv->model, morok_gigaam_unref);
+  gint64 max_samples = 0;
+  if (priv->model)
+    {
+      max_samples = MAX ((gint64) (max_duration * MOROK_UTTERANCE_RATE),
+                         morok_gigaam_min_samples (priv->model));
+      morok_gigaam_set_limits (priv->model, batch, max_samples);
+      /* the environment's settings (MOROK_THREADS, ...), the element's precision */
+      g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+      morok_prepare_config_set_precision (config, precision);
+      if (!CLASS (self)->prepare (self, priv->model, config, &error))
+        g_clear_pointer (&priv->model, morok_gigaam_unref);
+    }
+  if (!priv->model)
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not prepare the model %s", path),
+                         ("%s", error->message));
+      release (self);
+      return FALSE;
+    }
+  priv->gate = morok_utterance_gate_new (MOROK_UTTERANCE_RATE, max_samples, batch);
+  GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self, "prepared %s for %u x %.1f s in %.1f ms",
+                       path, batch, (double) max_samples / MOROK_UTTERANCE_RATE,
+                       (g_get_monotonic_time () - t0) / 1e3);
+  return TRUE;
+}
+
+/* ---- utterances ---- */
+
+GstFlowReturn
+morok_utterance_element_push (MorokUtteranceElement *self, GstBuffer *buf)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  return morok_utterance_gate_push (priv->gate, priv->srcpad, buf);
+}
+
+void
+morok_utterance_element_tell (MorokUtteranceElement *self, GstClockTime until)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  morok_utterance_gate_tell (priv->gate, priv->srcpad, until);
+}
+
+GstPad *
+morok_utterance_element_src_pad (MorokUtteranceElement *self)
+{
+  return PRIV (self)->srcpad;
+}
+
+/* Runs the finished utterances through the subclass. */
+static GstFlowReturn
+run_batch (MorokUtteranceElement *self)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  guint count;
+  MorokUtterance *utts = morok_utterance_gate_batch (priv->gate, &count);
+  if (count == 0)
+    return GST_FLOW_OK;
+  const float *waves[MOROK_UTTERANCE_MAX_BATCH_LIMIT];
+  gint64 n[MOROK_UTTERANCE_MAX_BATCH_LIMIT];
+  for (guint i = 0; i < count; i++)
+    {
+      waves[i] = utts[i].samples;
+      n[i] = MAX (utts[i].n, morok_gigaam_min_samples (priv->model));
+      if (n[i] > utts[i].n) /* shorter than one frame: pad with silence */
+        memset (utts[i].samples + utts[i].n, 0, (n[i] - utts[i].n) * sizeof (float));
+    }
+  GstFlowReturn ret = CLASS (self)->run (self, utts, waves, n, count);
+  morok_utterance_gate_batch_done (priv->gate, priv->srcpad);
+  return ret;
+}
+
+/* Ends the current utterance; runs the batch once it is full, or with
+ * @drain whatever waits. */
+static GstFlowReturn
+finish_utterance (MorokUtteranceElement *self, gboolean drain)
+{
+  MorokUtteranceGate *gate = PRIV (self)->gate;
+  morok_utterance_gate_end (gate);
+  return morok_utterance_gate_batch_full (gate) || drain ? run_batch (self) : GST_FLOW_OK;
+}
+
+static GstFlowReturn
+morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
+{
+  MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (parent);
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (!priv->gate)
+    {
+      gst_buffer_unref (buf);
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+  if (GST_BUFFER_IS_DISCONT (buf))
+    ret = finish_utterance (self, FALSE);
+  morok_utterance_gate_sync (priv->gate, GST_BUFFER_PTS (buf));
+  /* before the first utterance is complete, downstream learns it may preroll */
+  morok_utterance_gate_announce (priv->gate, priv->srcpad);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  gsize bps = priv->s16 ? 2 : 4, frames = map.size / bps;
+  for (gsize at = 0; at < frames && ret == GST_FLOW_OK;)
+    {
+      at += morok_utterance_gate_append (priv->gate, map.data + at * bps, frames - at, priv->s16);
+      if (morok_utterance_gate_batch_full (priv->gate))
+        ret = run_batch (self);
+    }
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  return ret;
+}
+
+static gboolean
+morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *event)
+{
+  MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (parent);
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  switch (GST_EVENT_TYPE (event))
+    {
+    case GST_EVENT_CAPS:
+      {
+        GstCaps *caps;
+        GstAudioInfo info;
+        gst_event_parse_caps (event, &caps);
+        if (!gst_audio_info_from_caps (&info, caps))
+          {
+            gst_event_unref (event);
+            return FALSE;
+          }
+        priv->s16 = GST_AUDIO_INFO_FORMAT (&info) == GST_AUDIO_FORMAT_S16LE;
+        gst_event_unref (event);
+        GstCaps *out = gst_caps_from_string (CLASS (self)->src_caps);
+        gboolean ok = gst_pad_push_event (priv->srcpad, gst_event_new_caps (out));
+        gst_caps_unref (out);
+        return ok;
+      }
+    case GST_EVENT_SEGMENT:
+      {
+        /* what is held belongs to the segment before */
+        if (priv->gate && finish_utterance (self, TRUE) != GST_FLOW_OK)
+          GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
+                                "downstream refused the last utterance");
+        GstSegment segment;
+        gst_event_copy_segment (event, &segment);
+        if (priv->gate)
+          morok_utterance_gate_set_segment (priv->gate, &segment);
+        break;
+      }
+    case GST_EVENT_GAP:
+      {
+        /* the end of an utterance (silence removed upstream): not passed on
+         * as it is, since utterances still held may lie before it; the gate
+         * sends its own GAPs up to where output is known */
+        GstClockTime ts, duration;
+        gst_event_parse_gap (event, &ts, &duration);
+        gst_event_unref (event);
+        if (!priv->gate)
+          return TRUE;
+        morok_utterance_gate_gap (priv->gate, ts, duration);
+        if (finish_utterance (self, FALSE) != GST_FLOW_OK)
+          GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
+                                "downstream refused an utterance");
+        morok_utterance_gate_announce (priv->gate, priv->srcpad);
+        return TRUE;
+      }
+    case GST_EVENT_EOS:
+      /* EOS also runs a batch that is not full, and tells the time up to
+       * the end of the audio */
+      if (priv->gate)
+        {
+          if (finish_utterance (self, TRUE) != GST_FLOW_OK)
+            GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
+                                  "downstream refused the last utterance");
+          morok_utterance_gate_announce (priv->gate, priv->srcpad);
+        }
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      if (priv->gate)
+        morok_utterance_gate_flush (priv->gate);
+      break;
+    default:
+      break;
+    }
+  return gst_pad_event_default (pad, parent, event);
+}
+
+/* Caps the sink does not take are refused by the pad before the event
+ * function sees them: say what it takes before negotiation fails. */
+static GstPadProbeReturn
+check_caps_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  if (GST_EVENT_TYPE (event) != GST_EVENT_CAPS)
+    return GST_PAD_PROBE_OK;
+  GstCaps *caps;
+  gst_event_parse_caps (event, &caps);
+  g_autoptr (GstCaps) sink = gst_static_pad_template_get_caps (&sink_template);
+  if (!gst_caps_can_intersect (caps, sink))
+    {
+      g_autofree char *text = gst_caps_to_string (caps);
+      MorokUtteranceElement *self = user_data;
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+                         ("%s takes 16000 Hz mono audio, F32LE or S16LE, not %s",
+                          factory_name (self), text),
+                         ("put audioconvert ! audioresample before %s", factory_name (self)));
+    }
+  return GST_PAD_PROBE_OK;
+}
+
+static gboolean
+morok_utterance_element_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
+{
+  MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (parent);
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    {
+      if (!gst_pad_peer_query (priv->sinkpad, query))
+        return FALSE;
+      gboolean live;
+      GstClockTime min, max;
+      gst_query_parse_latency (query, &live, &min, &max);
+      /* an utterance is output when its batch is full: its own audio, up
+       * to max-duration, and that of max-batch - 1 more after it */
+      GST_OBJECT_LOCK (self);
+      GstClockTime ours = (GstClockTime) (priv->max_duration * priv->max_batch * GST_SECOND);
+      if (CLASS (self)->extra_latency)
+        ours += CLASS (self)->extra_latency (self);
+      GST_OBJECT_UNLOCK (self);
+      GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
+                            "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
+      gst_query_set_latency (query, live, min + ours,
+                             GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+      return TRUE;
+    }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static GstStateChangeReturn
+morok_utterance_element_change_state (GstElement *element, GstStateChange transition)
+{
+  MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (element);
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !prepare (self))
+    return GST_STATE_CHANGE_FAILURE;
+  GstStateChangeReturn ret
+      = GST_ELEMENT_CLASS (morok_utterance_element_parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    release (self);
+  return ret;
+}
+
+/* ---- properties ---- */
+
+static void
+morok_utterance_element_set_property (GObject *object, guint prop_id, const GValue *value,
+                                      GParamSpec *pspec)
+{
+  MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (object);
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  if (!morok_property_settable (GST_ELEMENT (self), CLASS (self)->debug_category, pspec))
+    return;
+  GST_OBJECT_LOCK (self);
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      g_free (priv->model_path);
+      priv->model_path = g_value_dup_string (value);
+      break;
+    case PROP_MAX_DURATION: priv->max_duration = g_value_get_double (value); break;
+    case PROP_MAX_BATCH: priv->max_batch = g_value_get_uint (value); break;
+    case PROP_PRECISION: priv->precision = g_value_get_enum (value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+    }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+morok_utterance_element_get_property (GObject *object, guint prop_id, GValue *value,
+                                      GParamSpec *pspec)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (MOROK_UTTERANCE_ELEMENT (object));
+  GST_OBJECT_LOCK (object);
+  switch (prop_id)
+    {
+    case PROP_MODEL: g_value_set_string (value, priv->model_path); break;
+    case PROP_MAX_DURATION: g_value_set_double (value, priv->max_duration); break;
+    case PROP_MAX_BATCH: g_value_set_uint (value, priv->max_batch); break;
+    case PROP_PRECISION: g_value_set_enum (value, priv->precision); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+    }
+  GST_OBJECT_UNLOCK (object);
+}
+
+/* The src pad, from the subclass's template: during init the instance's
+ * class is still this one. */
+static void
+morok_utterance_element_constructed (GObject *object)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (MOROK_UTTERANCE_ELEMENT (object));
+  G_OBJECT_CLASS (morok_utterance_element_parent_class)->constructed (object);
+  GstPadTemplate *src = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (object), "src");
+  priv->srcpad = gst_pad_new_from_template (src, "src");
+  gst_pad_set_query_function (priv->srcpad, GST_DEBUG_FUNCPTR (morok_utterance_element_src_query));
+  gst_pad_use_fixed_caps (priv->srcpad);
+  gst_element_add_pad (GST_ELEMENT (object), priv->srcpad);
+}
+
+static void
+morok_utterance_element_finalize (GObject *object)
+{
+  MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (object);
+  release (self);
+  g_free (PRIV (self)->model_path);
+  G_OBJECT_CLASS (morok_utterance_element_parent_class)->finalize (object);
+}
+
+static void
+morok_utterance_element_class_init (MorokUtteranceElementClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  gobject_class->set_property = morok_utterance_element_set_property;
+  gobject_class->get_property = morok_utterance_element_get_property;
+  gobject_class->constructed = morok_utterance_element_constructed;
+  gobject_class->finalize = morok_utterance_element_finalize;
+  const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
+  g_object_class_install_property (gobject_class, PROP_MODEL,
+      g_param_spec_string ("model", "Model", "GigaAM safetensors file (scripts/gigaam/convert.py)",
+                           NULL, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_DURATION,
+      g_param_spec_double ("max-duration", "Maximum duration",
+                           "Longest utterance (s): the plan's bound on the input length; longer "
+                           "audio is cut into utterances of this length",
+                           0.1, 600.0, DEFAULT_MAX_DURATION, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_BATCH,
+      g_param_spec_uint ("max-batch", "Maximum batch",
+                         "Utterances run together: the plan's bound on the batch; above 1, "
+                         "finished utterances wait for the batch to fill (or EOS)",
+                         1, MOROK_UTTERANCE_MAX_BATCH_LIMIT, DEFAULT_MAX_BATCH, ready));
+  g_object_class_install_property (gobject_class, PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision",
+                         "Arithmetic of the products with the model's weights",
+                         MOROK_TYPE_PRECISION_ENUM, DEFAULT_PRECISION, ready));
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  element_class->change_state = GST_DEBUG_FUNCPTR (morok_utterance_element_change_state);
+  gst_type_mark_as_plugin_api (MOROK_TYPE_PRECISION_ENUM, 0);
+  gst_type_mark_as_plugin_api (MOROK_TYPE_UTTERANCE_ELEMENT, 0);
+}
+
+static void
+morok_utterance_element_init (MorokUtteranceElement *self)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  priv->max_duration = DEFAULT_MAX_DURATION;
+  priv->max_batch = DEFAULT_MAX_BATCH;
+  priv->precision = DEFAULT_PRECISION;
+  priv->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
+  gst_pad_set_chain_function (priv->sinkpad, GST_DEBUG_FUNCPTR (morok_utterance_element_chain));
+  gst_pad_set_event_function (priv->sinkpad,
+                              GST_DEBUG_FUNCPTR (morok_utterance_element_sink_event));
+  gst_pad_add_probe (priv->sinkpad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, check_caps_probe, self,
+                     NULL);
+  gst_element_add_pad (GST_ELEMENT (self), priv->sinkpad);
+}
