@@ -74,7 +74,10 @@ main (int argc, char **argv)
                                            "morokvad remove-silence=true ! "
                                            "moroktranscriber name=asr ! fakesink", source);
   g_autoptr (GError) error = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &error);
+  /* fatal errors: a missing element (the plugin not on GST_PLUGIN_PATH)
+   * gives no pipeline rather than one with a hole */
+  GstElement *pipeline
+      = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &error);
   if (!pipeline)
     {
       fprintf (stderr, "%s\n", error->message);
