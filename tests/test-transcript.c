@@ -2,7 +2,7 @@
 /* Text and word times of decoded tokens (models/transcript.h) on hand-made
  * token sequences; the expected words follow upstream's timestamps_utils
  * rules as docs/gigaam-model.md states them. The fixture models' words are
- * checked against the PyTorch reference in test-gigaam-rnnt. */
+ * checked against the PyTorch reference in test-gigaam-asr. */
 #include <glib.h>
 
 #include "models/transcript.h"
