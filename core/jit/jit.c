@@ -360,7 +360,12 @@ morok_jit_prepare (MorokJit *jit, const MorokInputSpec *const *specs,
                    const MorokPrepareConfig *config, GError **error)
 {
   g_return_val_if_fail (jit != NULL, FALSE);
-  g_return_val_if_fail (jit->plan == NULL /* a wrapper is prepared once */, FALSE);
+  if (jit->plan)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_ALREADY_PREPARED,
+                   "%s: prepared already (a wrapper is prepared once)", jit->type_name);
+      return FALSE;
+    }
   g_return_val_if_fail (jit->n_inputs == 0 || specs != NULL, FALSE);
   for (guint i = 0; i < jit->n_inputs; i++)
     {

@@ -2,7 +2,7 @@
 /* docs/jit-wrapper.md, "A first wrapper": a gain stage over a variable
  * number of frames, declared, defined, prepared once and executed per
  * chunk. Exits 1 if an output is not what the model computes. */
-#include "jit/morok-jit.h"
+#include <morok.h>
 #include <stdio.h>
 
 /* snippet: model */

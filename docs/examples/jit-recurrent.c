@@ -3,7 +3,7 @@
  * cell (4 features in, 16 hidden units, one probability out) driven chunk
  * by chunk through MorokJitRecurrent, with its state on the host. Exits 1
  * if a probability leaves (0, 1) or a reset does not restart the stream. */
-#include "jit/morok-jit-recurrent.h"
+#include <morok.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
