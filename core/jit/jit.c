@@ -4,7 +4,7 @@
  * functions MOROK_JIT_DECLARE generates are thin casts onto these. */
 #define G_LOG_DOMAIN "morok-jit"
 #include "jit/morok-jit.h"
-#include "graph/morok-pattern.h"
+#include "graph/morok-graph.h"
 #include <string.h>
 
 G_DEFINE_QUARK (morok-jit-error-quark, morok_jit_error)
