@@ -140,7 +140,6 @@ struct _MorokVad
   MorokVadParams params;
   gint64 samples;          /* analysed since the last reset */
   MorokSampleClock clock; /* the time of each sample analysed */
-  gboolean active;         /* hysteresis state for the meta */
   MorokSilenceGate *gate;  /* remove-silence: audio held until it is decided */
   gint64 delay;            /* remove-silence: samples held back */
 };
@@ -264,7 +263,6 @@ reset_stream (MorokVad *self)
   self->filled = 0;
   self->samples = 0;
   morok_sample_clock_init (&self->clock, self->plan ? self->plan->rate : 0);
-  self->active = FALSE;
   morok_silence_gate_reset (self->gate);
 }
 
@@ -391,11 +389,6 @@ run_chunk (MorokVad *self)
   self->probability = prob;
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "chunk at %" G_GINT64_FORMAT ": p = %.4f", self->samples, prob);
-  if (prob >= self->params.threshold)
-    self->active = TRUE;
-  else if (prob < (self->params.neg_threshold >= 0 ? self->params.neg_threshold
-                                                    : MAX (self->params.threshold - 0.15, 0.01)))
-    self->active = FALSE;
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
   guint n = morok_vad_segmenter_push (self->seg, prob, ev, G_N_ELEMENTS (ev));
   self->samples += self->chunk;
@@ -445,9 +438,9 @@ set_meta (MorokVad *self, GstBuffer *buf)
 {
   GstAudioLevelMeta *meta = gst_buffer_get_audio_level_meta (buf);
   if (meta)
-    meta->voice_activity = self->active;
+    meta->voice_activity = morok_vad_segmenter_speaking (self->seg);
   else
-    gst_buffer_add_audio_level_meta (buf, 127, self->active);
+    gst_buffer_add_audio_level_meta (buf, 127, morok_vad_segmenter_speaking (self->seg));
 }
 
 /* ---- buffers ---- */
