@@ -127,7 +127,6 @@ struct _MorokVad
   gdouble execute_us_total;
 
   /* prepared in start () */
-  SileroVadJit *jits[2];
   RatePlan plans[2];
   guint n_plans;
 
@@ -177,27 +176,24 @@ free_plans (MorokVad *self)
   self->plan = NULL;
 }
 
-/* Loads the model and prepares one plan per rate it runs. */
+/* Loads the model once and prepares one plan per rate it runs; each
+ * wrapper holds a reference to the model. */
 static gboolean
 prepare_plans (MorokVad *self, const char *path, GError **error)
 {
   static const guint rates[] = { 16000, 8000 };
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, error);
+  if (!vad)
+    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
     {
-      /* each plan owns a model: the wrapper frees it */
-      MorokSileroVad *vad = morok_silero_vad_load (path, error);
-      if (!vad)
-        return FALSE;
       if (!morok_silero_vad_supports_rate (vad, rates[i]))
-        {
-          morok_silero_vad_free (vad);
-          continue;
-        }
+        continue;
       guint n_in = morok_silero_vad_input_len (vad, rates[i]);
       gsize n_state = morok_silero_vad_state_len (vad);
       RatePlan *p = &self->plans[self->n_plans++];
       p->rate = rates[i];
-      p->jit = silero_vad_jit_new (vad);
+      p->jit = silero_vad_jit_new (morok_silero_vad_ref (vad));
       g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, n_in));
       g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE ((gint64) n_state));
       if (!silero_vad_jit_prepare (p->jit, a, s, error))

@@ -37,7 +37,7 @@ build (MorokSileroVad *model, MorokTensor *audio, MorokTensor *state, GError **e
 }
 
 MOROK_JIT_DEFINE (SileroVadJit, silero_vad_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
-                  SILERO_VAD_JIT_VARS, build, morok_silero_vad_free)
+                  SILERO_VAD_JIT_VARS, build, morok_silero_vad_unref)
 
 guint
 silero_vad_jit_sample_rate (SileroVadJit *self)
