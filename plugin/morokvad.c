@@ -133,8 +133,8 @@ struct _MorokVad
   /* streaming state, streaming thread only */
   RatePlan *plan;          /* the plan for the negotiated rate */
   guint chunk, context;    /* samples per chunk, context samples */
-  float *window;           /* [context | chunk] being filled */
-  guint filled;            /* new samples in window */
+  float *audio;            /* the plan's input [context | chunk], filled in place */
+  guint filled;            /* new samples in audio */
   MorokVadSegmenter *seg;
   MorokVadParams params;
   gint64 samples;          /* analysed since the last reset */
@@ -240,7 +240,7 @@ morok_vad_stop (GstBaseTransform *trans)
   MorokVad *self = MOROK_VAD (trans);
   free_plans (self);
   g_clear_pointer (&self->seg, morok_vad_segmenter_free);
-  g_clear_pointer (&self->window, g_free);
+  self->audio = NULL;
   morok_silence_gate_reset (self->gate);
   return TRUE;
 }
@@ -254,8 +254,8 @@ reset_stream (MorokVad *self)
     morok_jit_recurrent_reset (self->plan->rec);
   if (self->seg)
     morok_vad_segmenter_reset (self->seg);
-  if (self->window)
-    memset (self->window, 0, (self->context + self->chunk) * sizeof (float));
+  if (self->audio)
+    memset (self->audio, 0, (self->context + self->chunk) * sizeof (float));
   self->filled = 0;
   self->samples = 0;
   morok_sample_clock_init (&self->clock, self->plan ? self->plan->rate : 0);
@@ -296,8 +296,7 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   MorokSileroVad *vad = silero_vad_jit_model (self->plan->jit);
   self->chunk = morok_silero_vad_chunk_len (vad, self->plan->rate);
   self->context = morok_silero_vad_context_len (vad, self->plan->rate);
-  g_free (self->window);
-  self->window = g_new0 (float, self->context + self->chunk);
+  self->audio = silero_vad_jit_audio_mut (self->plan->jit, NULL)->data; /* prepared: there */
   self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
   morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate);
   reset_stream (self);
@@ -327,17 +326,6 @@ check_rate_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 
 /* ---- analysis ---- */
 
-static gboolean
-pack_audio (gpointer jit, gpointer user_data, GError **error)
-{
-  MorokVad *self = user_data;
-  MorokBuffer *in = silero_vad_jit_audio_mut (jit, error);
-  if (!in)
-    return FALSE;
-  memcpy (in->data, self->window, (self->context + self->chunk) * sizeof (float));
-  return TRUE;
-}
-
 static void
 post_event (MorokVad *self, const MorokVadEvent *ev)
 {
@@ -365,13 +353,13 @@ post_event (MorokVad *self, const MorokVadEvent *ev)
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* Runs the model on the full window, then feeds the segmenter. */
+/* Runs the model on the full chunk, then feeds the segmenter. */
 static gboolean
 run_chunk (MorokVad *self)
 {
   g_autoptr (GError) error = NULL;
   gint64 t0 = g_get_monotonic_time ();
-  const float *p = morok_jit_recurrent_step (self->plan->rec, pack_audio, self, &error);
+  const float *p = morok_jit_recurrent_step (self->plan->rec, &error);
   if (!p)
     {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("VAD step failed: %s", error->message));
@@ -388,41 +376,69 @@ run_chunk (MorokVad *self)
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
   guint n = morok_vad_segmenter_push (self->seg, prob, ev, G_N_ELEMENTS (ev));
   self->samples += self->chunk;
-  /* the last context samples of this window start the next one */
-  memmove (self->window, self->window + self->chunk, self->context * sizeof (float));
+  /* the last context samples of this chunk start the next one */
+  memmove (self->audio, self->audio + self->chunk, self->context * sizeof (float));
   self->filled = 0;
   for (guint i = 0; i < n; i++)
     post_event (self, &ev[i]);
   return TRUE;
 }
 
-/* Mixes @frames interleaved frames to mono into the window, running the
- * model each time a chunk is full. */
+/* @n frames of @ch interleaved channels mixed to mono into @dst; a
+ * non-finite mix counts as silence. */
+static void
+mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
+{
+  if (ch == 1)
+    memcpy (dst, src, n * sizeof (float));
+  else
+    for (gsize f = 0; f < n; f++)
+      {
+        float sum = 0, v;
+        for (guint c = 0; c < ch; c++)
+          {
+            memcpy (&v, src + (f * ch + c) * sizeof (float), sizeof v);
+            sum += v;
+          }
+        dst[f] = sum / ch;
+      }
+  for (gsize f = 0; f < n; f++)
+    dst[f] = isfinite (dst[f]) ? dst[f] : 0.0f;
+}
+
+static void
+mix_s16 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
+{
+  const float scale = 1.0f / (32768.0f * ch);
+  for (gsize f = 0; f < n; f++)
+    {
+      gint32 sum = 0;
+      gint16 v;
+      for (guint c = 0; c < ch; c++)
+        {
+          memcpy (&v, src + (f * ch + c) * sizeof v, sizeof v);
+          sum += v;
+        }
+      dst[f] = (float) sum * scale;
+    }
+}
+
+/* Mixes @frames interleaved frames to mono straight into the plan's audio
+ * input, running the model each time a chunk is full. */
 static gboolean
 analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *info)
 {
-  guint ch = GST_AUDIO_INFO_CHANNELS (info);
+  guint ch = GST_AUDIO_INFO_CHANNELS (info), bpf = GST_AUDIO_INFO_BPF (info);
   gboolean s16 = GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE;
-  for (gsize f = 0; f < frames; f++)
+  while (frames > 0)
     {
-      float sum = 0;
-      for (guint c = 0; c < ch; c++)
-        {
-          if (s16)
-            {
-              gint16 v;
-              memcpy (&v, data + (f * ch + c) * 2, 2);
-              sum += v / 32768.0f;
-            }
-          else
-            {
-              float v;
-              memcpy (&v, data + (f * ch + c) * 4, 4);
-              sum += v;
-            }
-        }
-      float mono = sum / ch;
-      self->window[self->context + self->filled++] = isfinite (mono) ? mono : 0.0f;
+      gsize n = MIN (frames, self->chunk - self->filled);
+      float *dst = self->audio + self->context + self->filled;
+      if (s16)
+        mix_s16 (dst, data, n, ch);
+      else
+        mix_f32 (dst, data, n, ch);
+      data += n * bpf, frames -= n, self->filled += n;
       if (self->filled == self->chunk && !run_chunk (self))
         return FALSE;
     }
@@ -514,7 +530,7 @@ finish_stream (MorokVad *self)
   gint64 total = self->samples + self->filled;
   if (self->filled > 0)
     {
-      memset (self->window + self->context + self->filled, 0,
+      memset (self->audio + self->context + self->filled, 0,
               (self->chunk - self->filled) * sizeof (float));
       self->filled = self->chunk;
       run_chunk (self);
