@@ -36,6 +36,7 @@
 #include "io/safetensors.h"
 #include "models/silero-vad.h"
 #include "models/silero-vad-jit.h"
+#include "models/silero-vad-batch.h"
 #include "models/vad-segmenter.h"
 #include "models/gigaam.h"
 #include "models/gigaam-encoder-jit.h"

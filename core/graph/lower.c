@@ -191,6 +191,18 @@ swap_last (MorokNode *n)
   return morok_graph_intern (n->graph, &p);
 }
 
+/* TRUE if @n reads a leaf in place (a strided view): the GEMM's packing
+ * then reads the weight itself at prepare. A weight-only B that is not (a
+ * permute the reshape after it cannot merge) would be copied on every
+ * execute: it gets its copy at prepare instead, whatever the rows. */
+static gboolean
+strided_leaf (MorokNode *n)
+{
+  MorokStrided s;
+  MorokNode *stop;
+  return morok_strided_walk (n, is_leaf, NULL, &s, &stop);
+}
+
 static MorokNode *
 relayout (MorokNode *n, GHashTable *map)
 {
@@ -208,7 +220,8 @@ relayout (MorokNode *n, GHashTable *map)
     {
       guint r = n->rank;
       MorokNode *a = p.src[0], *b = p.src[1];
-      if (n->shape[r - 2]->hi <= MOROK_GEMM_SMALL && b->weight_only && !laid_out (b, r - 1, r - 2))
+      gboolean small = n->shape[r - 2]->hi <= MOROK_GEMM_SMALL;
+      if (b->weight_only && (small ? !laid_out (b, r - 1, r - 2) : !strided_leaf (b)))
         p.src[1] = aligned_copy_of (b), changed = TRUE;
       else if (n->shape[r - 1]->hi <= MOROK_GEMM_SMALL && n->shape[r - 2]->hi > MOROK_GEMM_SMALL
                && a->weight_only && !laid_out (a, r - 2, r - 1))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The Silero VAD networks of one chunk, written with the tensor API
- * (docs/silero-models.md, "v5 / v6 network" and "v4 network"). Shapes in
- * the comments are for 16 kHz. */
+ * (docs/silero-models.md, "v5 / v6 network" and "v4 network"), for a batch
+ * of B independent streams (B = 1, or a variable: the first dimension of
+ * the audio). Shapes in the comments are for 16 kHz. */
 #define G_LOG_DOMAIN "morok-models"
 #include "models/silero-vad-private.h"
 
@@ -37,10 +38,47 @@ reshape (MorokTensor *a, GError **error, guint rank, const gint64 *dims)
   reshape (a, error, G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })),                             \
            ((const gint64[]){ __VA_ARGS__ }))
 
+/* a as [B, dims...], B its first dimension (the batch). */
+static MorokTensor *
+reshape_rows (MorokTensor *a, GError **error, guint rank, const gint64 *dims)
+{
+  if (a == NULL)
+    return NULL;
+  const MorokSym *shape[MOROK_MAX_RANK] = { a->shape[0] };
+  for (guint i = 0; i < rank; i++)
+    shape[1 + i] = c_sym (a, dims[i]);
+  return morok_tensor_reshape (a, shape, rank + 1, error);
+}
+#define ROWS(a, error, ...)                                                                        \
+  reshape_rows (a, error, G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })),                        \
+                ((const gint64[]){ __VA_ARGS__ }))
+
+/* x [B, T, K] times the weight w [K, M] as one product of B·T rows
+ * ([B·T, K] x [K, M], so that a batch fills the GEMM's rows), plus the
+ * bias @b and a ReLU when @relu (NULL, FALSE: none; applied before the
+ * reshape so that they stay the product's epilogue), then [B, T, M]. */
+static MorokTensor *
+rows_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b, gboolean relu, GError **error)
+{
+  if (x == NULL || w == NULL)
+    return NULL;
+  const MorokSym *B = x->shape[0], *T = x->shape[1];
+  const MorokSym *flat[] = { morok_sym_mul (B, T), x->shape[2] };
+  MorokTensor *y = morok_tensor_matmul (morok_tensor_reshape (x, flat, 2, error), w, error);
+  if (b)
+    y = morok_tensor_add (y, b, error);
+  if (relu)
+    y = morok_tensor_relu (y, error);
+  if (y == NULL)
+    return NULL;
+  const MorokSym *back[] = { B, T, y->shape[1] };
+  return morok_tensor_reshape (y, back, 3, error);
+}
+
 /* ---- shared parts ---- */
 
-/* frames [1, T, L] -> the pairs of the folded basis (silero-vad.c,
- * basis_fold): [1, T, L/2 + 1] of x[n] + x[L - n] (@sign 1) or x[n] - x[L - n]
+/* frames [B, T, L] -> the pairs of the folded basis (silero-vad.c,
+ * basis_fold): [B, T, L/2 + 1] of x[n] + x[L - n] (@sign 1) or x[n] - x[L - n]
  * (@sign -1), the mirror 0 at n = 0 and L/2. The mirror x[L - n] for
  * n = 1 .. L/2 - 1 is a reflect padding of the frame's second half. */
 static MorokTensor *
@@ -57,7 +95,7 @@ fold_frames (MorokTensor *frames, gint64 L, gint sign, GError **error)
   return sign > 0 ? morok_tensor_add (head, mirror, error) : morok_tensor_sub (head, mirror, error);
 }
 
-/* audio [1, n] -> |STFT| [1, T, F]: reflect padding, the frames (windows
+/* audio [B, n] -> |STFT| [B, T, F]: reflect padding, the frames (windows
  * of L samples every hop) times the windowed DFT basis, real parts first,
  * then the magnitude. This is ONNX's Conv of the padded signal with the
  * basis [2F, 1, L], written as a matmul with the basis transposed at load
@@ -75,17 +113,17 @@ stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
   const gint64 F = n->stft_bins, L = folded ? 2 * (n->basis.dims[0] - 1) : n->basis.dims[0];
   MorokTensor *xp = morok_tensor_pad_reflect (audio, (const gint64[]){ 0, n->stft_pad_left },
                                               (const gint64[]){ 0, n->stft_pad_right }, error);
-  MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error); /* [1, 4, 256] */
+  MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error); /* [B, 4, 256] */
   MorokTensor *re, *im;
   if (folded)
     {
-      re = morok_tensor_matmul (fold_frames (frames, L, 1, error), weight (g, &n->basis), error);
-      im = morok_tensor_matmul (fold_frames (frames, L, -1, error), weight (g, &n->basis_sin),
-                                error); /* bins 1 .. F - 2 */
+      re = rows_linear (fold_frames (frames, L, 1, error), weight (g, &n->basis), NULL, FALSE, error);
+      im = rows_linear (fold_frames (frames, L, -1, error), weight (g, &n->basis_sin), NULL,
+                        FALSE, error); /* bins 1 .. F - 2 */
     }
   else
     {
-      MorokTensor *spec = morok_tensor_matmul (frames, weight (g, &n->basis), error);
+      MorokTensor *spec = rows_linear (frames, weight (g, &n->basis), NULL, FALSE, error);
       re = slice (spec, 2, 0, F, error);
       im = slice (spec, 2, F, n->basis.dims[1] - F, error);
     }
@@ -94,11 +132,11 @@ stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
                            error);
   MorokTensor *mag = morok_tensor_sqrt (
       morok_tensor_add (morok_tensor_mul (re, re, error), morok_tensor_mul (im, im, error), error),
-      error);   /* [1, 4, 129] */
+      error);   /* [B, 4, 129] */
   return mag; /* time-major: the encoder's layout */
 }
 
-/* One LSTM step of @layer on x [1, In]; h and c [1, H] are replaced. */
+/* One LSTM step of @layer on x [B, In]; h and c [B, H] are replaced. */
 static void
 lstm_step (const SileroNet *n, guint layer, MorokTensor *x, MorokTensor **h, MorokTensor **c,
            GError **error)
@@ -113,7 +151,7 @@ lstm_step (const SileroNet *n, guint layer, MorokTensor *x, MorokTensor **h, Mor
   *c = c2;
 }
 
-/* sigmoid (w · relu (h) + b): h [1, H] -> [1, 1] */
+/* sigmoid (w · relu (h) + b): h [B, H] -> [B, 1] */
 static MorokTensor *
 head (const SileroNet *n, MorokTensor *h, GError **error)
 {
@@ -126,25 +164,32 @@ head (const SileroNet *n, MorokTensor *h, GError **error)
                                error);
 }
 
-/* [p | h_0 .. h_{L-1} | c_0 .. c_{L-1}] as one rank-1 tensor. */
+/* Each stream's [p | h_0 .. h_{L-1} | c_0 .. c_{L-1}]: [B, 1 + 2 L H]
+ * from p [B, 1] and h, c [B, H] per layer. */
 static MorokTensor *
-pack_output (MorokTensor *p, MorokTensor **h, MorokTensor **c, guint layers, gint64 hidden,
-             GError **error)
+pack_output (MorokTensor *p, MorokTensor **h, MorokTensor **c, guint layers, GError **error)
 {
-  MorokTensor *parts[1 + 2 * SILERO_MAX_LAYERS];
-  parts[0] = RESHAPE (p, error, 1);
+  MorokTensor *parts[1 + 2 * SILERO_MAX_LAYERS] = { p };
   for (guint l = 0; l < layers; l++)
     {
-      parts[1 + l] = RESHAPE (h[l], error, hidden);
-      parts[1 + layers + l] = RESHAPE (c[l], error, hidden);
+      parts[1 + l] = h[l];
+      parts[1 + layers + l] = c[l];
     }
-  return morok_tensor_cat (parts, 1 + 2 * layers, 0, error);
+  return morok_tensor_cat (parts, 1 + 2 * layers, 1, error);
+}
+
+/* Layer @l's h (@which 0) or c (1) of each stream: [B, H] of state
+ * [B, 2 L H], each row [h_0 .. h_{L-1} | c_0 .. c_{L-1}]. */
+static MorokTensor *
+state_part (MorokTensor *state, guint layers, gint64 H, guint which, guint l, GError **error)
+{
+  return slice (state, 1, (which * layers + l) * H, H, error);
 }
 
 /* ---- v5 / v6 ---- */
 
 /* relu (conv1d (x, w, b, stride, padding 1)) on time-major activations:
- * x [1, T, C] -> [1, T', M], w [M, C, k]. Time-major, the im2col of the
+ * x [B, T, C] -> [B, T', M], w [M, C, k]. Time-major, the im2col of the
  * padded input is a strided view (window [T', k, C] -> [T', k*C] merges),
  * so the contraction reads the padded input in place, and the product is
  * [T', k*C] x [k*C, M]: few rows, weights streamed once by rows. Taps that
@@ -174,13 +219,12 @@ conv_relu (MorokTensor *x, const SileroParam *w, const SileroParam *b, gint64 st
   if (first < 0 || last > T - 1)
     x = morok_tensor_pad (x, (const gint64[]){ 0, MAX (-first, 0), 0 },
                           (const gint64[]){ 0, MAX (last - (T - 1), 0), 0 }, 0.0, error);
-  MorokTensor *cols = RESHAPE (morok_tensor_window (x, 1, taps, stride, 1, error), error, 1, T2,
-                               taps * C); /* [1, T', taps * C] */
+  MorokTensor *cols = ROWS (morok_tensor_window (x, 1, taps, stride, 1, error), error, T2,
+                            taps * C); /* [B, T', taps * C] */
   /* w [M, C, k] -> [taps, C, M] -> [taps * C, M], rows in the order of cols */
   MorokTensor *wt = morok_tensor_permute (slice (weight (g, w), 2, lo, taps, error),
                                           (const guint[]){ 2, 1, 0 }, 3, error);
-  MorokTensor *y = morok_tensor_matmul (cols, RESHAPE (wt, error, taps * C, M), error);
-  return morok_tensor_relu (morok_tensor_add (y, weight (g, b), error), error);
+  return rows_linear (cols, RESHAPE (wt, error, taps * C, M), weight (g, b), TRUE, error);
 }
 
 static MorokTensor *
@@ -189,8 +233,8 @@ forward_v5 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
 {
   static const gint64 strides[4] = { 1, 2, 2, 1 };
   const gint64 H = m->hidden;
-  MorokTensor *x = stft_magnitude (n, audio, error); /* [1, 4, 129] */
-  /* -> [1, 4, 128] [1, 2, 64] [1, 1, 64] [1, 1, 128] */
+  MorokTensor *x = stft_magnitude (n, audio, error); /* [B, 4, 129] */
+  /* -> [B, 4, 128] [B, 2, 64] [B, 1, 64] [B, 1, 128] */
   for (guint i = 0; i < 4; i++)
     x = conv_relu (x, &n->enc_w[i], &n->enc_b[i], strides[i], error);
   gint64 frames;
@@ -201,10 +245,10 @@ forward_v5 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
                    "silero-vad: encoder output %s should have one frame", s);
       return NULL;
     }
-  MorokTensor *h = RESHAPE (slice (state, 0, 0, H, error), error, 1, H);
-  MorokTensor *c = RESHAPE (slice (state, 0, H, H, error), error, 1, H);
-  lstm_step (n, 0, RESHAPE (x, error, 1, H), &h, &c, error);
-  return pack_output (head (n, h, error), &h, &c, 1, H, error);
+  MorokTensor *h = state_part (state, 1, H, 0, 0, error);
+  MorokTensor *c = state_part (state, 1, H, 1, 0, error);
+  lstm_step (n, 0, ROWS (x, error, H), &h, &c, error);
+  return pack_output (head (n, h, error), &h, &c, 1, error);
 }
 
 /* ---- v4 ---- */
@@ -219,14 +263,14 @@ v4_features (const SileroNet *n, MorokTensor *mag, GError **error)
   MorokTensor *spect = morok_tensor_log (
       morok_tensor_add_scalar (morok_tensor_mul_scalar (mag, 1048576.0, error), 1.0, error), error);
   MorokTensor *mean
-      = morok_tensor_mean (spect, (const gint[]){ 1 }, 1, TRUE, error); /* [1, 1, 8] */
+      = morok_tensor_mean (spect, (const gint[]){ 1 }, 1, TRUE, error); /* [B, 1, 8] */
   MorokTensor *mp = morok_tensor_pad_reflect (mean, (const gint64[]){ 0, 0, 3 },
-                                              (const gint64[]){ 0, 0, 3 }, error); /* [1, 1, 14] */
+                                              (const gint64[]){ 0, 0, 3 }, error); /* [B, 1, 14] */
   MorokTensor *sm = morok_tensor_conv1d (mp, weight (g, &n->norm_filter), NULL, 1, 0, 1, 1,
-                                         error);                                 /* [1, 1, 8] */
-  MorokTensor *mu = morok_tensor_mean (sm, (const gint[]){ 2 }, 1, TRUE, error); /* [1, 1, 1] */
+                                         error);                                 /* [B, 1, 8] */
+  MorokTensor *mu = morok_tensor_mean (sm, (const gint[]){ 2 }, 1, TRUE, error); /* [B, 1, 1] */
   MorokTensor *parts[] = { mag, morok_tensor_sub (spect, mu, error) };
-  return morok_tensor_cat (parts, 2, 1, error); /* [1, 258, 8] */
+  return morok_tensor_cat (parts, 2, 1, error); /* [B, 258, 8] */
 }
 
 /* relu (pw (relu (dw (x))) + proj (x)), then relu (down (.)) */
@@ -257,9 +301,9 @@ forward_v4 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
 {
   const gint64 H = m->hidden;
   MorokTensor *mag = morok_tensor_transpose (stft_magnitude (n, audio, error), 1, 2,
-                                             error); /* [1, 129, 8] */
+                                             error); /* [B, 129, 8] */
   MorokTensor *x = mag ? v4_features (n, mag, error) : NULL;
-  /* -> [1, 16, 4] [1, 32, 2] [1, 32, 1] [1, 64, 1] */
+  /* -> [B, 16, 4] [B, 32, 2] [B, 32, 1] [B, 64, 1] */
   for (guint i = 0; i < G_N_ELEMENTS (n->block); i++)
     x = v4_block (&n->block[i], x, error);
   if (x == NULL)
@@ -267,15 +311,15 @@ forward_v4 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
   MorokTensor *h[SILERO_MAX_LAYERS], *c[SILERO_MAX_LAYERS];
   for (guint l = 0; l < m->layers; l++)
     {
-      h[l] = RESHAPE (slice (state, 0, l * H, H, error), error, 1, H);
-      c[l] = RESHAPE (slice (state, 0, (m->layers + l) * H, H, error), error, 1, H);
+      h[l] = state_part (state, m->layers, H, 0, l, error);
+      c[l] = state_part (state, m->layers, H, 1, l, error);
     }
   /* both layers over the frames in order, the head on each frame's top h */
   gint64 frames = x->shape[2]->hi;
   MorokTensor *p = NULL;
   for (gint64 t = 0; t < frames; t++)
     {
-      MorokTensor *u = RESHAPE (slice (x, 2, t, 1, error), error, 1, H);
+      MorokTensor *u = ROWS (slice (x, 2, t, 1, error), error, H);
       for (guint l = 0; l < m->layers; l++)
         {
           lstm_step (n, l, u, &h[l], &c[l], error);
@@ -286,29 +330,31 @@ forward_v4 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
     }
   if (frames > 1)
     p = morok_tensor_mul_scalar (p, 1.0 / (double)frames, error);
-  return pack_output (p, h, c, m->layers, H, error);
+  return pack_output (p, h, c, m->layers, error);
 }
 
 /* ---- entry ---- */
 
+/* @t is f32 [rows, @len] (@rows NULL: rank 1 [@len]). */
 static gboolean
-check_input (MorokTensor *t, const char *what, guint rank, const gint64 *dims, GError **error)
+check_input (MorokTensor *t, const char *what, const MorokSym *rows, gint64 len, GError **error)
 {
-  gboolean ok = t->dtype == MOROK_DTYPE_F32 && t->rank == rank;
-  for (guint i = 0; ok && i < rank; i++)
-    ok = t->shape[i]->lo == dims[i] && t->shape[i]->hi == dims[i];
+  guint rank = rows ? 2 : 1;
+  const MorokSym *last = t->rank == rank ? t->shape[rank - 1] : NULL;
+  gint64 a, b;
+  gboolean same_rows = !rows || t->shape[0] == rows
+                       || (morok_sym_is_const (t->shape[0], &a) && morok_sym_is_const (rows, &b)
+                           && a == b);
+  gboolean ok = t->dtype == MOROK_DTYPE_F32 && last && last->lo == len && last->hi == len
+                && same_rows;
   if (ok)
     return TRUE;
   g_autofree char *s = morok_node_shape_string (t);
-  GString *want = g_string_new ("[");
-  for (guint i = 0; i < rank; i++)
-    g_string_append_printf (want, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
-  g_string_append_c (want, ']');
+  g_autofree char *r = rows ? morok_sym_to_string (rows) : NULL;
   g_set_error (error, MOROK_TENSOR_ERROR,
                t->dtype != MOROK_DTYPE_F32 ? MOROK_TENSOR_ERROR_DTYPE : MOROK_TENSOR_ERROR_SHAPE,
-               "silero-vad: %s is %s %s, expected f32 %s", what, morok_dtype_name (t->dtype), s,
-               want->str);
-  g_string_free (want, TRUE);
+               "silero-vad: %s is %s %s, expected f32 [%s%s%" G_GINT64_FORMAT "]", what,
+               morok_dtype_name (t->dtype), s, r ? r : "", r ? ", " : "", len);
   return FALSE;
 }
 
@@ -327,20 +373,27 @@ morok_silero_vad_forward (MorokSileroVad *model, guint sample_rate, MorokTensor 
                    morok_silero_vad_version_name (model->version), sample_rate);
       return NULL;
     }
-  const gint64 in_dims[2] = { 1, n->context + n->chunk };
-  const gint64 state_dims[1] = { (gint64)morok_silero_vad_state_len (model) };
-  if (!check_input (audio, "audio", 2, in_dims, error)
-      || !check_input (state, "state", 1, state_dims, error))
-    return NULL;
   if (audio->graph != state->graph)
     {
       g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
                    "silero-vad: audio and state belong to different graphs");
       return NULL;
     }
+  /* one stream: audio [1, C + N], state [S]; a batch: [B, C + N], [B, S] */
+  const gint64 S = (gint64) morok_silero_vad_state_len (model);
+  const MorokSym *B = audio->rank == 2 ? audio->shape[0] : NULL;
+  gboolean one = state->rank == 1;
+  if (!check_input (audio, "audio", B ? B : c_sym (audio, 1), n->context + n->chunk, error)
+      || (one && !check_input (audio, "audio", c_sym (audio, 1), n->context + n->chunk, error))
+      || !check_input (state, "state", one ? NULL : B, S, error))
+    return NULL;
+  if (one)
+    state = RESHAPE (state, error, 1, S);
   MorokTensor *out = model->version == MOROK_SILERO_VAD_V4
                          ? forward_v4 (model, n, audio, state, error)
                          : forward_v5 (model, n, audio, state, error);
+  if (one)
+    out = RESHAPE (out, error, 1 + S);
   if (out == NULL && error && *error)
     g_prefix_error (error, "silero-vad %s, %u Hz: ", morok_silero_vad_version_name (model->version),
                     sample_rate);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The Silero VAD JIT wrapper: the build function picks the rate from the
- * audio input's length and calls morok_silero_vad_forward (). */
+/* The Silero VAD JIT wrappers, one stream and a batch: the build function
+ * picks the rate from the audio input's length and calls
+ * morok_silero_vad_forward (). */
 #define G_LOG_DOMAIN "morok-models"
 #include "models/silero-vad-jit.h"
 #include <string.h>
@@ -28,7 +29,7 @@ build (MorokSileroVad *model, MorokTensor *audio, MorokTensor *state, GError **e
     {
       g_autofree char *s = morok_node_shape_string (audio);
       g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
-                   "audio %s is [1, C + N] of no rate: [1, %u] at 16 kHz, [1, %u] at 8 kHz", s,
+                   "audio %s is [B, C + N] of no rate: [B, %u] at 16 kHz, [B, %u] at 8 kHz", s,
                    morok_silero_vad_input_len (model, 16000),
                    morok_silero_vad_input_len (model, 8000));
       return NULL;
@@ -38,6 +39,19 @@ build (MorokSileroVad *model, MorokTensor *audio, MorokTensor *state, GError **e
 
 MOROK_JIT_DEFINE (SileroVadJit, silero_vad_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
                   SILERO_VAD_JIT_VARS, build, morok_silero_vad_unref)
+
+/* The batch: the first b rows of audio [max, C + N] and state [max, S]. */
+static MorokTensor *
+build_batch (MorokSileroVad *model, MorokTensor *audio, MorokTensor *state, MorokVariable *b,
+             GError **error)
+{
+  audio = morok_jit_try_shrink (audio, 0, b, error);
+  state = morok_jit_try_shrink (state, 0, b, error);
+  return audio && state ? build (model, audio, state, error) : NULL;
+}
+
+MOROK_JIT_DEFINE (SileroVadBatchJit, silero_vad_batch_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
+                  SILERO_VAD_BATCH_JIT_VARS, build_batch, morok_silero_vad_unref)
 
 guint
 silero_vad_jit_sample_rate (SileroVadJit *self)

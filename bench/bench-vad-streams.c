@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* Many VAD streams on one core: the cost of one stream's chunk for 1, 8, 64
+ * and 256 streams, through one batched plan (models/silero-vad-batch.h, all
+ * streams in every run) and through one single-stream plan per stream
+ * (SileroVadJit + MorokJitRecurrent, stepped in turn). Each stream reads
+ * the fixture speech from its own offset. Not a test; one thread unless
+ * MOROK_THREADS says otherwise. bench/compare-vad-streams.sh puts
+ * onnxruntime's batched session next to it.
+ *
+ *   build/bench/bench-vad-streams [v5|v6|v4] [MODEL_DIR]
+ */
+#include "bench-util.h"
+#include "jit/morok-jit-recurrent.h"
+#include "models/silero-vad-batch.h"
+#include "models/silero-vad-jit.h"
+#include <stdio.h>
+#include <string.h>
+
+#define RATE 16000
+#define ROUNDS 200
+
+/* The fixture's samples / 32768 (16-bit PCM mono WAV, data chunk found by walking). */
+static float *
+read_wav (const char *path, gsize *out_n)
+{
+  g_autofree guint8 *d = NULL;
+  gsize len;
+  if (!g_file_get_contents (path, (char **) &d, &len, NULL))
+    return NULL;
+  for (gsize at = 12; at + 8 <= len;)
+    {
+      guint32 size = d[at + 4] | d[at + 5] << 8 | d[at + 6] << 16 | (guint32) d[at + 7] << 24;
+      if (memcmp (d + at, "data", 4) == 0)
+        {
+          gsize n = MIN (size, len - at - 8) / 2;
+          float *s = g_new (float, n);
+          for (gsize i = 0; i < n; i++)
+            s[i] = (gint16) (d[at + 8 + 2 * i] | d[at + 9 + 2 * i] << 8) / 32768.0f;
+          *out_n = n;
+          return s;
+        }
+      at += 8 + size;
+    }
+  return NULL;
+}
+
+/* Stream i's chunk of round r: a wrap-around walk of the speech. */
+static const float *
+chunk_of (const float *speech, gsize n, guint N, guint i, guint r)
+{
+  gsize chunks = n / N;
+  return speech + ((i * 37 + r) % chunks) * N;
+}
+
+/* µs per stream-chunk, median over ROUNDS runs of all @streams in one batch. */
+static double
+batched (MorokSileroVad *vad, guint streams, const float *speech, gsize n, GError **error)
+{
+  g_autoptr (MorokVadBatch) batch = morok_vad_batch_new (vad, RATE, streams, NULL, error);
+  if (!batch)
+    return -1;
+  guint N = morok_vad_batch_chunk_len (batch);
+  g_autofree MorokVadStream **s = g_new (MorokVadStream *, streams);
+  g_autofree const float **chunks = g_new (const float *, streams);
+  g_autofree float *probs = g_new (float, streams);
+  for (guint i = 0; i < streams; i++)
+    s[i] = morok_vad_stream_new (batch);
+  double t[ROUNDS];
+  for (guint r = 0; r < ROUNDS; r++)
+    {
+      for (guint i = 0; i < streams; i++)
+        chunks[i] = chunk_of (speech, n, N, i, r);
+      double t0 = bench_now_us ();
+      if (!morok_vad_batch_run (batch, streams, s, chunks, probs, error))
+        return -1;
+      t[r] = (bench_now_us () - t0) / streams;
+    }
+  for (guint i = 0; i < streams; i++)
+    morok_vad_stream_free (s[i]);
+  return bench_median (t, ROUNDS);
+}
+
+/* µs per stream-chunk, median over ROUNDS rounds of one step of each
+ * stream's own plan. */
+static double
+independent (MorokSileroVad *vad, guint streams, const float *speech, gsize n, GError **error)
+{
+  guint C = morok_silero_vad_context_len (vad, RATE), N = morok_silero_vad_chunk_len (vad, RATE);
+  g_autofree SileroVadJit **jit = g_new0 (SileroVadJit *, streams);
+  g_autofree MorokJitRecurrent **rec = g_new0 (MorokJitRecurrent *, streams);
+  double t[ROUNDS], result = -1;
+  g_autoptr (MorokInputSpec) as = morok_input_spec_f32 (MOROK_SHAPE (1, C + N));
+  g_autoptr (MorokInputSpec) ss
+      = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
+  for (guint i = 0; i < streams; i++)
+    {
+      jit[i] = silero_vad_jit_new (morok_silero_vad_ref (vad));
+      if (!silero_vad_jit_prepare (jit[i], as, ss, error)
+          || !(rec[i] = silero_vad_jit_recurrent_new (jit[i], error)))
+        goto out;
+    }
+  for (guint r = 0; r < ROUNDS; r++)
+    {
+      double t0 = bench_now_us ();
+      for (guint i = 0; i < streams; i++)
+        {
+          float *audio = silero_vad_jit_audio_mut (jit[i], NULL)->data;
+          memmove (audio, audio + N, C * sizeof (float));
+          memcpy (audio + C, chunk_of (speech, n, N, i, r), N * sizeof (float));
+          if (!morok_jit_recurrent_step (rec[i], error))
+            goto out;
+        }
+      t[r] = (bench_now_us () - t0) / streams;
+    }
+  result = bench_median (t, ROUNDS);
+out:
+  for (guint i = 0; i < streams; i++)
+    {
+      g_clear_pointer (&rec[i], morok_jit_recurrent_free);
+      g_clear_pointer (&jit[i], silero_vad_jit_free);
+    }
+  return result;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *version = argc > 1 ? argv[1] : "v5";
+  const char *dir = argc > 2 ? argv[2] : g_getenv ("MOROK_MODEL_DIR");
+  g_autofree char *name = g_strdup_printf ("silero_vad_%s.onnx", version);
+  g_autofree char *path = g_build_filename (dir ? dir : MOROK_SOURCE_ROOT "/models", name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, &error);
+  gsize n = 0;
+  g_autofree float *speech = read_wav (MOROK_SOURCE_ROOT "/tests/fixtures/speech-16k.wav", &n);
+  if (!vad || !speech)
+    {
+      fprintf (stderr, "%s\n", vad ? "speech-16k.wav not readable" : error->message);
+      return 1;
+    }
+  static const guint counts[] = { 1, 8, 64, 256 };
+  printf ("Silero %s 16 kHz, us per stream-chunk, medians of %d rounds:\n", version, ROUNDS);
+  printf ("  %7s %12s %14s\n", "streams", "batched", "independent");
+  for (guint k = 0; k < G_N_ELEMENTS (counts); k++)
+    {
+      double b = batched (vad, counts[k], speech, n, &error);
+      double i = b >= 0 ? independent (vad, counts[k], speech, n, &error) : -1;
+      if (i < 0)
+        {
+          fprintf (stderr, "%s\n", error->message);
+          return 1;
+        }
+      printf ("  %7u %12.2f %14.2f\n", counts[k], b, i);
+    }
+  return 0;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* Many streams through one batched Silero plan (models/silero-vad-batch.h):
+ * streams of the fixture speech starting and ending at different rounds,
+ * one stalled for a while, passed to each run in a changing order, give per
+ * stream the probabilities of the stream's own single-stream plan
+ * (SileroVadJit driven by MorokJitRecurrent, itself checked against
+ * onnxruntime in test-silero-vad), for v4, v5 and v6 at 16 and 8 kHz. */
+#include "fixtures.h"
+#include "jit/morok-jit-recurrent.h"
+#include "models/silero-vad-batch.h"
+#include "models/silero-vad-jit.h"
+#include "onnx-test-util.h"
+#include <math.h>
+#include <string.h>
+
+enum
+{
+  STREAMS = 6,
+  MAX_STREAMS = 8,
+  ROUNDS = 90
+};
+
+typedef struct
+{
+  const char *version;
+  guint rate;
+} Case;
+
+/* Stream i: the speech from sample offset[i], in rounds [start, end), not
+ * in [stall_from, stall_to). */
+static const gsize offset[STREAMS] = { 0, 3000, 17000, 41000, 5555, 20000 };
+static const guint start[STREAMS] = { 0, 0, 5, 12, 30, 2 };
+static const guint end[STREAMS] = { ROUNDS, 60, ROUNDS, 70, ROUNDS, 45 };
+static const guint stall_from = 20, stall_to = 35; /* stream 2 */
+
+static gboolean
+ready (guint i, guint round)
+{
+  return round >= start[i] && round < end[i] && !(i == 2 && round >= stall_from && round < stall_to);
+}
+
+/* The probabilities of @n_chunks chunks of @samples through a fresh
+ * single-stream plan. (transfer full) */
+static float *
+alone (MorokSileroVad *vad, guint rate, const float *samples, guint n_chunks)
+{
+  g_autoptr (GError) e = NULL;
+  guint C = morok_silero_vad_context_len (vad, rate), N = morok_silero_vad_chunk_len (vad, rate);
+  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (morok_silero_vad_ref (vad));
+  g_autoptr (MorokInputSpec) as = morok_input_spec_f32 (MOROK_SHAPE (1, C + N));
+  g_autoptr (MorokInputSpec) ss
+      = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
+  g_assert_true (silero_vad_jit_prepare (jit, as, ss, &e));
+  g_autoptr (MorokJitRecurrent) rec = silero_vad_jit_recurrent_new (jit, &e);
+  g_assert_no_error (e);
+  float *audio = silero_vad_jit_audio_mut (jit, &e)->data;
+  float *probs = g_new (float, n_chunks);
+  for (guint k = 0; k < n_chunks; k++)
+    {
+      memmove (audio, audio + N, C * sizeof (float));
+      memcpy (audio + C, samples + (gsize) k * N, N * sizeof (float));
+      probs[k] = morok_jit_recurrent_step (rec, &e)[0];
+      g_assert_no_error (e);
+    }
+  return probs;
+}
+
+static void
+test_streams_equal_alone (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *path = silero_path (c->version);
+  if (!path)
+    return;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, &e);
+  g_assert_no_error (e);
+  g_autofree char *wav = g_strdup_printf ("speech-%uk.wav", c->rate / 1000);
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav (wav, NULL, &n);
+  g_autofree float *speech = g_new (float, n);
+  for (gsize i = 0; i < n; i++)
+    speech[i] = pcm[i] / 32768.0f;
+  g_autoptr (MorokVadBatch) batch = morok_vad_batch_new (vad, c->rate, MAX_STREAMS, NULL, &e);
+  g_assert_no_error (e);
+  const guint N = morok_vad_batch_chunk_len (batch);
+
+  float *want[STREAMS];
+  guint done[STREAMS] = { 0 };
+  MorokVadStream *streams[STREAMS];
+  GArray *got[STREAMS];
+  for (guint i = 0; i < STREAMS; i++)
+    {
+      guint chunks = 0;
+      for (guint r = 0; r < ROUNDS; r++)
+        chunks += ready (i, r);
+      g_assert_cmpuint (offset[i] / (c->rate / 8000) + (gsize) chunks * N, <=, n);
+      want[i] = alone (vad, c->rate, speech + offset[i] / (c->rate / 8000), chunks);
+      streams[i] = morok_vad_stream_new (batch);
+      got[i] = g_array_new (FALSE, FALSE, sizeof (float));
+    }
+  guint64 builds = morok_plan_build_count ();
+  for (guint r = 0; r < ROUNDS; r++)
+    {
+      MorokVadStream *run[STREAMS];
+      const float *chunks[STREAMS];
+      guint who[STREAMS], k = 0;
+      for (guint j = 0; j < STREAMS; j++)
+        {
+          guint i = (j + r) % STREAMS; /* a different order each round */
+          if (!ready (i, r))
+            continue;
+          run[k] = streams[i];
+          chunks[k] = speech + offset[i] / (c->rate / 8000) + (gsize) done[i]++ * N;
+          who[k++] = i;
+        }
+      if (k == 0)
+        continue;
+      float probs[STREAMS];
+      g_assert_true (morok_vad_batch_run (batch, k, run, chunks, probs, &e));
+      g_assert_no_error (e);
+      for (guint j = 0; j < k; j++)
+        g_array_append_val (got[who[j]], probs[j]);
+    }
+  g_assert_cmpuint (morok_plan_build_count (), ==, builds);
+  double worst = 0;
+  for (guint i = 0; i < STREAMS; i++)
+    {
+      g_assert_cmpuint (got[i]->len, ==, done[i]);
+      for (guint k = 0; k < got[i]->len; k++)
+        worst = MAX (worst, fabs (g_array_index (got[i], float, k) - want[i][k]));
+      g_free (want[i]);
+      g_array_unref (got[i]);
+      morok_vad_stream_free (streams[i]);
+    }
+  g_test_message ("%s %u Hz: %u streams, max |batched - alone| = %.3g", c->version, c->rate,
+                  STREAMS, worst);
+  g_assert_cmpfloat (worst, ==, 0); /* each row sums in the same order as alone */
+}
+
+/* A run of no stream or of more than the bound is an error that moves no stream. */
+static void
+test_run_checks_count (void)
+{
+  g_autofree char *path = silero_path ("v5");
+  if (!path)
+    return;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, &e);
+  g_autoptr (MorokVadBatch) batch = morok_vad_batch_new (vad, 16000, 2, NULL, &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokVadStream) s = morok_vad_stream_new (batch);
+  g_autofree float *chunk = g_new0 (float, morok_vad_batch_chunk_len (batch));
+  MorokVadStream *three[] = { s, s, s };
+  const float *chunks[] = { chunk, chunk, chunk };
+  float probs[3];
+  g_assert_false (morok_vad_batch_run (batch, 3, three, chunks, probs, &e));
+  g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME);
+  g_assert_nonnull (strstr (e->message, "3 streams in a run, the batch takes 1 to 2"));
+  g_clear_error (&e);
+  g_assert_false (morok_vad_batch_run (batch, 0, three, chunks, probs, &e));
+  g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const Case cases[] = {
+    { "v4", 16000 }, { "v4", 8000 }, { "v5", 16000 },
+    { "v5", 8000 },  { "v6", 16000 }, { "v6", 8000 },
+  };
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/silero-vad-batch/%s/%uk/streams-equal-alone",
+                                               cases[i].version, cases[i].rate / 1000);
+      g_test_add_data_func (name, &cases[i], test_streams_equal_alone);
+    }
+  g_test_add_func ("/silero-vad-batch/run-checks-count", test_run_checks_count);
+  return g_test_run ();
+}
