@@ -11,8 +11,8 @@ usage: check.py [FIXTURES_DIR]
   pytorch_model.bin or model.safetensors under a `model.` prefix, and a
   checkpoint without the front-end buffers (computed from the config);
 * reference.py, run on the committed model and audio, reproduces the
-  committed reference outputs (the CTC fixtures: computed without pad
-  masking, as the C encoder does today; with it their batch equals alone);
+  committed reference outputs (the CTC fixtures, with pad masking: their
+  batch equals alone);
 * the decoding fixtures (gigaam-asr-expected.json: RNN-T and e2e CTC) convert
   back from a .ckpt and a Hugging Face folder with their tokenizer, bad
   configs (missing tokenizer, unknown head or model class, wrong LSTM depth)
@@ -221,8 +221,8 @@ def check_sentencepiece(tmp):
 
 
 def check_reference(model_path, ref_path, audio_path):
-    """The CTC fixtures, made as upstream before PR #75 (unmasked subsampling)."""
-    model, cfg = reference.load_model(model_path, torch.float64, pad_masking=False)
+    """The CTC fixtures, made with pad masking (each batch item as if alone)."""
+    model, cfg = reference.load_model(model_path, torch.float64)
     audio, _ = safetensors_lite.read(audio_path)
     ref, _ = safetensors_lite.read(ref_path)
     waves = [audio["audio.%d" % i].double() for i in range(3)]

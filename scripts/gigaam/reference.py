@@ -332,7 +332,7 @@ class GigaAM(nn.Module):
     pad_masking (default): batch items are computed as if alone, as upstream
     since PR #75 for the subsampling, plus each row's own front-end. False:
     upstream before that PR (whole padded batch through front-end and
-    subsampling), which the committed CTC fixtures and today's C encoder follow."""
+    subsampling)."""
 
     def __init__(self, cfg, pad_masking=True):
         super().__init__()
