@@ -145,11 +145,10 @@ assert_tokens (Fixture *f, guint i, const MorokCtcToken *tokens, guint n)
 static void
 assert_transcript (Fixture *f, guint i, const MorokCtcToken *tokens, guint n)
 {
-  const MorokGigaAmConfig *cfg = morok_gigaam_config (f->model);
   double s = morok_gigaam_frame_seconds (f->model);
-  g_autoptr (MorokTranscript) tr = morok_transcript_new (
-      tokens, n, (const char *const *)cfg->tokens, cfg->n_classes - 1,
-      cfg->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE, s);
+  MorokVocabulary vocab;
+  morok_gigaam_vocabulary (f->model, &vocab);
+  g_autoptr (MorokTranscript) tr = morok_transcript_new (tokens, n, &vocab, s);
   JsonObject *u = utterance (f, i);
   g_test_message ("%s %u: \"%s\"", f->name, i, tr->text);
   g_assert_cmpstr (tr->text, ==, json_object_get_string_member (u, "text"));

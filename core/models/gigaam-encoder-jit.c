@@ -4,7 +4,6 @@
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-encoder-jit.h"
 
-
 /* wav [B, S + tail] and lengths [B] shrunk to [b, t + tail] and [b] ->
  * encoder [b, T', d] */
 static MorokTensor *

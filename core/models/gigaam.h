@@ -34,6 +34,7 @@
 
 #include <glib.h>
 
+#include "models/transcript.h"
 #include "tensor/morok-tensor.h"
 
 G_BEGIN_DECLS
@@ -92,6 +93,10 @@ typedef struct
   guint blank_id;  /* C - 1 */
   MorokGigaAmVocabType vocab_type;
   char **tokens; /* n_classes - 1 UTF-8 strings */
+  /* SentencePiece (NULL and FALSE for characters): */
+  MorokPieceType *piece_types; /* n_classes - 1, vocabulary.piece_types */
+  char *unk_surface;           /* the unknown piece's text, vocabulary.unk_surface */
+  gboolean strip_first_space;  /* add_dummy_prefix or remove_extra_whitespaces */
 } MorokGigaAmConfig;
 
 typedef struct _MorokGigaAm MorokGigaAm;
@@ -138,6 +143,9 @@ gint64 morok_gigaam_feature_frames (const MorokGigaAm *model, gint64 samples);
 /* Encoded frames: the feature frames through two stride-2 layers,
  * T -> (T + 2p - k) / 2 + 1 each. */
 gint64 morok_gigaam_encoded_frames (const MorokGigaAm *model, gint64 samples);
+/* The vocabulary as models/transcript.h reads it; its pointers are
+ * @model's, valid while it lives. */
+void morok_gigaam_vocabulary (const MorokGigaAm *model, MorokVocabulary *out);
 /* Seconds between encoded frames (4 hops: 0.04 s at 16 kHz). */
 double morok_gigaam_frame_seconds (const MorokGigaAm *model);
 
