@@ -152,9 +152,9 @@ head_decode (Bench *b, Head *h, gint64 n, guint *out_tokens, GError **error)
       tokens = morok_rnnt_decoder_tokens (h->dec, 0, &n_tokens);
     }
   *out_tokens = n_tokens;
-  return morok_transcript_new (tokens, n_tokens, (const char *const *)b->cfg->tokens, C - 1,
-                               b->cfg->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE,
-                               morok_gigaam_frame_seconds (b->model));
+  MorokVocabulary vocab;
+  morok_gigaam_vocabulary (b->model, &vocab);
+  return morok_transcript_new (tokens, n_tokens, &vocab, morok_gigaam_frame_seconds (b->model));
 }
 
 /* Medians of the encoder alone at each length into cases[i].encoder. */

@@ -257,7 +257,8 @@ morok_transcriber_run (MorokUtteranceElement *element, const MorokUtterance *utt
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("transcribing failed: %s", error->message));
       return GST_FLOW_ERROR;
     }
-  gboolean sentencepiece = cfg->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE;
+  MorokVocabulary vocab;
+  morok_gigaam_vocabulary (self->gigaam, &vocab);
   GstFlowReturn ret = GST_FLOW_OK;
   for (guint i = 0; i < count && ret == GST_FLOW_OK; i++)
     {
@@ -273,8 +274,7 @@ morok_transcriber_run (MorokUtteranceElement *element, const MorokUtterance *utt
           tokens = self->tokens;
         }
       g_autoptr (MorokTranscript) tr
-          = morok_transcript_new (tokens, n_tokens, (const char *const *) cfg->tokens,
-                                  cfg->n_classes - 1, sentencepiece,
+          = morok_transcript_new (tokens, n_tokens, &vocab,
                                   morok_gigaam_frame_seconds (self->gigaam));
       ret = push_transcript (self, &utts[i], tr);
     }

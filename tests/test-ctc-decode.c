@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Greedy CTC decoding and detokenisation (models/ctc-decode.h) on small
- * hand-made score tables. */
+/* Greedy CTC decoding (models/ctc-decode.h) on small hand-made score
+ * tables. */
 #include <glib.h>
 
 #include "models/ctc-decode.h"
@@ -39,28 +39,10 @@ test_ctc_greedy (void)
   g_assert_cmpuint (morok_ctc_greedy_decode (scores, 0, 4, 4, 3, tok), ==, 0);
 }
 
-/* Characters concatenate; SentencePiece's "▁" becomes a space between
- * words and is trimmed at the ends. */
-static void
-test_ctc_text (void)
-{
-  const char *chars[] = { " ", "д", "а" };
-  const MorokCtcToken t1[] = { { 1, 0, 1 }, { 2, 1, 1 }, { 0, 2, 1 }, { 1, 3, 1 }, { 2, 4, 1 } };
-  g_autofree char *s1 = morok_ctc_tokens_text (t1, G_N_ELEMENTS (t1), chars, 3, FALSE);
-  g_assert_cmpstr (s1, ==, "да да");
-  const char *pieces[] = { "▁при", "вет", "▁мир", "▁" };
-  const MorokCtcToken t2[] = { { 0, 0, 1 }, { 1, 1, 1 }, { 2, 3, 1 }, { 3, 5, 1 }, { 7, 6, 1 } };
-  g_autofree char *s2 = morok_ctc_tokens_text (t2, G_N_ELEMENTS (t2), pieces, 4, TRUE);
-  g_assert_cmpstr (s2, ==, "привет мир");
-  g_autofree char *s3 = morok_ctc_tokens_text (NULL, 0, pieces, 4, TRUE);
-  g_assert_cmpstr (s3, ==, "");
-}
-
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ctc/greedy/collapse-and-blanks", test_ctc_greedy);
-  g_test_add_func ("/ctc/text/char-and-sentencepiece", test_ctc_text);
   return g_test_run ();
 }

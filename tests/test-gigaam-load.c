@@ -303,6 +303,83 @@ test_load_rnnt_head_shape (void)
   g_unlink (path);
 }
 
+static void
+edit_no_piece_types (JsonObject *header, JsonObject *config)
+{
+  json_object_remove_member (json_object_get_object_member (config, "vocabulary"), "piece_types");
+}
+
+static void
+edit_piece_type_name (JsonObject *header, JsonObject *config)
+{
+  JsonArray *types = json_object_get_array_member (
+      json_object_get_object_member (config, "vocabulary"), "piece_types");
+  json_array_remove_element (types, 3);
+  json_array_add_string_element (types, "bogus"); /* the last piece's type */
+}
+
+static void
+edit_byte_piece (JsonObject *header, JsonObject *config)
+{
+  JsonObject *v = json_object_get_object_member (config, "vocabulary");
+  JsonArray *types = json_object_get_array_member (v, "piece_types");
+  guint last = json_array_get_length (types) - 1;
+  json_array_remove_element (types, last);
+  json_array_add_string_element (types, "byte"); /* a piece not spelled <0xNN> */
+}
+
+static void
+edit_unk_surface (JsonObject *header, JsonObject *config)
+{
+  json_object_set_int_member (json_object_get_object_member (config, "vocabulary"), "unk_surface",
+                              7);
+}
+
+/* A SentencePiece model's piece types load (the fixture's <unk> is the
+ * unknown piece, decoded as " ⁇ "); a missing, unknown or inconsistent one
+ * is an error naming the file and the field. */
+static void
+test_load_piece_types (void)
+{
+  static const struct
+  {
+    const char *name;
+    FixtureGigaAmEdit edit;
+    MorokIoError code;
+    const char *says;
+  } cases[] = {
+    { "no-types.safetensors", edit_no_piece_types, MOROK_IO_ERROR_NOT_FOUND,
+      "'vocabulary.piece_types' is missing" },
+    { "type-name.safetensors", edit_piece_type_name, MOROK_IO_ERROR_MALFORMED,
+      "'vocabulary.piece_types[46]' must be" },
+    { "byte-piece.safetensors", edit_byte_piece, MOROK_IO_ERROR_MALFORMED, "expected <0xNN>" },
+    { "unk-surface.safetensors", edit_unk_surface, MOROK_IO_ERROR_MALFORMED,
+      "'vocabulary.unk_surface' must be a string" },
+  };
+  const char *fixture = "gigaam-v3-e2e-ctc-tiny.safetensors";
+  g_autofree char *good = fixture_path (fixture);
+  GError *e = NULL;
+  g_autoptr (MorokGigaAm) model = morok_gigaam_load (good, &e);
+  g_assert_no_error (e);
+  const MorokGigaAmConfig *c = morok_gigaam_config (model);
+  g_assert_cmpint (c->piece_types[0], ==, MOROK_PIECE_UNKNOWN);
+  g_assert_cmpint (c->piece_types[1], ==, MOROK_PIECE_NORMAL);
+  g_assert_cmpstr (c->unk_surface, ==, " \xe2\x81\x87 ");
+  g_assert_true (c->strip_first_space);
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *path = g_build_filename (tmp_dir, cases[k].name, NULL);
+      fixture_write_edited (fixture, path, cases[k].edit, 0);
+      g_assert_null (morok_gigaam_load (path, &e));
+      g_test_message ("%s: %s", cases[k].name, e ? e->message : "(no error)");
+      g_assert_error (e, MOROK_IO_ERROR, (gint)cases[k].code);
+      g_assert_nonnull (strstr (e->message, cases[k].name));
+      g_assert_nonnull (strstr (e->message, cases[k].says));
+      g_clear_error (&e);
+      g_unlink (path);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -312,6 +389,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gigaam/load/bad-files", test_load_bad_files);
   g_test_add_func ("/gigaam/load/sample-rate", test_load_sample_rate);
   g_test_add_func ("/gigaam/load/rnnt-head-shape", test_load_rnnt_head_shape);
+  g_test_add_func ("/gigaam/load/piece-types", test_load_piece_types);
   int rc = g_test_run ();
   g_rmdir (tmp_dir);
   g_free (tmp_dir);

@@ -69,7 +69,8 @@ typedef struct
 
 /* Each utterance alone; the three as one batch; and pairs with the longest,
  * whose items are padded as in the batch reference (the longest item is not
- * padded at all, so it is alone.2 as well). */
+ * padded at all, so it is alone.2 as well). The batch reference computes
+ * each item as if alone (reference.py's pad_masking), as Morok does. */
 static const Run runs[] = {
   { 1, { 0 }, { "alone.0" }, { 0 } },
   { 1, { 1 }, { "alone.1" }, { 0 } },
@@ -78,33 +79,6 @@ static const Run runs[] = {
   { 2, { 2, 0 }, { "alone.2", "batch" }, { 0, 0 } },
   { 2, { 1, 2 }, { "batch", "batch" }, { 1, 2 } },
 };
-
-/* The reference of item @i of @run after the front-end (@traces: one with
- * the subsampling's and layers' outputs, which alone.0 and batch have), or
- * FALSE where the fixtures hold none. The batch.* references were made
- * without the subsampling's masks (upstream PR #75), so they hold for the
- * batch's longest item only, which no padding reaches. A padded v3 item
- * computes its frames as it does alone (test-gigaam-batch.c): alone.N
- * stands for it. A padded v2 item's centred frames reflect at the batch's
- * end, not at its own, and no reference of that with the masks exists. */
-static gboolean
-item_reference (const Fixture *f, const Run *run, guint i, gboolean traces, const char **out_prefix,
-                guint *out_row)
-{
-  static const char *const alone[] = { "alone.0", "alone.1", "alone.2" };
-  guint utt = run->utt[i], longest = 0;
-  for (guint k = 0; k < run->n; k++)
-    longest = MAX (longest, run->utt[k]);
-  *out_prefix = run->prefix[i];
-  *out_row = run->row[i];
-  if (strcmp (run->prefix[i], "batch") != 0 || utt == longest)
-    return TRUE;
-  if (!g_str_equal (f->version, "v3") || (traces && utt != 0))
-    return FALSE;
-  *out_prefix = alone[utt];
-  *out_row = 0;
-  return TRUE;
-}
 
 /* Largest |got - want| / max (1, |want|) over a [rows, cols] block, element
  * (r, c) at r * rs + c * cs in each (strides in floats, so channels-first
@@ -152,7 +126,10 @@ static MorokTensor *
 probe_build (Probe *p, MorokTensor *wav, MorokTensor *lengths, MorokVariable *b, MorokVariable *t,
              GError **error)
 {
-  MorokTensor *w = morok_jit_try_shrink (morok_jit_try_shrink (wav, 0, b, error), 1, t, error);
+  MorokTensor *w = morok_jit_try_shrink (wav, 0, b, error);
+  w = morok_tensor_slice (w, 1, morok_sym_const (morok_graph_sym_pool (wav->graph), 0),
+                          morok_sym_add_c (morok_sym_var (t), morok_gigaam_wave_tail (p->m)),
+                          error);
   MorokTensor *len = morok_jit_try_shrink (lengths, 0, b, error);
   MorokTensor *feat = morok_gigaam_features (p->m, w, len, error);
   if (p->features)
@@ -183,7 +160,8 @@ probe_new (Fixture *f, gboolean features)
   p->m = morok_gigaam_ref (f->model);
   p->features = features;
   ProbeJit *jit = probe_jit_new (p);
-  g_autoptr (MorokInputSpec) wav = morok_input_spec_f32 (MOROK_SHAPE (MAX_BATCH, f->n[N_UTT - 1]));
+  gint64 width = f->n[N_UTT - 1] + morok_gigaam_wave_tail (f->model);
+  g_autoptr (MorokInputSpec) wav = morok_input_spec_f32 (MOROK_SHAPE (MAX_BATCH, width));
   g_autoptr (MorokInputSpec) len = morok_input_spec_i64 (MOROK_SHAPE (MAX_BATCH));
   g_assert_true (probe_jit_prepare (jit, wav, len, &e));
   g_assert_no_error (e);
@@ -199,11 +177,12 @@ probe_run (MorokJit *jit, Fixture *f, const Run *run)
   MorokBuffer *len = morok_jit_input_mut (jit, 1, &e);
   g_assert_no_error (e);
   gint64 t = 0;
-  memset (wav->data, 0xff, wav->bytes); /* NaN: the plan must not read past a length */
+  memset (wav->data, 0xff, wav->bytes); /* NaN: the plan must not read past a tail */
   for (guint i = 0; i < run->n; i++)
     {
       gint64 n = f->n[run->utt[i]];
-      memcpy ((float *)wav->data + i * wav->shape[1], f->audio[run->utt[i]], n * sizeof (float));
+      morok_gigaam_pack_wave (f->model, f->audio[run->utt[i]], n,
+                              (float *)wav->data + i * wav->shape[1]);
       ((gint64 *)len->data)[i] = n;
       t = MAX (t, n);
     }
@@ -280,10 +259,8 @@ check_traces (gconstpointer data)
       for (guint l = 0; l <= c->n_layers; l++)
         for (guint i = 0; i < run->n; i++)
           {
-            const char *prefix;
-            guint row;
-            if (!item_reference (&f, run, i, TRUE, &prefix, &row))
-              continue;
+            const char *prefix = run->prefix[i];
+            guint row = run->row[i];
             g_autofree char *name = l == 0 ? g_strdup_printf ("%s.pre_encode", prefix)
                                            : g_strdup_printf ("%s.layers.%u", prefix, l - 1);
             gint64 dims[3];
@@ -401,10 +378,8 @@ check_ctc (const char *version, MorokPrecision precision, double tol)
       for (guint i = 0; i < run->n; i++)
         {
           gint64 dims[3], frames = morok_gigaam_encoded_frames (f.model, n[i]);
-          const char *prefix;
-          guint row;
-          if (!item_reference (&f, run, i, FALSE, &prefix, &row))
-            continue;
+          const char *prefix = run->prefix[i];
+          guint row = run->row[i];
           g_autofree char *name = g_strdup_printf ("%s.log_probs", prefix);
           g_autofree float *want = ref_f32 (&f, name, dims);
           const float *lp = (const float *)out->data + i * out->shape[1] * out->shape[2];
@@ -512,10 +487,8 @@ check_encoder (const char *version, MorokPrecision precision, double tol)
       for (guint i = 0; i < run->n; i++)
         {
           gint64 dims[3], frames = morok_gigaam_encoded_frames (f.model, n[i]);
-          const char *prefix;
-          guint row;
-          if (!item_reference (&f, run, i, FALSE, &prefix, &row))
-            continue;
+          const char *prefix = run->prefix[i];
+          guint row = run->row[i];
           g_autofree char *name = g_strdup_printf ("%s.encoded", prefix);
           g_autofree float *want = ref_f32 (&f, name, dims); /* [B, d, T'] */
           /* both [d, T'] per item: frames are rows, channels columns */

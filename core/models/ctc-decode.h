@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Greedy CTC decoding on the host: the best class of each frame, repeats
- * collapsed, blanks dropped, each token with the frames it spans; and the
- * text of a token sequence for character and SentencePiece vocabularies.
+ * collapsed, blanks dropped, each token with the frames it spans
+ * (models/transcript.h makes text and words of them).
  *
  *   const MorokBuffer *lp = gigaam_ctc_jit_output (jit, &error);   // [b, T', C]
  *   const float *item = (const float *) lp->data + i * lp->shape[1] * C;
  *   gint64 frames = morok_gigaam_encoded_frames (model, n_samples[i]);
  *   MorokCtcToken tokens[frames];                                   // at most one per frame
  *   guint n = morok_ctc_greedy_decode (item, frames, C, C, cfg->blank_id, tokens);
- *   gboolean sp = cfg->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE;
- *   g_autofree char *text = morok_ctc_tokens_text (tokens, n, cfg->tokens, C - 1, sp);
  *   double start = tokens[0].frame * morok_gigaam_frame_seconds (model);  // seconds
  */
 #pragma once
@@ -34,12 +32,5 @@ typedef struct
  * nothing. */
 guint morok_ctc_greedy_decode (const float *scores, gint64 n_frames, gsize row_stride,
                                guint n_classes, guint blank, MorokCtcToken *out);
-
-/* The text of @tokens, whose ids index @vocab (@vocab_size strings). Plain
- * (characters): the pieces concatenated. SentencePiece: concatenated, each
- * "▁" (U+2581) turned into a space, leading and trailing spaces removed.
- * An id past the vocabulary is skipped. (transfer full) */
-char *morok_ctc_tokens_text (const MorokCtcToken *tokens, guint n, const char *const *vocab,
-                             guint vocab_size, gboolean sentencepiece);
 
 G_END_DECLS

@@ -4,14 +4,16 @@
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-encoder-jit.h"
 
-#include <string.h>
-
-/* wav [B, S] and lengths [B] shrunk to [b, t] and [b] -> encoder [b, T', d] */
+/* wav [B, S + tail] and lengths [B] shrunk to [b, t + tail] and [b] ->
+ * encoder [b, T', d] */
 static MorokTensor *
 encode (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, MorokVariable *b,
         MorokVariable *t, GError **error)
 {
-  MorokTensor *w = morok_jit_try_shrink (morok_jit_try_shrink (wav, 0, b, error), 1, t, error);
+  MorokTensor *w = morok_jit_try_shrink (wav, 0, b, error);
+  const MorokSym *width = morok_sym_add_c (morok_sym_var (t), morok_gigaam_wave_tail (model));
+  w = morok_tensor_slice (w, 1, morok_sym_const (morok_graph_sym_pool (wav->graph), 0), width,
+                          error);
   MorokTensor *len = morok_jit_try_shrink (lengths, 0, b, error);
   return morok_gigaam_forward (model, w, len, morok_gigaam_config (model)->n_layers, error);
 }
@@ -58,7 +60,8 @@ prepare_at_bounds (MorokJit *jit, const MorokPrepareConfig *config, GError **err
   g_return_val_if_fail (morok_jit_var_bounds (jit, "b", &b_min, &b_max)
                             && morok_jit_var_bounds (jit, "t", &t_min, &t_max),
                         FALSE);
-  g_autoptr (MorokInputSpec) wav = morok_input_spec_f32 (MOROK_SHAPE (b_max, t_max));
+  gint64 tail = morok_gigaam_wave_tail (morok_jit_model (jit));
+  g_autoptr (MorokInputSpec) wav = morok_input_spec_f32 (MOROK_SHAPE (b_max, t_max + tail));
   g_autoptr (MorokInputSpec) lengths = morok_input_spec_i64 (MOROK_SHAPE (b_max));
   const MorokInputSpec *specs[] = { wav, lengths };
   return morok_jit_prepare (jit, specs, config, error);
@@ -72,7 +75,8 @@ run (MorokJit *jit, const float *const *waves, const gint64 *n_samples, guint n,
   MorokBuffer *len = wav ? morok_jit_input_mut (jit, gigaam_encoder_jit__in_lengths, error) : NULL;
   if (!len)
     return FALSE;
-  gint64 b_min, b_max, t_min, t_max, longest = 0;
+  MorokGigaAm *model = morok_jit_model (jit);
+  gint64 b_min, b_max, t_min, t_max, longest = 0, tail = morok_gigaam_wave_tail (model);
   morok_jit_var_bounds (jit, "b", &b_min, &b_max);
   morok_jit_var_bounds (jit, "t", &t_min, &t_max);
   gboolean ok = n >= b_min && n <= b_max;
@@ -82,7 +86,7 @@ run (MorokJit *jit, const float *const *waves, const gint64 *n_samples, guint n,
       longest = MAX (longest, n_samples[i]);
     }
   gint64 t = MAX (longest, t_min);
-  if (!ok || t > t_max || wav->rank != 2 || wav->shape[1] < t_max || len->rank != 1)
+  if (!ok || t > t_max || wav->rank != 2 || wav->shape[1] < t_max + tail || len->rank != 1)
     {
       g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
                    "%s: %u waveforms of up to %" G_GINT64_FORMAT " samples do not fit the bounds"
@@ -91,14 +95,12 @@ run (MorokJit *jit, const float *const *waves, const gint64 *n_samples, guint n,
                    morok_jit_type_name (jit), n, longest, b_min, b_max, t_min, t_max);
       return FALSE;
     }
-  /* item i's row starts at i * (the maximal t); zeros past its length */
+  /* item i's row starts at i * (the maximal t + tail): its samples and
+   * tail, the rest ignored by the plan */
   float *x = wav->data;
   for (guint i = 0; i < n; i++)
     {
-      float *row = x + (gsize)i * (gsize)wav->shape[1];
-      if (n_samples[i])
-        memcpy (row, waves[i], sizeof (float) * (gsize)n_samples[i]);
-      memset (row + n_samples[i], 0, sizeof (float) * (gsize)(t - n_samples[i]));
+      morok_gigaam_pack_wave (model, waves[i], n_samples[i], x + (gsize)i * (gsize)wav->shape[1]);
       if (len->dtype == MOROK_DTYPE_I32)
         ((gint32 *)len->data)[i] = (gint32)n_samples[i];
       else

@@ -3,8 +3,9 @@
  * log-probabilities out, for every batch size and length within the bounds.
  *
  * Both wrappers take the same inputs and variables:
- *   wav      f32 [max_batch, max_samples]: item i's samples at i * max_samples;
- *            what lies past its length is ignored (read as zeros)
+ *   wav      f32 [max_batch, max_samples + tail]: item i's row at
+ *            i * (max_samples + tail), its samples and their tail
+ *            (morok_gigaam_pack_wave); what lies past is ignored
  *   lengths  i64 [max_batch]: samples of each item, at most t
  *   b        batch size, 1 .. max_batch
  *   t        samples of the longest item, min_samples .. max_samples
@@ -57,7 +58,7 @@ MOROK_JIT_DECLARE (GigaAmRnntJit, gigaam_rnnt_jit, MorokGigaAm, GIGAAM_ENCODER_J
                    GIGAAM_ENCODER_JIT_VARS)
 
 /* _prepare with the input specs at the variables' current upper bounds:
- * wav f32 [b max, t max], lengths i64 [b max]; @config NULL: from the
+ * wav f32 [b max, t max + tail], lengths i64 [b max]; @config NULL: from the
  * environment (morok_prepare_config_from_env). Its precision (f16, bf16,
  * bf16x3) applies to the products with the model's weights
  * (docs/gigaam-model.md). */
@@ -68,9 +69,10 @@ gboolean gigaam_ctc_jit_prepare_at_bounds (GigaAmCtcJit *self, const MorokPrepar
 gboolean gigaam_rnnt_jit_prepare_at_bounds (GigaAmRnntJit *self, const MorokPrepareConfig *config,
                                             GError **error);
 
-/* Copies @n waveforms (@n_samples[i] f32 samples each) into the inputs, pads
- * with zeros, and executes with b = n and t = the longest (at least the
- * smallest t allowed). Fails with MOROK_JIT_ERROR_RUNTIME, touching nothing,
+/* Copies @n waveforms (@n_samples[i] f32 samples each) into the inputs, each
+ * with its tail (morok_gigaam_pack_wave), and executes with b = n and t = the
+ * longest (at least the smallest t allowed): each item's output is the one
+ * it has alone. Fails with MOROK_JIT_ERROR_RUNTIME, touching nothing,
  * if they do not fit the bounds; NOT_PREPARED before prepare. Allocates
  * nothing. */
 gboolean gigaam_encoder_jit_run (GigaAmEncoderJit *self, const float *const *waves,

@@ -2,8 +2,8 @@
 /* The GigaAM log-mel front-end as tensor operations, so that one plan goes
  * from the waveform to the log-probabilities:
  *
- *   x      = wav, zero past each item's length           [b, t]
- *   x      = reflect-pad by n_fft / 2 on both sides      (centred frames, v2)
+ *   x      = wav, zero past each item's length + tail    [b, t + tail]
+ *   x      = reflect-pad by n_fft / 2 on the left        (centred frames, v2)
  *   frames = window (x, n_fft, hop)                      [b, T, n_fft]  a view
  *   spec   = frames · dft                                [b, T, 2Q]     re | im
  *   mel    = spec² · [fb; fb]                            [b, T, F]
@@ -30,6 +30,8 @@
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-private.h"
 
+#include <string.h>
+
 static gboolean
 check_inputs (MorokGigaAm *m, MorokTensor *wav, MorokTensor *lengths, GError **error)
 {
@@ -45,7 +47,11 @@ check_inputs (MorokGigaAm *m, MorokTensor *wav, MorokTensor *lengths, GError **e
   return FALSE;
 }
 
-/* [b, t] -> [b, T, n_fft] frames, reflect-padded first for centred frames */
+/* [b, t + tail] -> [b, T, n_fft] frames. Centred frames reflect at both
+ * ends; at the right end, each item at its own: the host wrote that
+ * reflection after its samples (morok_gigaam_pack_wave), as a length is a
+ * per-row value and a plan has no gather. The left end is the same for
+ * every row, a reflect padding here. */
 static MorokTensor *
 frames (MorokGigaAm *m, MorokTensor *x, GError **error)
 {
@@ -53,7 +59,7 @@ frames (MorokGigaAm *m, MorokTensor *x, GError **error)
   if (c->center)
     {
       gint64 half = c->n_fft / 2;
-      x = morok_tensor_pad_reflect (x, (gint64[]){ 0, half }, (gint64[]){ 0, half }, error);
+      x = morok_tensor_pad_reflect (x, (gint64[]){ 0, half }, (gint64[]){ 0, 0 }, error);
     }
   return morok_tensor_window (x, 1, c->n_fft, c->hop_length, 1, error);
 }
@@ -75,8 +81,8 @@ gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, gint
       return NULL;
     }
 
-  /* zero past each length: positions [1, t] < lengths [b, 1], as f32 (exact
-   * below 2^24), from a table as long as t can be */
+  /* zero past each length and tail: positions [1, t] < lengths [b, 1] +
+   * tail, as f32 (exact below 2^24), from a table as long as t can be */
   gint64 t_max = morok_sym_hi (t);
   gboolean fill;
   float *pos = gigaam_table (model, "positions", (gsize)t_max, &fill);
@@ -87,8 +93,9 @@ gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, gint
   const MorokSym *one = morok_sym_const (pool, 1);
   p = morok_tensor_reshape (morok_tensor_slice (p, 0, morok_sym_const (pool, 0), t, error),
                             (const MorokSym *[]){ one, t }, 2, error);
-  MorokTensor *len = morok_tensor_reshape (morok_tensor_cast (lengths, MOROK_DTYPE_F32, error),
-                                           (const MorokSym *[]){ b, one }, 2, error);
+  MorokTensor *len = morok_tensor_add_scalar (morok_tensor_cast (lengths, MOROK_DTYPE_F32, error),
+                                              (double)morok_gigaam_wave_tail (model), error);
+  len = morok_tensor_reshape (len, (const MorokSym *[]){ b, one }, 2, error);
   MorokTensor *x = morok_tensor_where (morok_tensor_lt (p, len, error), wav,
                                        morok_tensor_scalar_like (wav, 0.0), error);
   /* x = x1 + x2 with x1 = trunc (128 x) / 128: the DFT as x1 · dft_hi +
@@ -129,4 +136,23 @@ morok_gigaam_features (MorokGigaAm *model, MorokTensor *wav, MorokTensor *length
 {
   g_return_val_if_fail (model != NULL, NULL);
   return gigaam_log_mel (model, wav, lengths, 0, 0, error);
+}
+
+gint64
+morok_gigaam_wave_tail (const MorokGigaAm *model)
+{
+  g_return_val_if_fail (model != NULL, 0);
+  return model->config.center ? model->config.n_fft / 2 : 0;
+}
+
+void
+morok_gigaam_pack_wave (const MorokGigaAm *model, const float *wave, gint64 n, float *row)
+{
+  g_return_if_fail (model != NULL && n >= 0 && (n == 0 || wave != NULL) && row != NULL);
+  if (n)
+    memcpy (row, wave, sizeof (float) * (gsize)n);
+  /* torch's reflect padding: the samples before the last, mirrored */
+  gint64 tail = morok_gigaam_wave_tail (model);
+  for (gint64 j = 0; j < tail; j++)
+    row[n + j] = n - 2 - j >= 0 ? wave[n - 2 - j] : 0.0f;
 }

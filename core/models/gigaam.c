@@ -286,6 +286,68 @@ read_head (ConfigReader *r, MorokGigaAmConfig *c)
   return TRUE;
 }
 
+/* SentencePiece: vocabulary.piece_types ([n_classes - 1], byte pieces
+ * spelled <0xNN>), unk_surface and the normalizer's two flags. */
+static gboolean
+read_piece_types (ConfigReader *r, MorokGigaAmConfig *c)
+{
+  static const char *const names[] = { [MOROK_PIECE_NORMAL] = "normal",
+                                       [MOROK_PIECE_UNKNOWN] = "unknown",
+                                       [MOROK_PIECE_CONTROL] = "control",
+                                       [MOROK_PIECE_USER_DEFINED] = "user_defined",
+                                       [MOROK_PIECE_UNUSED] = "unused",
+                                       [MOROK_PIECE_BYTE] = "byte",
+                                       NULL };
+  JsonNode *types = config_member (r, "vocabulary", "piece_types");
+  JsonNode *unk = config_member (r, "vocabulary", "unk_surface");
+  gboolean dummy_prefix, extra_ws;
+  if (!types || !unk || !config_bool (r, "vocabulary", "add_dummy_prefix", &dummy_prefix)
+      || !config_bool (r, "vocabulary", "remove_extra_whitespaces", &extra_ws))
+    return FALSE;
+  JsonArray *a = JSON_NODE_HOLDS_ARRAY (types) ? json_node_get_array (types) : NULL;
+  if (!a || json_array_get_length (a) != c->n_classes - 1)
+    {
+      config_fail (r, MOROK_IO_ERROR_MALFORMED,
+                   "'vocabulary.piece_types' must be an array of %u strings (head.num_classes - 1)",
+                   c->n_classes - 1);
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (unk) || json_node_get_value_type (unk) != G_TYPE_STRING)
+    {
+      config_fail (r, MOROK_IO_ERROR_MALFORMED, "'vocabulary.unk_surface' must be a string");
+      return FALSE;
+    }
+  c->unk_surface = g_strdup (json_node_get_string (unk));
+  c->strip_first_space = dummy_prefix || extra_ws;
+  c->piece_types = g_new0 (MorokPieceType, c->n_classes - 1);
+  for (guint i = 0; i + 1 < c->n_classes; i++)
+    {
+      JsonNode *n = json_array_get_element (a, i);
+      const char *name = JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+                             ? json_node_get_string (n)
+                             : "";
+      guint k = 0;
+      while (names[k] && strcmp (name, names[k]) != 0)
+        k++;
+      if (!names[k])
+        {
+          config_fail (r, MOROK_IO_ERROR_MALFORMED,
+                       "'vocabulary.piece_types[%u]' must be normal, unknown, control, "
+                       "user_defined, unused or byte",
+                       i);
+          return FALSE;
+        }
+      c->piece_types[i] = k;
+      if (k == MOROK_PIECE_BYTE && morok_piece_byte (c->tokens[i]) < 0)
+        {
+          config_fail (r, MOROK_IO_ERROR_MALFORMED,
+                       "byte piece %u is '%s', expected <0xNN> (two hex digits)", i, c->tokens[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 read_vocabulary (ConfigReader *r, MorokGigaAmConfig *c)
 {
@@ -315,7 +377,7 @@ read_vocabulary (ConfigReader *r, MorokGigaAmConfig *c)
         }
       c->tokens[i] = g_strdup (json_node_get_string (n));
     }
-  return TRUE;
+  return c->vocab_type == MOROK_GIGAAM_VOCAB_CHAR || read_piece_types (r, c);
 }
 
 static gboolean
@@ -711,6 +773,8 @@ morok_gigaam_unref (MorokGigaAm *model)
   if (!model || !g_atomic_int_dec_and_test (&model->ref_count))
     return;
   g_strfreev (model->config.tokens);
+  g_free (model->config.piece_types);
+  g_free (model->config.unk_surface);
   g_hash_table_unref (model->weights);
   g_hash_table_unref (model->tables);
   g_free (model->dft);
@@ -802,6 +866,19 @@ gigaam_stage_frames (const MorokGigaAm *model, gint64 samples, guint stage)
   for (guint i = 0; i < stage; i++)
     t = subsample_length (&model->config, t);
   return t;
+}
+
+void
+morok_gigaam_vocabulary (const MorokGigaAm *model, MorokVocabulary *out)
+{
+  g_return_if_fail (model != NULL && out != NULL);
+  const MorokGigaAmConfig *c = &model->config;
+  *out = (MorokVocabulary){ .tokens = (const char *const *)c->tokens,
+                            .n_tokens = c->n_classes - 1,
+                            .sentencepiece = c->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE,
+                            .types = c->piece_types,
+                            .unk_surface = c->unk_surface,
+                            .strip_first_space = c->strip_first_space };
 }
 
 double

@@ -18,7 +18,8 @@
  *            cfg->n_layers, cfg->d_model);
  *   gint64 frames = morok_gigaam_encoded_frames (model, 36800);  // 58: 2.3 s at 16 kHz
  *
- * Inside a build function (wav [b, t] f32, lengths [b] i64 sample counts):
+ * Inside a build function (wav [b, t + tail] f32, rows written by
+ * morok_gigaam_pack_wave; lengths [b] i64 sample counts):
  *
  *   MorokTensor *enc = morok_gigaam_forward (model, wav, lengths, cfg->n_layers, error);
  *   MorokTensor *lp = morok_gigaam_ctc_log_probs (model, enc, error);          // [b, T', C]
@@ -33,6 +34,7 @@
 
 #include <glib.h>
 
+#include "models/transcript.h"
 #include "tensor/morok-tensor.h"
 
 G_BEGIN_DECLS
@@ -91,6 +93,10 @@ typedef struct
   guint blank_id;  /* C - 1 */
   MorokGigaAmVocabType vocab_type;
   char **tokens; /* n_classes - 1 UTF-8 strings */
+  /* SentencePiece (NULL and FALSE for characters): */
+  MorokPieceType *piece_types; /* n_classes - 1, vocabulary.piece_types */
+  char *unk_surface;           /* the unknown piece's text, vocabulary.unk_surface */
+  gboolean strip_first_space;  /* add_dummy_prefix or remove_extra_whitespaces */
 } MorokGigaAmConfig;
 
 typedef struct _MorokGigaAm MorokGigaAm;
@@ -137,25 +143,44 @@ gint64 morok_gigaam_feature_frames (const MorokGigaAm *model, gint64 samples);
 /* Encoded frames: the feature frames through two stride-2 layers,
  * T -> (T + 2p - k) / 2 + 1 each. */
 gint64 morok_gigaam_encoded_frames (const MorokGigaAm *model, gint64 samples);
+/* The vocabulary as models/transcript.h reads it; its pointers are
+ * @model's, valid while it lives. */
+void morok_gigaam_vocabulary (const MorokGigaAm *model, MorokVocabulary *out);
 /* Seconds between encoded frames (4 hops: 0.04 s at 16 kHz). */
 double morok_gigaam_frame_seconds (const MorokGigaAm *model);
 
-/* ---- the forward pass as tensors (for build functions) ----
- * @lengths is [b] i64, the samples of each batch item; an item's samples
- * past its length are read as zeros (whatever the buffer holds), and its
- * frames past its encoded length are unspecified. Items shorter than one
- * frame give unspecified values (NaN) for themselves only. The tensors
- * reference the model's weights: @model must outlive every plan built from
- * them (a wrapper holds a reference). */
+/* ---- the waveform input of the builders ----
+ * wav is [b, t + tail] f32 for t samples of the longest item: row i holds
+ * item i's samples, then its tail, then anything (read as zeros). */
 
-/* wav [b, t] f32 -> log-mel features [b, T, F] f32, T = feature_frames (t). */
+/* Samples after each item's own that the builders read: for centred frames
+ * (v2) n_fft / 2, the item's right reflect padding (torch's "reflect",
+ * mirrored about its last sample), so that a batch's shorter items are
+ * framed at their own end and not at the batch's; 0 for v3. */
+gint64 morok_gigaam_wave_tail (const MorokGigaAm *model);
+/* Writes one row of wav: the @n samples of @wave, then the tail,
+ * row[n + j] = wave[n - 2 - j] (0 where n - 2 - j < 0): @row holds at least
+ * @n + tail floats, and nothing past them is written. */
+void morok_gigaam_pack_wave (const MorokGigaAm *model, const float *wave, gint64 n, float *row);
+
+/* ---- the forward pass as tensors (for build functions) ----
+ * @lengths is [b] i64, the samples of each batch item; an item's values past
+ * its length and tail are read as zeros (whatever the buffer holds), so each
+ * item's valid frames are those it has alone, and its frames past its
+ * encoded length are unspecified. Items shorter than one frame give
+ * unspecified values (NaN) for themselves only. The tensors reference the
+ * model's weights: @model must outlive every plan built from them (a wrapper
+ * holds a reference). */
+
+/* wav [b, t + tail] f32 -> log-mel features [b, T, F] f32, T =
+ * feature_frames (t). */
 MorokTensor *morok_gigaam_features (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,
                                     GError **error);
 /* features [b, T, F] -> [b, T', d] after the subsampling and the first
  * @n_layers Conformer layers (config->n_layers: the encoder's output). */
 MorokTensor *morok_gigaam_encoder (MorokGigaAm *model, MorokTensor *features, MorokTensor *lengths,
                                    guint n_layers, GError **error);
-/* wav [b, t] f32 -> [b, T', d]: features and encoder in one graph, as the
+/* wav [b, t + tail] f32 -> [b, T', d]: features and encoder in one graph, as the
  * wrappers build it: the values of morok_gigaam_encoder (morok_gigaam_features
  * ()), with the features made already padded for the subsampling, so that
  * they are stored once and read in place. */

@@ -16,7 +16,8 @@ usage: make-fixtures.py [OUTDIR]      (default: tests/fixtures of this repo)
    the storage type before the reference runs, so the file holds exactly the
    weights the reference used.
 3. Reference outputs of reference.py in float64 (stored f32) for each utterance
-   alone and for the three zero-padded into one batch:
+   alone and for the three zero-padded into one batch, each item computed as
+   if alone (pad masking: the subsampling's masks, each row's own front-end):
    gigaam-{v3,v2}-tiny-ref.safetensors, see docs/gigaam-model.md.
 4. gigaam-tiny-expected.json: a few values of every fixture file, read back by
    tests/test-safetensors.c.
@@ -278,9 +279,10 @@ def main(argv):
             got = convert.convert(ckpt, model_path, STORAGE[version])
         if got != want:
             raise SystemExit("%s: convert.py made config %s, expected %s" % (name, got, want))
-        # computed as upstream before its PR #75 (no subsampling masks), as the
-        # C encoder does today (TODO: regenerate with the masks once it masks)
-        model, cfg = reference.load_model(model_path, torch.float64, pad_masking=False)
+        # batch items as if alone: the subsampling's masks (upstream PR #75)
+        # and each row's own front-end (v2's centred frames reflect at the
+        # row's end, not into the batch's zero padding)
+        model, cfg = reference.load_model(model_path, torch.float64)
         tensors, texts = references(model, cfg, waves)
         report(model, [w.double() for w in waves], tensors, name)
         info = {

@@ -332,7 +332,7 @@ class GigaAM(nn.Module):
     pad_masking (default): batch items are computed as if alone, as upstream
     since PR #75 for the subsampling, plus each row's own front-end. False:
     upstream before that PR (whole padded batch through front-end and
-    subsampling), which the committed CTC fixtures and today's C encoder follow."""
+    subsampling)."""
 
     def __init__(self, cfg, pad_masking=True):
         super().__init__()
@@ -416,10 +416,38 @@ def rnnt_greedy(head, encoded, cfg):
             "predictor": torch.stack([g for _, _, g in steps]) if steps else None}
 
 
+def utf8_sentencepiece(data):
+    """Bytes as SentencePiece decodes a run of byte pieces: each well-formed
+    UTF-8 character (shortest form, no surrogate, at most U+10FFFF) as
+    itself, any other byte as one U+FFFD (so a truncated sequence gives one
+    per byte, where Python's "replace" gives one for all)."""
+    out, i = [], 0
+    while i < len(data):
+        b = data[i]
+        n = 1 if b < 0x80 else 2 if b & 0xE0 == 0xC0 else 3 if b & 0xF0 == 0xE0 else \
+            4 if b & 0xF8 == 0xF0 else 0
+        cp = None
+        if n == 1:
+            cp = b
+        elif n and i + n <= len(data) and all(c & 0xC0 == 0x80 for c in data[i + 1:i + n]):
+            cp = b & (0x7F >> n)
+            for c in data[i + 1:i + n]:
+                cp = cp << 6 | c & 0x3F
+            if cp < (0, 0, 0x80, 0x800, 0x10000)[n] or 0xD800 <= cp < 0xE000 or cp > 0x10FFFF:
+                cp = None
+        if cp is None:
+            out.append("\ufffd")
+            i += 1
+        else:
+            out.append(chr(cp))
+            i += n
+    return "".join(out)
+
+
 def detokenize(ids, vocabulary):
     """Text of token ids. Characters: concatenated. SentencePiece, as its
     decoder does: control pieces give nothing, the unknown piece unk_surface,
-    a run of byte pieces <0xNN> its bytes as UTF-8 (U+FFFD where invalid);
+    a run of byte pieces <0xNN> its bytes as UTF-8 (utf8_sentencepiece);
     other pieces with U+2581 as a space, and while the text is still empty a
     piece's leading U+2581 is dropped (if add_dummy_prefix or
     remove_extra_whitespaces)."""
@@ -434,7 +462,7 @@ def detokenize(ids, vocabulary):
             pending += bytes([int(tokens[i][3:5], 16)])
             continue
         if pending:
-            text += pending.decode("utf-8", errors="replace")
+            text += utf8_sentencepiece(pending)
             pending = b""
         if i is None or types[i] == "control":
             continue

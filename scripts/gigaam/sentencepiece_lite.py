@@ -149,7 +149,8 @@ def write(path, pieces, types=None, scores=None, model_type=2, unk_id=0, bos_id=
     """Write a minimal ModelProto: the pieces (ids = positions) with their
     types and scores, a TrainerSpec with the special ids and an identity
     NormalizerSpec that adds the dummy prefix and removes extra whitespace.
-    No byte pieces (SentencePiece then wants byte_fallback and all 256)."""
+    With byte pieces (SentencePiece then wants all 256, <0x00> .. <0xFF>)
+    the TrainerSpec says byte_fallback (field 35)."""
     types = types or ["normal"] * len(pieces)
     scores = scores or [-float(i) for i in range(len(pieces))]
     proto = b""
@@ -160,6 +161,8 @@ def write(path, pieces, types=None, scores=None, model_type=2, unk_id=0, bos_id=
         proto += _bytes_field(1, body)
     trainer = (_int_field(3, model_type) + _int_field(4, len(pieces)) + _int_field(40, unk_id)
                + _int_field(41, bos_id) + _int_field(42, eos_id) + _int_field(43, pad_id))
+    if "byte" in types:
+        trainer += _int_field(35, 1)
     normalizer = _bytes_field(1, b"identity") + _int_field(3, 1) + _int_field(4, 1)
     proto += _bytes_field(2, trainer) + _bytes_field(3, normalizer)
     with open(path, "wb") as f:
