@@ -14,12 +14,11 @@
 #pragma once
 
 #include <glib.h>
-#include "tensor/morok-dtype.h"
+#include "base/morok-dtype.h"
 #include "tensor/morok-sym.h"
 
 G_BEGIN_DECLS
 
-#define MOROK_MAX_RANK 8
 #define MOROK_MAX_SRC 4 /* sources of a node: ATTENTION has the most */
 
 typedef enum

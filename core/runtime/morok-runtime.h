@@ -63,7 +63,7 @@ const MorokBuffer *morok_plan_output (MorokPlan *plan, guint index);
 guint morok_plan_n_outputs (const MorokPlan *plan);
 guint morok_plan_n_steps (const MorokPlan *plan);
 gsize morok_plan_arena_bytes (const MorokPlan *plan);
-/* Bytes of constant weights packed at prepare for the GEMM (graph/lower.c). */
+/* Bytes of constant weights packed at prepare for the GEMM (prepare/prepare.c). */
 gsize morok_plan_packed_bytes (const MorokPlan *plan);
 /* All buffer pointers the kernels see (inputs first); valid while the plan lives. */
 void *const *morok_plan_buffers (const MorokPlan *plan, guint *out_n);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan's insides, for the code that builds it (graph/lower.c). */
+/* The plan's insides, for the code that builds it (prepare/prepare.c). */
 #pragma once
 
 #include "runtime/morok-runtime.h"

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Lowering a graph to a plan: the stages of prepare() in order. */
-#define G_LOG_DOMAIN "morok-graph"
-#include "graph/morok-lower.h"
+#define G_LOG_DOMAIN "morok-prepare"
+#include "prepare/morok-prepare.h"
 #include "graph/morok-pattern.h"
 #include "graph/morok-schedule.h"
-#include "graph/schedule-private.h"
 #include "runtime/plan-private.h"
 #include "kernels/weight-pack.h"
 #include <stdlib.h>

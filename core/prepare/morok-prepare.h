@@ -12,7 +12,7 @@
 #pragma once
 
 #include "graph/morok-graph.h"
-#include "kernels/morok-renderer.h"
+#include "prepare/morok-renderer.h"
 #include "runtime/morok-runtime.h"
 
 G_BEGIN_DECLS
