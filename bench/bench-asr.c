@@ -235,10 +235,9 @@ typedef struct
 
 /* A token's embedding into the predictor's emb input, then the next token. */
 static gboolean
-pack_token (gpointer jit, gpointer user_data, GError **error)
+write_token (GigaAmPredictorJit *pred, StepToken *st, GError **error)
 {
-  StepToken *st = user_data;
-  MorokBuffer *emb = morok_jit_input_mut (jit, gigaam_predictor_jit__in_emb, error);
+  MorokBuffer *emb = gigaam_predictor_jit_emb_mut (pred, error);
   if (!emb)
     return FALSE;
   memcpy (emb->data, st->embed + (gsize)st->token * st->H, st->H * sizeof (float));
@@ -256,9 +255,8 @@ time_steps (Bench *b, Head *h, double *out_step, double *out_exec, double *out_j
   GigaAmPredictorJit *pred = morok_rnnt_decoder_predictor (h->dec);
   GigaAmJointJit *joint = morok_rnnt_decoder_joint (h->dec);
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (gigaam_predictor_jit_jit (pred), NULL,
-                                 morok_lstm_state_zeros_layers (cfg->pred_layers, cfg->pred_hidden),
-                                 cfg->joint_hidden, error);
+      = morok_jit_recurrent_new (gigaam_predictor_jit_jit (pred), cfg->pred_layers,
+                                 cfg->pred_hidden, cfg->joint_hidden, error);
   if (!rec)
     return FALSE;
   StepToken st = { morok_gigaam_rnnt_embedding (b->model), cfg->pred_hidden, cfg->n_classes, 1 };
@@ -268,7 +266,7 @@ time_steps (Bench *b, Head *h, double *out_step, double *out_exec, double *out_j
   for (guint i = 0; i < STEP_REPS; i++)
     {
       double t0 = bench_now_us ();
-      if (!morok_jit_recurrent_step (rec, pack_token, &st, error))
+      if (!write_token (pred, &st, error) || !morok_jit_recurrent_step (rec, error))
         return FALSE;
       double t1 = bench_now_us ();
       if (!gigaam_joint_jit_execute (joint, error))

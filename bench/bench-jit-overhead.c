@@ -78,16 +78,6 @@ cell_build (Tiny *model, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError 
 
 MOROK_JIT_DEFINE (CellJit, cell_jit, Tiny, CELL_JIT_INPUTS, CELL_JIT_VARS, cell_build, NULL)
 
-static gboolean
-pack_x (gpointer jit, gpointer user_data, GError **error)
-{
-  MorokBuffer *x = cell_jit_x_mut (jit, error);
-  if (!x)
-    return FALSE;
-  ((float *) x->data)[0] = ((float *) x->data)[1] = 0.25f;
-  return TRUE;
-}
-
 static gint64 t[CALLS];
 
 int
@@ -143,7 +133,8 @@ main (void)
       return 1;
     }
   g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (cell, NULL, morok_lstm_state_zeros (4), 2, &error);
+      = morok_jit_recurrent_new (cell, 1, 4, 2, &error);
+  float *x = cell_jit_x_mut (cell, &error)->data;
   MorokPlan *cell_plan = morok_jit_plan (cell_jit_jit (cell));
   for (int i = 0; i < CALLS; i++)
     {
@@ -155,7 +146,8 @@ main (void)
   for (int i = 0; i < CALLS; i++)
     {
       gint64 t0 = now_ns ();
-      morok_jit_recurrent_step (rec, pack_x, NULL, NULL);
+      x[0] = x[1] = 0.25f;
+      morok_jit_recurrent_step (rec, NULL);
       t[i] = now_ns () - t0;
     }
   gint64 step = median (t);

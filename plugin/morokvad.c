@@ -127,20 +127,18 @@ struct _MorokVad
   gdouble execute_us_total;
 
   /* prepared in start () */
-  SileroVadJit *jits[2];
   RatePlan plans[2];
   guint n_plans;
 
   /* streaming state, streaming thread only */
   RatePlan *plan;          /* the plan for the negotiated rate */
   guint chunk, context;    /* samples per chunk, context samples */
-  float *window;           /* [context | chunk] being filled */
-  guint filled;            /* new samples in window */
+  float *audio;            /* the plan's input [context | chunk], filled in place */
+  guint filled;            /* new samples in audio */
   MorokVadSegmenter *seg;
   MorokVadParams params;
   gint64 samples;          /* analysed since the last reset */
   MorokSampleClock clock; /* the time of each sample analysed */
-  gboolean active;         /* hysteresis state for the meta */
   MorokSilenceGate *gate;  /* remove-silence: audio held until it is decided */
   gint64 delay;            /* remove-silence: samples held back */
 };
@@ -178,27 +176,24 @@ free_plans (MorokVad *self)
   self->plan = NULL;
 }
 
-/* Loads the model and prepares one plan per rate it runs. */
+/* Loads the model once and prepares one plan per rate it runs; each
+ * wrapper holds a reference to the model. */
 static gboolean
 prepare_plans (MorokVad *self, const char *path, GError **error)
 {
   static const guint rates[] = { 16000, 8000 };
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, error);
+  if (!vad)
+    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
     {
-      /* each plan owns a model: the wrapper frees it */
-      MorokSileroVad *vad = morok_silero_vad_load (path, error);
-      if (!vad)
-        return FALSE;
       if (!morok_silero_vad_supports_rate (vad, rates[i]))
-        {
-          morok_silero_vad_free (vad);
-          continue;
-        }
+        continue;
       guint n_in = morok_silero_vad_input_len (vad, rates[i]);
       gsize n_state = morok_silero_vad_state_len (vad);
       RatePlan *p = &self->plans[self->n_plans++];
       p->rate = rates[i];
-      p->jit = silero_vad_jit_new (vad);
+      p->jit = silero_vad_jit_new (morok_silero_vad_ref (vad));
       g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, n_in));
       g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE ((gint64) n_state));
       if (!silero_vad_jit_prepare (p->jit, a, s, error))
@@ -245,7 +240,7 @@ morok_vad_stop (GstBaseTransform *trans)
   MorokVad *self = MOROK_VAD (trans);
   free_plans (self);
   g_clear_pointer (&self->seg, morok_vad_segmenter_free);
-  g_clear_pointer (&self->window, g_free);
+  self->audio = NULL;
   morok_silence_gate_reset (self->gate);
   return TRUE;
 }
@@ -259,12 +254,11 @@ reset_stream (MorokVad *self)
     morok_jit_recurrent_reset (self->plan->rec);
   if (self->seg)
     morok_vad_segmenter_reset (self->seg);
-  if (self->window)
-    memset (self->window, 0, (self->context + self->chunk) * sizeof (float));
+  if (self->audio)
+    memset (self->audio, 0, (self->context + self->chunk) * sizeof (float));
   self->filled = 0;
   self->samples = 0;
   morok_sample_clock_init (&self->clock, self->plan ? self->plan->rate : 0);
-  self->active = FALSE;
   morok_silence_gate_reset (self->gate);
 }
 
@@ -302,8 +296,7 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   MorokSileroVad *vad = silero_vad_jit_model (self->plan->jit);
   self->chunk = morok_silero_vad_chunk_len (vad, self->plan->rate);
   self->context = morok_silero_vad_context_len (vad, self->plan->rate);
-  g_free (self->window);
-  self->window = g_new0 (float, self->context + self->chunk);
+  self->audio = silero_vad_jit_audio_mut (self->plan->jit, NULL)->data; /* prepared: there */
   self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
   morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate);
   reset_stream (self);
@@ -333,17 +326,6 @@ check_rate_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
 
 /* ---- analysis ---- */
 
-static gboolean
-pack_audio (gpointer jit, gpointer user_data, GError **error)
-{
-  MorokVad *self = user_data;
-  MorokBuffer *in = silero_vad_jit_audio_mut (jit, error);
-  if (!in)
-    return FALSE;
-  memcpy (in->data, self->window, (self->context + self->chunk) * sizeof (float));
-  return TRUE;
-}
-
 static void
 post_event (MorokVad *self, const MorokVadEvent *ev)
 {
@@ -371,13 +353,13 @@ post_event (MorokVad *self, const MorokVadEvent *ev)
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* Runs the model on the full window, then feeds the segmenter. */
+/* Runs the model on the full chunk, then feeds the segmenter. */
 static gboolean
 run_chunk (MorokVad *self)
 {
   g_autoptr (GError) error = NULL;
   gint64 t0 = g_get_monotonic_time ();
-  const float *p = morok_jit_recurrent_step (self->plan->rec, pack_audio, self, &error);
+  const float *p = morok_jit_recurrent_step (self->plan->rec, &error);
   if (!p)
     {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("VAD step failed: %s", error->message));
@@ -391,49 +373,72 @@ run_chunk (MorokVad *self)
   self->probability = prob;
   GST_OBJECT_UNLOCK (self);
   GST_LOG_OBJECT (self, "chunk at %" G_GINT64_FORMAT ": p = %.4f", self->samples, prob);
-  if (prob >= self->params.threshold)
-    self->active = TRUE;
-  else if (prob < (self->params.neg_threshold >= 0 ? self->params.neg_threshold
-                                                    : MAX (self->params.threshold - 0.15, 0.01)))
-    self->active = FALSE;
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
   guint n = morok_vad_segmenter_push (self->seg, prob, ev, G_N_ELEMENTS (ev));
   self->samples += self->chunk;
-  /* the last context samples of this window start the next one */
-  memmove (self->window, self->window + self->chunk, self->context * sizeof (float));
+  /* the last context samples of this chunk start the next one */
+  memmove (self->audio, self->audio + self->chunk, self->context * sizeof (float));
   self->filled = 0;
   for (guint i = 0; i < n; i++)
     post_event (self, &ev[i]);
   return TRUE;
 }
 
-/* Mixes @frames interleaved frames to mono into the window, running the
- * model each time a chunk is full. */
+/* @n frames of @ch interleaved channels mixed to mono into @dst; a
+ * non-finite mix counts as silence. */
+static void
+mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
+{
+  if (ch == 1)
+    memcpy (dst, src, n * sizeof (float));
+  else
+    for (gsize f = 0; f < n; f++)
+      {
+        float sum = 0, v;
+        for (guint c = 0; c < ch; c++)
+          {
+            memcpy (&v, src + (f * ch + c) * sizeof (float), sizeof v);
+            sum += v;
+          }
+        dst[f] = sum / ch;
+      }
+  for (gsize f = 0; f < n; f++)
+    dst[f] = isfinite (dst[f]) ? dst[f] : 0.0f;
+}
+
+static void
+mix_s16 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
+{
+  const float scale = 1.0f / (32768.0f * ch);
+  for (gsize f = 0; f < n; f++)
+    {
+      gint32 sum = 0;
+      gint16 v;
+      for (guint c = 0; c < ch; c++)
+        {
+          memcpy (&v, src + (f * ch + c) * sizeof v, sizeof v);
+          sum += v;
+        }
+      dst[f] = (float) sum * scale;
+    }
+}
+
+/* Mixes @frames interleaved frames to mono straight into the plan's audio
+ * input, running the model each time a chunk is full. */
 static gboolean
 analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *info)
 {
-  guint ch = GST_AUDIO_INFO_CHANNELS (info);
+  guint ch = GST_AUDIO_INFO_CHANNELS (info), bpf = GST_AUDIO_INFO_BPF (info);
   gboolean s16 = GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE;
-  for (gsize f = 0; f < frames; f++)
+  while (frames > 0)
     {
-      float sum = 0;
-      for (guint c = 0; c < ch; c++)
-        {
-          if (s16)
-            {
-              gint16 v;
-              memcpy (&v, data + (f * ch + c) * 2, 2);
-              sum += v / 32768.0f;
-            }
-          else
-            {
-              float v;
-              memcpy (&v, data + (f * ch + c) * 4, 4);
-              sum += v;
-            }
-        }
-      float mono = sum / ch;
-      self->window[self->context + self->filled++] = isfinite (mono) ? mono : 0.0f;
+      gsize n = MIN (frames, self->chunk - self->filled);
+      float *dst = self->audio + self->context + self->filled;
+      if (s16)
+        mix_s16 (dst, data, n, ch);
+      else
+        mix_f32 (dst, data, n, ch);
+      data += n * bpf, frames -= n, self->filled += n;
       if (self->filled == self->chunk && !run_chunk (self))
         return FALSE;
     }
@@ -445,9 +450,9 @@ set_meta (MorokVad *self, GstBuffer *buf)
 {
   GstAudioLevelMeta *meta = gst_buffer_get_audio_level_meta (buf);
   if (meta)
-    meta->voice_activity = self->active;
+    meta->voice_activity = morok_vad_segmenter_speaking (self->seg);
   else
-    gst_buffer_add_audio_level_meta (buf, 127, self->active);
+    gst_buffer_add_audio_level_meta (buf, 127, morok_vad_segmenter_speaking (self->seg));
 }
 
 /* ---- buffers ---- */
@@ -525,7 +530,7 @@ finish_stream (MorokVad *self)
   gint64 total = self->samples + self->filled;
   if (self->filled > 0)
     {
-      memset (self->window + self->context + self->filled, 0,
+      memset (self->audio + self->context + self->filled, 0,
               (self->chunk - self->filled) * sizeof (float));
       self->filled = self->chunk;
       run_chunk (self);

@@ -30,7 +30,7 @@ if [ ! -f "$runtime" ]; then
   exit 2
 fi
 [ -d build ] || meson setup build >/dev/null
-ninja -C build libmorok.so >/dev/null
+ninja -C build libmorok-1.0.so >/dev/null
 mkdir -p "$out"
 
 # The sources of fuzz-replay-TARGET but its main (fuzz-replay.c).
@@ -54,7 +54,7 @@ for t in "${targets[@]}"; do
   clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
     -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -I. -Icore \
     $(pkg-config --cflags glib-2.0 json-glib-1.0) "${sources[@]}" \
-    build/libmorok.so -Wl,-rpath,"$PWD/build" $(pkg-config --libs glib-2.0 json-glib-1.0) -lm \
+    build/libmorok-1.0.so -Wl,-rpath,"$PWD/build" $(pkg-config --libs glib-2.0 json-glib-1.0) -lm \
     -o "$out/fuzz-$t"
 done
 

@@ -107,13 +107,10 @@ toy_jit_new_prepared (void)
   return jit;
 }
 
-gboolean
-toy_pack_x (gpointer jit, gpointer user_data, GError **error)
+void
+toy_write_x (ToyJit *jit, int step)
 {
-  MorokBuffer *x = toy_jit_x_mut (jit, error);
-  if (!x)
-    return FALSE;
-  ((float *) x->data)[0] = (float) GPOINTER_TO_INT (user_data);
-  ((float *) x->data)[1] = (float) -GPOINTER_TO_INT (user_data);
-  return TRUE;
+  float *x = toy_jit_x_mut (jit, NULL)->data;
+  x[0] = (float) step;
+  x[1] = (float) -step;
 }

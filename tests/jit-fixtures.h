@@ -54,5 +54,5 @@ MOROK_JIT_DECLARE (ToyJit, toy_jit, Toy, TOY_JIT_INPUTS, TOY_JIT_VARS)
 
 /* A ToyJit prepared; asserts success. */
 ToyJit *toy_jit_new_prepared (void);
-/* A MorokJitPackInputs: x = (step, -step), step = GPOINTER_TO_INT (user_data). */
-gboolean toy_pack_x (gpointer jit, gpointer user_data, GError **error);
+/* The step's input: x = (step, -step). */
+void toy_write_x (ToyJit *jit, int step);

@@ -197,14 +197,13 @@ check_joint_steps (Fixture *f, const float *enc_proj, gint64 max_frames, guint i
   g_assert_no_error (e);
   GigaAmJointJit *joint = morok_rnnt_decoder_joint (dec);
   GigaAmPredictorJit *pred = morok_rnnt_decoder_predictor (dec);
-  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (
-      gigaam_predictor_jit_jit (pred), NULL, morok_lstm_state_zeros_layers (cfg->pred_layers, H),
-      J, &e);
+  g_autoptr (MorokJitRecurrent) rec
+      = morok_jit_recurrent_new (gigaam_predictor_jit_jit (pred), cfg->pred_layers, H, J, &e);
   g_assert_no_error (e);
   const float *embed = morok_gigaam_rnnt_embedding (f->model);
   MorokBuffer *emb = gigaam_predictor_jit_emb_mut (pred, &e);
   memset (emb->data, 0, H * sizeof (float)); /* no token yet */
-  const float *g = morok_jit_recurrent_step (rec, NULL, NULL, &e);
+  const float *g = morok_jit_recurrent_step (rec, &e);
   g_assert_no_error (e);
   for (gint64 s = 0; s < n_frames; s++)
     {
@@ -221,7 +220,7 @@ check_joint_steps (Fixture *f, const float *enc_proj, gint64 max_frames, guint i
       if (best == cfg->blank_id)
         continue;
       memcpy (emb->data, embed + (gsize)best * H, H * sizeof (float));
-      g = morok_jit_recurrent_step (rec, NULL, NULL, &e);
+      g = morok_jit_recurrent_step (rec, &e);
       g_assert_no_error (e);
     }
 }

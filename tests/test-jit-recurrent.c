@@ -4,7 +4,6 @@
  * against a naive C reference; a toy element-wise cell (no vector math)
  * checks the mechanics: layout contract, state updates, reset, failures. */
 #include "jit-fixtures.h"
-#include <gio/gio.h>
 #include <math.h>
 #include <string.h>
 
@@ -51,16 +50,12 @@ cell_build (Cell *m, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError **er
 MOROK_JIT_DEFINE (CellJit, cell_jit, Cell, CELL_JIT_INPUTS, CELL_JIT_VARS, cell_build, NULL)
 
 /* Step t's input: x[i] = sin (0.3 t + i). */
-static gboolean
-pack_x (gpointer jit, gpointer user_data, GError **error)
+static void
+write_x (CellJit *jit, int t)
 {
-  int t = *(int *) user_data;
-  MorokBuffer *x = cell_jit_x_mut (jit, error);
-  if (!x)
-    return FALSE;
+  float *x = cell_jit_x_mut (jit, NULL)->data;
   for (int i = 0; i < IN; i++)
-    ((float *) x->data)[i] = sinf (0.3f * t + i);
-  return TRUE;
+    x[i] = sinf (0.3f * t + i);
 }
 
 static double
@@ -125,15 +120,15 @@ test_lstm_matches_reference (void)
   gboolean prepared = cell_jit_prepare (jit, sx, sh, sh, &e);
   g_assert_no_error (e); /* needs the vector math and GEMM kernel headers */
   g_assert_true (prepared);
-  g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (H), HEAD, &e);
+  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, 1, H, HEAD, &e);
   g_assert_no_error (e);
   const MorokLstmState *state = morok_jit_recurrent_state (rec);
 
   double h[H] = { 0 }, c[H] = { 0 }, head[HEAD];
   for (int t = 0; t < STEPS; t++)
     {
-      const float *got = morok_jit_recurrent_step (rec, pack_x, &t, &e);
+      write_x (jit, t);
+      const float *got = morok_jit_recurrent_step (rec, &e);
       g_assert_no_error (e);
       double x[IN];
       for (int i = 0; i < IN; i++)
@@ -151,28 +146,23 @@ test_lstm_matches_reference (void)
 
 /* ---- the toy cell (jit-fixtures.h) ---- */
 
-static gboolean
-fail_pack (gpointer jit, gpointer user_data, GError **error)
-{
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "audio source closed");
-  return FALSE;
-}
-
 /* Each step returns the head and moves h and c along the recurrence:
- * h: 0 -> 1 -> 1.5 -> 1.75, c: 0 -> 1 -> 2.5 -> 4.25. */
+ * h: 0 -> 1 -> 1.5 -> 1.75, c: 0 -> 1 -> 2.5 -> 4.25. The state the host
+ * reads is the plan's own h and c inputs: nothing is copied out and back. */
 static void
 test_step_updates_state (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
+  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, 1, 3, 2, &e);
   const MorokLstmState *s = morok_jit_recurrent_state (rec);
+  g_assert_true (s->h == toy_jit_h_mut (jit, &e)->data);
+  g_assert_true (s->c == toy_jit_c_mut (jit, &e)->data);
   static const float want_h[] = { 1, 1.5f, 1.75f }, want_c[] = { 1, 2.5f, 4.25f };
   for (int step = 0; step < 3; step++)
     {
-      const float *head
-          = morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (step + 1), &e);
+      toy_write_x (jit, step + 1);
+      const float *head = morok_jit_recurrent_step (rec, &e);
       g_assert_no_error (e);
       g_assert_cmpfloat (head[0], ==, 2 * (step + 1));
       g_assert_cmpfloat (head[1], ==, -2 * (step + 1));
@@ -190,24 +180,22 @@ test_new_checks_layout (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 3, &e));
+  g_assert_null (morok_jit_recurrent_new (jit, 1, 3, 3, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH);
   g_assert_nonnull (strstr (e->message, "holds 8 f32 values"));
   g_clear_error (&e);
-  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (2), 2, &e));
-  g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH);
-  g_clear_error (&e);
 }
 
-/* Packing a state into buffers of another size is OUTPUT_LAYOUT_MISMATCH. */
+/* State inputs of another size than the state are OUTPUT_LAYOUT_MISMATCH,
+ * naming the input. */
 static void
-test_state_pack_checks_buffers (void)
+test_new_checks_state_inputs (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_autoptr (MorokLstmState) s = morok_lstm_state_zeros (4);
-  g_assert_false (morok_lstm_state_pack (s, toy_jit_h_mut (jit, &e), toy_jit_c_mut (jit, &e), &e));
+  g_assert_null (morok_jit_recurrent_new (jit, 1, 2, 4, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH);
+  g_assert_nonnull (strstr (e->message, "ToyJit: state input 'h' is f32 of 12 bytes"));
   g_clear_error (&e);
 }
 
@@ -217,86 +205,66 @@ test_new_before_prepare (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new (g_new0 (Toy, 1));
-  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e));
+  g_assert_null (morok_jit_recurrent_new (jit, 1, 3, 2, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED);
   g_clear_error (&e);
 }
 
-/* Without an interface the state goes to the inputs named h and c: a
- * wrapper without them is INPUT_BUFFER_NOT_FOUND, naming it. */
+/* The state lives in inputs named h and c, or in one named state: a
+ * wrapper with neither is INPUT_BUFFER_NOT_FOUND, naming it. */
 static void
-test_default_needs_h_and_c (void)
+test_needs_state_inputs (void)
 {
   GError *e = NULL;
   g_autoptr (GainJit) jit = gain_jit_new_prepared (2.0f, 4, 1);
-  g_assert_null (morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (1), 1, &e));
+  g_assert_null (morok_jit_recurrent_new (jit, 1, 1, 1, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_INPUT_BUFFER_NOT_FOUND);
   g_assert_nonnull (strstr (e->message, "GainJit"));
   g_clear_error (&e);
 }
 
-/* reset zeroes h and c and leaves the jit's buffers alone. */
+/* _new starts from h = c = 0 whatever the state inputs held; reset zeroes
+ * them again (they are the state) and the head. */
 static void
 test_reset (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
-  morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
-  morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (2), &e);
+  ((float *) toy_jit_h_mut (jit, &e)->data)[0] = 7;
+  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, 1, 3, 2, &e);
+  const MorokLstmState *s = morok_jit_recurrent_state (rec);
+  g_assert_cmpfloat (s->h[0], ==, 0);
+  for (int step = 1; step <= 2; step++)
+    {
+      toy_write_x (jit, step);
+      morok_jit_recurrent_step (rec, &e);
+    }
   g_assert_no_error (e);
   morok_jit_recurrent_reset (rec);
-  const MorokLstmState *s = morok_jit_recurrent_state (rec);
   for (int j = 0; j < 3; j++)
     g_assert_cmpfloat (s->h[j] + s->c[j], ==, 0);
-  /* the jit still holds the h packed at step 2 */
-  g_assert_cmpfloat (((float *) toy_jit_h_mut (jit, &e)->data)[0], ==, 1);
-  const float *head = morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
+  g_assert_cmpfloat (((float *) toy_jit_h_mut (jit, &e)->data)[0], ==, 0);
+  g_assert_cmpfloat (morok_jit_recurrent_head (rec)[0], ==, 0);
+  toy_write_x (jit, 1);
+  const float *head = morok_jit_recurrent_step (rec, &e);
   g_assert_cmpfloat (head[0], ==, 2);
   g_assert_cmpfloat (s->h[0], ==, 1); /* as the first step from zeros */
 }
 
-/* A failing pack_inputs fails the step with its error; the state stays. */
-static void
-test_pack_failure_keeps_state (void)
-{
-  GError *e = NULL;
-  g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
-  morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
-  g_assert_null (morok_jit_recurrent_step (rec, fail_pack, NULL, &e));
-  g_assert_error (e, G_IO_ERROR, G_IO_ERROR_CLOSED);
-  g_clear_error (&e);
-  g_assert_cmpfloat (morok_jit_recurrent_state (rec)->c[0], ==, 1);
-}
-
-/* The last step's timing has its three phases, the execute one non-zero. */
+/* The last step's timing has its two phases, the execute one non-zero. */
 static void
 test_timing (void)
 {
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, NULL, morok_lstm_state_zeros (3), 2, &e);
+  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, 1, 3, 2, &e);
   MorokJitStepTiming t = morok_jit_recurrent_last_timing (rec);
-  g_assert_cmpint (t.pack_ns + t.execute_ns + t.read_ns, ==, 0);
-  morok_jit_recurrent_step (rec, toy_pack_x, GINT_TO_POINTER (1), &e);
+  g_assert_cmpint (t.execute_ns + t.read_ns, ==, 0);
+  toy_write_x (jit, 1);
+  morok_jit_recurrent_step (rec, &e);
   t = morok_jit_recurrent_last_timing (rec);
-  g_assert_cmpint (t.pack_ns, >=, 0);
   g_assert_cmpint (t.execute_ns, >, 0);
   g_assert_cmpint (t.read_ns, >=, 0);
-}
-
-/* A layered state holds layers * hidden values in h and in c, all zero. */
-static void
-test_layered_state (void)
-{
-  g_autoptr (MorokLstmState) s = morok_lstm_state_zeros_layers (2, 64);
-  g_assert_cmpuint (s->len, ==, 128);
-  g_assert_cmpuint (s->layers, ==, 2);
-  g_assert_cmpfloat (s->h[127] + s->c[127], ==, 0);
 }
 
 int
@@ -307,12 +275,10 @@ main (int argc, char **argv)
                    test_lstm_matches_reference);
   g_test_add_func ("/jit/recurrent/step-updates-state-and-returns-head", test_step_updates_state);
   g_test_add_func ("/jit/recurrent/new-checks-output-layout", test_new_checks_layout);
-  g_test_add_func ("/jit/recurrent/state-pack-checks-buffers", test_state_pack_checks_buffers);
+  g_test_add_func ("/jit/recurrent/new-checks-state-inputs", test_new_checks_state_inputs);
   g_test_add_func ("/jit/recurrent/new-before-prepare-fails", test_new_before_prepare);
-  g_test_add_func ("/jit/recurrent/reset-zeroes-state-not-jit", test_reset);
-  g_test_add_func ("/jit/recurrent/default-needs-h-and-c", test_default_needs_h_and_c);
-  g_test_add_func ("/jit/recurrent/pack-failure-keeps-state", test_pack_failure_keeps_state);
-  g_test_add_func ("/jit/recurrent/timing-has-three-phases", test_timing);
-  g_test_add_func ("/jit/recurrent/layered-state-size", test_layered_state);
+  g_test_add_func ("/jit/recurrent/new-and-reset-zero-the-state", test_reset);
+  g_test_add_func ("/jit/recurrent/needs-state-inputs", test_needs_state_inputs);
+  g_test_add_func ("/jit/recurrent/timing-has-two-phases", test_timing);
   return g_test_run ();
 }

@@ -230,6 +230,79 @@ probs_by_chunk (GstHarness *h, const gint16 *pcm, gsize first, guint n_chunks, d
     }
 }
 
+/* Probabilities of @n_chunks chunks of @pcm given as @format (S16LE or
+ * F32LE) in @channels copies of the mono signal, one chunk a buffer; the
+ * samples in [@bad, @bad + 64) are NaN, +inf and -inf in F32LE (zero in
+ * S16LE) when @bad is not 0. */
+static void
+probs_as (const char *format, guint channels, const gint16 *pcm, guint n_chunks, gsize bad,
+          double *out)
+{
+  GstHarness *h = vad_harness (NULL, NULL);
+  g_autofree char *caps = g_strdup_printf (
+      "audio/x-raw, format=%s, rate=16000, channels=%u, layout=interleaved", format, channels);
+  gst_harness_set_src_caps_str (h, caps);
+  gboolean f32 = g_str_equal (format, "F32LE");
+  static const float specials[] = { NAN, INFINITY, -INFINITY };
+  for (guint c = 0; c < n_chunks; c++)
+    {
+      GstBuffer *buf = gst_buffer_new_allocate (NULL, CHUNK * channels * (f32 ? 4 : 2), NULL);
+      GstMapInfo map;
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      for (gsize i = 0; i < CHUNK; i++)
+        {
+          gsize at = c * CHUNK + i;
+          gboolean odd = bad && at >= bad && at < bad + 64;
+          for (guint k = 0; k < channels; k++)
+            if (f32)
+              ((float *) map.data)[i * channels + k]
+                  = odd ? specials[at % 3] : pcm[at] / 32768.0f;
+            else
+              ((gint16 *) map.data)[i * channels + k] = odd ? 0 : pcm[at];
+        }
+      gst_buffer_unmap (buf, &map);
+      GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (c * CHUNK, GST_SECOND, RATE);
+      g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
+      g_object_get (h->element, "probability", &out[c], NULL);
+    }
+  vad_teardown (h);
+}
+
+/* The element mixes every format and channel count into the same model
+ * input: F32 mono, F32 and S16 stereo of one signal give exactly the
+ * probabilities of S16 mono; non-finite F32 samples count as silence
+ * (exactly as zeros in S16). */
+GST_START_TEST (test_formats_and_channels_mix_alike)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  enum { CHUNKS = 120 };
+  const gsize bad = 80 * CHUNK + 100; /* inside speech: the state carries it on */
+  double want[CHUNKS], got[CHUNKS], zeroed[CHUNKS];
+  probs_as ("S16LE", 1, pcm, CHUNKS, 0, want);
+  const struct { const char *format; guint channels; } cases[] = {
+    { "F32LE", 1 }, { "F32LE", 2 }, { "S16LE", 2 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      probs_as (cases[k].format, cases[k].channels, pcm, CHUNKS, 0, got);
+      for (int c = 0; c < CHUNKS; c++)
+        fail_unless (got[c] == want[c], "%s x %u, chunk %d: %f, S16 mono %f", cases[k].format,
+                     cases[k].channels, c, got[c], want[c]);
+    }
+  probs_as ("S16LE", 1, pcm, CHUNKS, bad, zeroed);
+  probs_as ("F32LE", 1, pcm, CHUNKS, bad, got);
+  double moved = 0;
+  for (int c = 0; c < CHUNKS; c++)
+    {
+      fail_unless (got[c] == zeroed[c], "chunk %d: %f with NaN/inf, %f with zeros", c, got[c],
+                   zeroed[c]);
+      moved = MAX (moved, fabs (zeroed[c] - want[c]));
+    }
+  fail_unless (moved > 0); /* the zeroed samples mattered */
+}
+GST_END_TEST;
+
 /* After a DISCONT buffer the probabilities equal those of a fresh element. */
 GST_START_TEST (test_discont_resets_state)
 {
@@ -423,6 +496,7 @@ morokvad_suite (void)
   tcase_add_test (tc, test_meta_on_every_buffer);
   tcase_add_test (tc, test_ready_only_properties);
   tcase_add_test (tc, test_discont_resets_state);
+  tcase_add_test (tc, test_formats_and_channels_mix_alike);
   tcase_add_test (tc, test_eos_closes_open_segment);
   tcase_add_test (tc, test_remove_silence);
   tcase_add_test (tc, test_unsupported_rate);

@@ -661,6 +661,37 @@ test_reset_starts_over (void)
     g_array_unref (runs[run]);
 }
 
+/* The speaking state (the meta morokvad puts on each buffer): on at a chunk
+ * >= threshold, off at one < neg_threshold, unchanged in between; worked out
+ * by hand for the derived neg_threshold (0.5 - 0.15 = 0.35) and for one
+ * given (0.2); a reset switches it off. */
+static void
+test_speaking_hysteresis (void)
+{
+  static const float probs[] = { 0.1f, 0.6f, 0.4f, 0.3f, 0.45f, 0.5f, 0.25f, 0.15f };
+  static const gboolean derived[] = { FALSE, TRUE, TRUE, FALSE, FALSE, TRUE, FALSE, FALSE };
+  static const gboolean given[] = { FALSE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, FALSE };
+  const gboolean *want[] = { derived, given };
+  MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
+  for (guint v = 0; v < 2; v++)
+    {
+      MorokVadParams p;
+      morok_vad_params_init (&p, 16000);
+      p.neg_threshold = v == 0 ? -1 : 0.2;
+      g_autoptr (MorokVadSegmenter) seg = morok_vad_segmenter_new (&p);
+      g_assert_false (morok_vad_segmenter_speaking (seg));
+      for (guint i = 0; i < G_N_ELEMENTS (probs); i++)
+        {
+          morok_vad_segmenter_push (seg, probs[i], ev, G_N_ELEMENTS (ev));
+          g_assert_cmpint (morok_vad_segmenter_speaking (seg), ==, want[v][i]);
+        }
+      morok_vad_segmenter_push (seg, 0.9f, ev, G_N_ELEMENTS (ev));
+      g_assert_true (morok_vad_segmenter_speaking (seg));
+      morok_vad_segmenter_reset (seg);
+      g_assert_false (morok_vad_segmenter_speaking (seg));
+    }
+}
+
 /* Pushing allocates nothing, even while splitting at max speech. */
 static void
 test_push_allocates_nothing (void)
@@ -796,6 +827,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vad-segmenter/stream/header-example", test_header_example);
   g_test_add_func ("/vad-segmenter/stream/reset-starts-over", test_reset_starts_over);
   g_test_add_func ("/vad-segmenter/stream/push-allocates-nothing", test_push_allocates_nothing);
+  g_test_add_func ("/vad-segmenter/stream/speaking-hysteresis", test_speaking_hysteresis);
   g_test_add_func ("/vad-segmenter/params/bad-values-are-errors", test_bad_params);
   g_test_add_func ("/vad-segmenter/fixture/v5-16k-stream-equals-offline", test_fixture_v5);
   return g_test_run ();

@@ -4,6 +4,8 @@
 #include "graph/morok-graph.h"
 #include <string.h>
 
+G_DEFINE_QUARK (morok-graph-error-quark, morok_graph_error)
+
 struct _MorokGraph
 {
   MorokSymPool *syms;

@@ -19,6 +19,15 @@
 
 G_BEGIN_DECLS
 
+/* The graph area's errors: rewriting (graph/morok-pattern.h), scheduling
+ * and rendering a scheduled graph into kernels. */
+#define MOROK_GRAPH_ERROR (morok_graph_error_quark ())
+GQuark morok_graph_error_quark (void);
+typedef enum
+{
+  MOROK_GRAPH_ERROR_REWRITE,  /* rules kept rewriting past the cap */
+  MOROK_GRAPH_ERROR_SCHEDULE, /* the graph cannot be made into kernels */
+} MorokGraphError;
 #define MOROK_MAX_SRC 4 /* sources of a node: ATTENTION has the most */
 
 typedef enum

@@ -81,14 +81,6 @@ gboolean morok_graph_rewrite (MorokNode **roots, guint n_roots, const MorokRuleS
 /* Number of rules applied by this process, for tests and debug logs. */
 guint64 morok_graph_rewrite_count (void);
 
-#define MOROK_GRAPH_ERROR (morok_graph_error_quark ())
-GQuark morok_graph_error_quark (void);
-typedef enum
-{
-  MOROK_GRAPH_ERROR_REWRITE, /* rules kept rewriting past the cap */
-  MOROK_GRAPH_ERROR_SCHEDULE, /* the graph cannot be made into kernels */
-} MorokGraphError;
-
 /* ---- the rule sets of graph/rules.c ---- */
 extern const MorokRuleSet morok_rules_fold;     /* constant folding */
 extern const MorokRuleSet morok_rules_algebra;  /* identities: x + 0, x * 1, --x */

@@ -3,8 +3,6 @@
 #define G_LOG_DOMAIN "morok-graph"
 #include "graph/morok-pattern.h"
 
-G_DEFINE_QUARK (morok-graph-error-quark, morok_graph_error)
-
 /* Rewrites allowed per graph node before we call it endless. */
 #define REWRITES_PER_NODE 64
 

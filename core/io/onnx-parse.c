@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* onnx-parse.c: an ONNX ModelProto parsed into the read-only views of
- * onnx-reader.h, and the model-owned memory they live in. TensorProto
- * parsing is in onnx-tensor.c.
+/* onnx-parse.c: loading an ONNX file and parsing its ModelProto into the
+ * read-only views of onnx-reader.h. TensorProto parsing is in onnx-tensor.c,
+ * the model-owned memory and the field readers in onnx-fields.c; the
+ * lookups of onnx-reader.c read what this file built. One way:
+ * onnx-parse → onnx-tensor → onnx-fields, and onnx-reader below all three.
  *
  * Field numbers are those of onnx/onnx.proto (IR version 3 onwards, which
  * only ever added fields). Unknown fields are skipped; known fields with an
@@ -17,117 +19,6 @@
 /* Deepest subgraph nesting accepted (Silero v5 nests 5 levels). Bounds the
  * parser's recursion on hostile input. */
 #define MAX_GRAPH_DEPTH 32
-
-/* --- Allocation --------------------------------------------------------- */
-
-gpointer
-morok_onnx_model_alloc (MorokOnnxModel *m, gsize size)
-{
-  gpointer p = g_malloc0 (size);
-  g_ptr_array_add (m->blocks, p);
-  return p;
-}
-
-const char *
-morok_onnx_model_string (MorokOnnxModel *m, const guint8 *data, gsize len)
-{
-  return g_string_chunk_insert_len (m->strings, (const char *)data, (gssize)len);
-}
-
-/* Copies the array's pointers into model memory and frees the array.
- * Returns NULL for an empty array. */
-gpointer
-morok_onnx_model_steal_ptrs (MorokOnnxModel *m, GPtrArray *a, guint *out_n)
-{
-  gpointer *p = NULL;
-
-  *out_n = a->len;
-  if (a->len > 0)
-    {
-      p = morok_onnx_model_alloc (m, a->len * sizeof (gpointer));
-      memcpy (p, a->pdata, a->len * sizeof (gpointer));
-    }
-  g_ptr_array_unref (a);
-  return p;
-}
-
-gpointer
-morok_onnx_model_steal_values (MorokOnnxModel *m, GArray *a, guint *out_n)
-{
-  gpointer p = NULL;
-  gsize bytes = (gsize)a->len * g_array_get_element_size (a);
-
-  *out_n = a->len;
-  if (a->len > 0)
-    {
-      p = morok_onnx_model_alloc (m, bytes);
-      memcpy (p, a->data, bytes);
-    }
-  g_array_unref (a);
-  return p;
-}
-
-/* --- Field helpers ------------------------------------------------------ */
-
-gboolean
-morok_onnx_read_string (MorokOnnxModel *m, MorokPbReader *r, guint32 field, MorokPbWire wire,
-                        const char **out, GError **error)
-{
-  const guint8 *data;
-  gsize len;
-
-  if (!morok_pb_expect_wire (r, field, wire, MOROK_PB_WIRE_LEN, error)
-      || !morok_pb_read_len (r, field, &data, &len, error))
-    return FALSE;
-  *out = morok_onnx_model_string (m, data, len);
-  return TRUE;
-}
-
-gboolean
-morok_onnx_read_int (MorokPbReader *r, guint32 field, MorokPbWire wire, gint64 *out, GError **error)
-{
-  guint64 v;
-
-  if (!morok_pb_expect_wire (r, field, wire, MOROK_PB_WIRE_VARINT, error)
-      || !morok_pb_read_varint (r, &v, error))
-    return FALSE;
-  *out = (gint64)v;
-  return TRUE;
-}
-
-gboolean
-morok_onnx_read_sub (MorokPbReader *r, guint32 field, MorokPbWire wire, const char *what,
-                     MorokPbReader *out_sub, GError **error)
-{
-  return morok_pb_expect_wire (r, field, wire, MOROK_PB_WIRE_LEN, error)
-         && morok_pb_read_message (r, field, what, out_sub, error);
-}
-
-/* Appends a repeated varint field to `values` (gint64), packed or not. */
-gboolean
-morok_onnx_read_repeated_varints (MorokPbReader *r, guint32 field, MorokPbWire wire, GArray *values,
-                                  GError **error)
-{
-  MorokPbReader packed;
-  guint64 v;
-
-  if (wire == MOROK_PB_WIRE_VARINT)
-    {
-      if (!morok_pb_read_varint (r, &v, error))
-        return FALSE;
-      g_array_append_val (values, v);
-      return TRUE;
-    }
-  if (!morok_onnx_read_sub (r, field, wire, r->what, &packed, error))
-    return FALSE;
-  while (!morok_pb_reader_done (&packed))
-    {
-      if (!morok_pb_read_varint (&packed, &v, error))
-        return FALSE;
-      g_array_append_val (values, v);
-    }
-  return TRUE;
-}
 
 /* --- GraphProto, NodeProto, AttributeProto ------------------------------- */
 
@@ -633,11 +524,80 @@ index_model (MorokOnnxModel *m)
   m->tensors = morok_onnx_model_steal_ptrs (m, ix.tensors, &m->n_tensors);
 }
 
-gboolean
-morok_onnx_model_parse (MorokOnnxModel *m, GError **error)
+/* --- Loading ------------------------------------------------------------ */
+
+static MorokOnnxModel *
+model_new (const char *name)
+{
+  MorokOnnxModel *m = g_new0 (MorokOnnxModel, 1);
+
+  m->name = g_path_get_basename (name);
+  m->blocks = g_ptr_array_new_with_free_func (g_free);
+  m->strings = g_string_chunk_new (4096);
+  return m;
+}
+
+static MorokOnnxModel *
+model_parse (MorokOnnxModel *m, GError **error)
 {
   if (!parse_model (m, error))
-    return FALSE;
+    {
+      morok_onnx_model_free (m);
+      return NULL;
+    }
   index_model (m);
-  return TRUE;
+  return m;
+}
+
+MorokOnnxModel *
+morok_onnx_model_load (const char *path, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  MorokOnnxModel *m;
+  GMappedFile *mapped;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  mapped = g_mapped_file_new (path, FALSE, &local);
+  if (mapped == NULL)
+    {
+      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_OPEN, "%s: cannot read: %s", path,
+                   local->message);
+      return NULL;
+    }
+  m = model_new (path);
+  m->mapped = mapped;
+  m->data = (const guint8 *)g_mapped_file_get_contents (mapped);
+  m->size = g_mapped_file_get_length (mapped);
+  return model_parse (m, error);
+}
+
+MorokOnnxModel *
+morok_onnx_model_load_from_data (const void *data, gsize size, const char *name, GError **error)
+{
+  MorokOnnxModel *m;
+
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  m = model_new (name);
+  m->owned = g_memdup2 (data, size);
+  m->data = m->owned;
+  m->size = size;
+  return model_parse (m, error);
+}
+
+void
+morok_onnx_model_free (MorokOnnxModel *model)
+{
+  if (model == NULL)
+    return;
+  g_ptr_array_unref (model->blocks);
+  g_string_chunk_free (model->strings);
+  g_clear_pointer (&model->mapped, g_mapped_file_unref);
+  g_free (model->owned);
+  g_free (model->name);
+  g_free (model);
 }

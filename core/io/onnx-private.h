@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* onnx-private.h (private to core/io): the model structure and the helpers
- * that onnx-parse.c, onnx-tensor.c and onnx-reader.c share.
+ * that onnx-parse.c, onnx-tensor.c and onnx-reader.c share. Calls point one
+ * way: onnx-parse.c → onnx-tensor.c → onnx-fields.c, each of them reading
+ * the views through onnx-reader.c, which calls none of them.
  */
 #pragma once
 
@@ -42,11 +44,7 @@ struct _MorokOnnxModel
   const MorokOnnxTensor *const *tensors;
 };
 
-/* Parses m->data into m->graph and the flat views. On failure the
- * partial model is still owned by m (free it with morok_onnx_model_free). */
-gboolean morok_onnx_model_parse (MorokOnnxModel *m, GError **error);
-
-/* Model-owned memory: zeroed, freed with the model. */
+/* onnx-fields.c. Model-owned memory: zeroed, freed with the model. */
 gpointer morok_onnx_model_alloc (MorokOnnxModel *m, gsize size);
 
 /* Returns a NUL-terminated model-owned copy of len bytes. */

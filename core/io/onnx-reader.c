@@ -1,90 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* onnx-reader.c: loading an ONNX file and looking its graphs, nodes and
- * tensors up. The parsing is in onnx-parse.c (graphs, nodes, attributes)
- * and onnx-tensor.c (tensors).
+/* onnx-reader.c: looking a parsed model's graphs, nodes and tensors up.
+ * Plain reads of the views onnx-parse.c built; it calls nothing else of
+ * core/io.
  */
 #define G_LOG_DOMAIN "morok-io"
 
 #include "io/onnx-private.h"
 
 #include <string.h>
-
-/* --- Loading ------------------------------------------------------------ */
-
-static MorokOnnxModel *
-model_new (const char *name)
-{
-  MorokOnnxModel *m = g_new0 (MorokOnnxModel, 1);
-
-  m->name = g_path_get_basename (name);
-  m->blocks = g_ptr_array_new_with_free_func (g_free);
-  m->strings = g_string_chunk_new (4096);
-  return m;
-}
-
-static MorokOnnxModel *
-model_parse (MorokOnnxModel *m, GError **error)
-{
-  if (!morok_onnx_model_parse (m, error))
-    {
-      morok_onnx_model_free (m);
-      return NULL;
-    }
-  return m;
-}
-
-MorokOnnxModel *
-morok_onnx_model_load (const char *path, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-  MorokOnnxModel *m;
-  GMappedFile *mapped;
-
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  mapped = g_mapped_file_new (path, FALSE, &local);
-  if (mapped == NULL)
-    {
-      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_OPEN, "%s: cannot read: %s", path,
-                   local->message);
-      return NULL;
-    }
-  m = model_new (path);
-  m->mapped = mapped;
-  m->data = (const guint8 *)g_mapped_file_get_contents (mapped);
-  m->size = g_mapped_file_get_length (mapped);
-  return model_parse (m, error);
-}
-
-MorokOnnxModel *
-morok_onnx_model_load_from_data (const void *data, gsize size, const char *name, GError **error)
-{
-  MorokOnnxModel *m;
-
-  g_return_val_if_fail (data != NULL || size == 0, NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  m = model_new (name);
-  m->owned = g_memdup2 (data, size);
-  m->data = m->owned;
-  m->size = size;
-  return model_parse (m, error);
-}
-
-void
-morok_onnx_model_free (MorokOnnxModel *model)
-{
-  if (model == NULL)
-    return;
-  g_ptr_array_unref (model->blocks);
-  g_string_chunk_free (model->strings);
-  g_clear_pointer (&model->mapped, g_mapped_file_unref);
-  g_free (model->owned);
-  g_free (model->name);
-  g_free (model);
-}
 
 /* --- Queries ------------------------------------------------------------ */
 

@@ -373,7 +373,7 @@ cursor_init (Cursor *c, const MorokOnnxTensor *t)
   memset (c, 0, sizeof *c);
   c->t = t;
   c->raw = t->raw;
-  c->msg = morok_pb_reader_init (t->msg, t->msg_len, morok_onnx_model_name (t->graph->model),
+  c->msg = morok_pb_reader_init (t->msg, t->msg_len, t->graph->model->name,
                                  "TensorProto");
   switch (t->dtype)
     {
@@ -513,7 +513,7 @@ cursor_next (Cursor *c, Value *v, GError **error)
 static gboolean
 check_convertible (const MorokOnnxTensor *t, gboolean integer, GError **error)
 {
-  const char *file = morok_onnx_model_name (t->graph->model);
+  const char *file = t->graph->model->name;
 
   if (t->external)
     {
@@ -626,7 +626,7 @@ morok_onnx_tensor_check_dims (const MorokOnnxTensor *tensor, guint rank, const g
   g_autofree char *have = format_dims (tensor->rank, tensor->dims);
   g_autofree char *want = format_dims (rank, dims);
   g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
-               "%s: tensor '%s' is %s, expected %s", morok_onnx_model_name (tensor->graph->model),
+               "%s: tensor '%s' is %s, expected %s", tensor->graph->model->name,
                tensor_label (tensor), have, want);
   return FALSE;
 }

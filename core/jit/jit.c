@@ -4,7 +4,7 @@
  * functions MOROK_JIT_DECLARE generates are thin casts onto these. */
 #define G_LOG_DOMAIN "morok-jit"
 #include "jit/morok-jit.h"
-#include "graph/morok-pattern.h"
+#include "graph/morok-graph.h"
 #include <string.h>
 
 G_DEFINE_QUARK (morok-jit-error-quark, morok_jit_error)
@@ -381,7 +381,12 @@ morok_jit_prepare (MorokJit *jit, const MorokInputSpec *const *specs,
                    const MorokPrepareConfig *config, GError **error)
 {
   g_return_val_if_fail (jit != NULL, FALSE);
-  g_return_val_if_fail (jit->plan == NULL /* a wrapper is prepared once */, FALSE);
+  if (jit->plan)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_ALREADY_PREPARED,
+                   "%s: prepared already (a wrapper is prepared once)", jit->type_name);
+      return FALSE;
+    }
   g_return_val_if_fail (jit->n_inputs == 0 || specs != NULL, FALSE);
   for (guint i = 0; i < jit->n_inputs; i++)
     {

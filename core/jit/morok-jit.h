@@ -78,6 +78,9 @@ typedef enum
   /* execute: a variable value outside its bounds, or a name the wrapper does
    * not declare. The call changes nothing. */
   MOROK_JIT_ERROR_RUNTIME,
+  /* prepare: the wrapper is prepared already (a wrapper is prepared once;
+   * its plan stays as it was). */
+  MOROK_JIT_ERROR_ALREADY_PREPARED,
 } MorokJitError;
 
 /* ---- input specs ---- */
@@ -200,9 +203,10 @@ gboolean morok_jit_var_bounds (const MorokJit *jit, const char *name, gint64 *ou
 
 /* Builds the graph (one placeholder per @specs entry, variables at their
  * current bounds), calls the build function and compiles the plan. @config
- * NULL: morok_prepare_config_from_env (). Prepares once: a second call is a
- * programmer error. Fails with BUILD, TENSOR, INPUT_BUFFER_NOT_FOUND,
- * DUPLICATE_INPUT_BUFFER or DEVICE, leaving @jit unprepared. */
+ * NULL: morok_prepare_config_from_env (). Prepares once: a second call fails
+ * with ALREADY_PREPARED and keeps the plan. Fails with BUILD, TENSOR,
+ * INPUT_BUFFER_NOT_FOUND, DUPLICATE_INPUT_BUFFER or DEVICE, leaving @jit
+ * unprepared. */
 gboolean morok_jit_prepare (MorokJit *jit, const MorokInputSpec *const *specs,
                             const MorokPrepareConfig *config, GError **error);
 

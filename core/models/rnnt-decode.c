@@ -47,10 +47,9 @@ struct _MorokRnntDecoder
  * input; zeros for "no token yet" (upstream's first step) and for the rows
  * that did not emit (their result is not taken). */
 static gboolean
-pack_tokens (gpointer jit, gpointer user_data, GError **error)
+write_tokens (MorokRnntDecoder *dec, GError **error)
 {
-  MorokRnntDecoder *dec = user_data;
-  MorokBuffer *emb = morok_jit_input_mut (jit, gigaam_predictor_jit__in_emb, error);
+  MorokBuffer *emb = gigaam_predictor_jit_emb_mut (dec->predictor, error);
   if (!emb)
     return FALSE;
   float *x = emb->data;
@@ -70,9 +69,8 @@ static gboolean
 predictor_step (MorokRnntDecoder *dec, GError **error)
 {
   dec->steps++;
-  return morok_jit_recurrent_step_rows (dec->rec, pack_tokens, dec, dec->rows, dec->emitted,
-                                        error)
-         != NULL;
+  return write_tokens (dec, error)
+         && morok_jit_recurrent_step_rows (dec->rec, dec->rows, dec->emitted, error) != NULL;
 }
 
 MorokRnntDecoder *
@@ -110,9 +108,8 @@ morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig
   if (!gigaam_predictor_jit_prepare_with_config (dec->predictor, emb, state, state, config, error)
       || !gigaam_joint_jit_prepare_with_config (dec->joint, jrow, jrow, config, error))
     return NULL;
-  dec->rec = morok_jit_recurrent_new (gigaam_predictor_jit_jit (dec->predictor), NULL,
-                                      morok_lstm_state_zeros_layers (L, rows * dec->H),
-                                      rows * dec->J, error);
+  dec->rec = morok_jit_recurrent_new (gigaam_predictor_jit_jit (dec->predictor), L,
+                                      rows * dec->H, rows * dec->J, error);
   return dec->rec ? g_steal_pointer (&dec) : NULL;
 }
 

@@ -37,7 +37,7 @@ build (MorokSileroVad *model, MorokTensor *audio, MorokTensor *state, GError **e
 }
 
 MOROK_JIT_DEFINE (SileroVadJit, silero_vad_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
-                  SILERO_VAD_JIT_VARS, build, morok_silero_vad_free)
+                  SILERO_VAD_JIT_VARS, build, morok_silero_vad_unref)
 
 guint
 silero_vad_jit_sample_rate (SileroVadJit *self)
@@ -57,41 +57,11 @@ silero_vad_jit_sample_rate (SileroVadJit *self)
 
 /* ---- recurrent ---- */
 
-/* [h | c] into the one state input. */
-static gboolean
-pack_state (gpointer jit, const MorokLstmState *s, GError **error)
-{
-  MorokBuffer *state = silero_vad_jit_state_mut (jit, error);
-  if (state == NULL)
-    return FALSE;
-  if (state->dtype != MOROK_DTYPE_F32 || state->bytes != 2 * s->len * sizeof (float))
-    {
-      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH,
-                   "SileroVadJit: state input holds %" G_GSIZE_FORMAT " bytes, the LSTM state "
-                   "2 x %" G_GSIZE_FORMAT " floats",
-                   state->bytes, s->len);
-      return FALSE;
-    }
-  memcpy (state->data, s->h, s->len * sizeof (float));
-  memcpy ((float *)state->data + s->len, s->c, s->len * sizeof (float));
-  return TRUE;
-}
-
-/* execute and output: the defaults */
-static const MorokRecurrentJit iface = { pack_state, NULL, NULL };
-
-const MorokRecurrentJit *
-silero_vad_jit_recurrent_iface (void)
-{
-  return &iface;
-}
-
 MorokJitRecurrent *
 silero_vad_jit_recurrent_new (SileroVadJit *jit, GError **error)
 {
   g_return_val_if_fail (jit != NULL, NULL);
   MorokSileroVad *model = silero_vad_jit_model (jit);
-  MorokLstmState *state = morok_lstm_state_zeros_layers (morok_silero_vad_lstm_layers (model),
-                                                         morok_silero_vad_lstm_hidden (model));
-  return morok_jit_recurrent_new (jit, &iface, state, 1, error);
+  return morok_jit_recurrent_new (jit, morok_silero_vad_lstm_layers (model),
+                                  morok_silero_vad_lstm_hidden (model), 1, error);
 }

@@ -5,16 +5,19 @@
  * The inputs are `audio` [1, C + N] and `state` [2 * layers * hidden]
  * (models/silero-vad.h); the sample rate is the one whose C + N is the
  * audio spec's length (576 or 288 for v5/v6, 512 or 256 for v4), baked into
- * the plan at prepare. The output is [p | h' | c'], so MorokJitRecurrent
- * with head length 1 carries the state:
+ * the plan at prepare. The output is [p | h' | c'] and the state input
+ * [h | c], so MorokJitRecurrent with head length 1 carries the state in the
+ * plan's own state buffer:
  *
  *   g_autoptr (SileroVadJit) jit = silero_vad_jit_new (vad);         // owns vad now
  *   g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, 576));
  *   g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE (256));
  *   if (!silero_vad_jit_prepare (jit, a, s, &error)) ...
  *   g_autoptr (MorokJitRecurrent) rec = silero_vad_jit_recurrent_new (jit, &error);
- *   // per chunk: pack_audio writes context + chunk into silero_vad_jit_audio_mut (jit)
- *   const float *p = morok_jit_recurrent_step (rec, pack_audio, &chunk, &error);
+ *   float *audio = silero_vad_jit_audio_mut (jit, &error)->data;      // [C context | N new]
+ *   // per chunk: the N new samples into audio + C, then
+ *   const float *p = morok_jit_recurrent_step (rec, &error);
+ *   memmove (audio, audio + N, C * sizeof (float));  // the next chunk's context
  */
 #pragma once
 
@@ -32,13 +35,9 @@ MOROK_JIT_DECLARE (SileroVadJit, silero_vad_jit, MorokSileroVad, SILERO_VAD_JIT_
 /* The sample rate the prepared plan runs (Hz), 0 before prepare. */
 guint silero_vad_jit_sample_rate (SileroVadJit *self);
 
-/* What MorokJitRecurrent needs from a SileroVadJit: the state is packed as
- * [h | c] into the `state` input. (transfer none, static) */
-const MorokRecurrentJit *silero_vad_jit_recurrent_iface (void);
-
 /* A recurrent driver over @jit (prepared; borrowed, must outlive the
- * result) with a zero state of the model's layers and hidden size and a
- * head of 1 (the probability). (transfer full) or NULL with the error of
+ * result) with the model's layers and hidden size, a zero state and a head
+ * of 1 (the probability). (transfer full) or NULL with the error of
  * morok_jit_recurrent_new (). */
 MorokJitRecurrent *silero_vad_jit_recurrent_new (SileroVadJit *jit, GError **error);
 

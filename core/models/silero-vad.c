@@ -407,7 +407,7 @@ morok_silero_vad_load (const char *path, GError **error)
     return NULL;
   const MorokOnnxGraph *main = morok_onnx_model_graph (onnx);
   const MorokOnnxGraph *g[2] = { branch (sw, "then_branch"), branch (sw, "else_branch") };
-  g_autoptr (MorokSileroVad) m = g_new0 (MorokSileroVad, 1);
+  g_autoptr (MorokSileroVad) m = g_atomic_rc_box_new0 (MorokSileroVad);
   m->n_rates = 2;
   m->rates[0] = 16000, m->rates[1] = 8000;
   /* v5/v6 keep every weight in the branches, v4 in the main graph */
@@ -459,14 +459,25 @@ net_clear (SileroNet *n)
   param_clear (&n->head_w), param_clear (&n->head_b);
 }
 
-void
-morok_silero_vad_free (MorokSileroVad *model)
+static void
+model_clear (MorokSileroVad *model)
 {
-  if (model == NULL)
-    return;
   for (guint i = 0; i < G_N_ELEMENTS (model->net); i++)
     net_clear (&model->net[i]);
-  g_free (model);
+}
+
+MorokSileroVad *
+morok_silero_vad_ref (MorokSileroVad *model)
+{
+  g_return_val_if_fail (model != NULL, NULL);
+  return g_atomic_rc_box_acquire (model);
+}
+
+void
+morok_silero_vad_unref (MorokSileroVad *model)
+{
+  if (model)
+    g_atomic_rc_box_release_full (model, (GDestroyNotify) model_clear);
 }
 
 /* ---- queries ---- */

@@ -31,7 +31,8 @@
  * tail of one step's output is the next step's state.
  *
  * The weights are owned by the model and used in place by every plan built
- * from its graphs: free the model after the last of those plans.
+ * from its graphs: hold a reference for as long as one of those plans lives
+ * (a SileroVadJit holds one).
  */
 #pragma once
 
@@ -61,9 +62,13 @@ typedef struct _MorokSileroVad MorokSileroVad;
  * MALFORMED when a tensor has the wrong shape (named, with both shapes). */
 MorokSileroVad *morok_silero_vad_load (const char *path, GError **error);
 
-/* Frees the model and its weights. NULL is a no-op. */
-void morok_silero_vad_free (MorokSileroVad *model);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokSileroVad, morok_silero_vad_free)
+/* The model is reference-counted (atomically): one load serves the plans of
+ * both sample rates, each wrapper holding a reference. (transfer full) */
+MorokSileroVad *morok_silero_vad_ref (MorokSileroVad *model);
+/* Drops a reference; the last frees the model and its weights. NULL is a
+ * no-op. */
+void morok_silero_vad_unref (MorokSileroVad *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokSileroVad, morok_silero_vad_unref)
 
 /* ---- what was loaded ---- */
 

@@ -433,6 +433,8 @@ struct _MorokVadSegmenter
   gint64 n_chunks;       /* pushed since the stream began */
   float last_prob;
 
+  gboolean speaking;     /* the last chunk's hysteresis state */
+
   guint64 open_id;       /* the loop's open segment as last seen */
   gboolean open_started; /* its START went out */
 
@@ -522,6 +524,7 @@ morok_vad_segmenter_reset (MorokVadSegmenter *seg)
   vad_loop_reset (&seg->loop);
   seg->n_chunks = 0;
   seg->last_prob = 0;
+  seg->speaking = FALSE;
   seg->open_started = FALSE;
   seg->has_kept = FALSE;
   seg->kept_end = 0;
@@ -544,6 +547,8 @@ morok_vad_segmenter_push (MorokVadSegmenter *seg, float prob, MorokVadEvent *out
   guint n_closed = vad_loop_step (loop, prob, pos, closed);
   seg->n_chunks++;
   seg->last_prob = prob;
+  /* on at threshold, off under neg_threshold, kept in between */
+  seg->speaking = prob >= lim->threshold ? TRUE : prob < lim->neg_threshold ? FALSE : seg->speaking;
   for (guint i = 0; i < n_closed; i++)
     take_kept (seg, &sink, &closed[i]);
 
@@ -593,6 +598,13 @@ morok_vad_segmenter_finish (MorokVadSegmenter *seg, gint64 total_samples,
     send_end (seg, &sink, FALSE, 0, total_samples);
   morok_vad_segmenter_reset (seg);
   return sink.n;
+}
+
+gboolean
+morok_vad_segmenter_speaking (const MorokVadSegmenter *seg)
+{
+  g_return_val_if_fail (seg != NULL, FALSE);
+  return seg->speaking;
 }
 
 guint64

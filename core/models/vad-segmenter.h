@@ -158,6 +158,10 @@ guint morok_vad_segmenter_push (MorokVadSegmenter *seg, float prob,
  * The segmenter is then reset. */
 guint morok_vad_segmenter_finish (MorokVadSegmenter *seg, gint64 total_samples,
                                   MorokVadEvent *out_events, guint max_events);
+/* The hysteresis state after the last push: TRUE from a chunk >= threshold
+ * until a chunk < neg_threshold (FALSE before the first push and after a
+ * reset). Segments add min speech, min silence and padding on top of it. */
+gboolean morok_vad_segmenter_speaking (const MorokVadSegmenter *seg);
 /* Split candidates not recorded for want of room since the segmenter was made. */
 guint64 morok_vad_segmenter_n_dropped (const MorokVadSegmenter *seg);
 

@@ -7,7 +7,6 @@
 #define G_LOG_DOMAIN "morok-kernels"
 #include "prepare/morok-renderer.h"
 #include "kernels/weight-pack.h"
-#include "graph/morok-pattern.h"
 #include <math.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * number of frames, declared, defined, prepared once and executed per
  * chunk, then once more in a second context of the same program. Exits 1
  * if an output is not what the model computes. */
-#include "jit/morok-jit.h"
+#include <morok.h>
 #include <stdio.h>
 
 /* snippet: model */

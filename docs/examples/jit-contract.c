@@ -3,7 +3,7 @@
  * inside the build function is baked into the plan, so changing it later
  * changes nothing; the same threshold passed as an input is read on every
  * call. Exits 1 if either behaves otherwise. */
-#include "jit/morok-jit.h"
+#include <morok.h>
 #include <stdio.h>
 #include <string.h>
 

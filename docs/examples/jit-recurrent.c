@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* docs/jit-wrapper.md, "Recurrent execution": a voice-activity-like LSTM
  * cell (4 features in, 16 hidden units, one probability out) driven chunk
- * by chunk through MorokJitRecurrent, with its state on the host. Exits 1
+ * by chunk through MorokJitRecurrent, its state in the plan's h and c
+ * inputs. Exits 1
  * if a probability leaves (0, 1) or a reset does not restart the stream. */
-#include "jit/morok-jit-recurrent.h"
+#include <morok.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 enum
 {
@@ -56,18 +56,6 @@ build (Vad *m, MorokTensor *features, MorokTensor *h, MorokTensor *c, GError **e
 MOROK_JIT_DEFINE (VadJit, vad_jit, Vad, VAD_JIT_INPUTS, VAD_JIT_VARS, build, vad_free)
 /* end snippet */
 
-/* snippet: interface */
-/* The step's own input: this chunk's features. */
-static gboolean
-pack_features (gpointer jit, gpointer chunk, GError **error)
-{
-  MorokBuffer *f = vad_jit_features_mut (jit, error);
-  if (f)
-    memcpy (f->data, chunk, FEATURES * sizeof (float));
-  return f != NULL;
-}
-/* end snippet */
-
 int
 main (void)
 {
@@ -89,30 +77,31 @@ main (void)
       fprintf (stderr, "prepare: %s\n", error->message);
       return 1;
     }
-  /* no MorokRecurrentJit: the defaults, as the state inputs are named h and c */
-  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (
-      jit, NULL, morok_lstm_state_zeros (HIDDEN), 1 /* head: p */, &error);
+  /* the state inputs are named h and c: one layer of HIDDEN units */
+  g_autoptr (MorokJitRecurrent) rec
+      = morok_jit_recurrent_new (jit, 1, HIDDEN, 1 /* head: p */, &error);
   if (!rec)
     {
       fprintf (stderr, "recurrent: %s\n", error->message);
       return 1;
     }
+  /* the step's own input, written in place: the buffer stays put */
+  float *x = vad_jit_features_mut (jit, &error)->data;
   float first = 0;
   for (int step = 0; step < 8; step++)
     {
-      float chunk[FEATURES];
       for (int i = 0; i < FEATURES; i++)
-        chunk[i] = sinf (step * 0.9f + i);
-      const float *p = morok_jit_recurrent_step (rec, pack_features, chunk, &error);
+        x[i] = sinf (step * 0.9f + i);
+      const float *p = morok_jit_recurrent_step (rec, &error);
       if (!p)
         {
           fprintf (stderr, "step: %s\n", error->message);
           return 1;
         }
       MorokJitStepTiming t = morok_jit_recurrent_last_timing (rec);
-      printf ("step %d: p = %.4f (pack %" G_GINT64_FORMAT " ns, execute %" G_GINT64_FORMAT
-              " ns, read %" G_GINT64_FORMAT " ns)\n",
-              step, p[0], t.pack_ns, t.execute_ns, t.read_ns);
+      printf ("step %d: p = %.4f (execute %" G_GINT64_FORMAT " ns, read %" G_GINT64_FORMAT
+              " ns)\n",
+              step, p[0], t.execute_ns, t.read_ns);
       if (step == 0)
         first = p[0];
       if (!(p[0] > 0 && p[0] < 1))
@@ -120,7 +109,8 @@ main (void)
     }
   morok_jit_recurrent_reset (rec); /* a new stream: h = c = 0, the plan untouched */
   /* end snippet */
-  float chunk[FEATURES] = { sinf (0), sinf (1), sinf (2), sinf (3) };
-  const float *p = morok_jit_recurrent_step (rec, pack_features, chunk, &error);
+  for (int i = 0; i < FEATURES; i++)
+    x[i] = sinf (i);
+  const float *p = morok_jit_recurrent_step (rec, &error);
   return p && p[0] == first ? 0 : 1;
 }

@@ -3,7 +3,7 @@
  * of b utterances of t frames, both symbolic; the setters narrow the
  * bounds before prepare, execute_with_vars picks the values per call.
  * Exits 1 if an output shape or value is not the expected one. */
-#include "jit/morok-jit.h"
+#include <morok.h>
 #include <stdio.h>
 
 typedef struct
