@@ -4,7 +4,13 @@
  * Kernel i of the schedule becomes `void morok_k<i> (void *const *bufs,
  * const int64_t *vars, uint32_t tid, uint32_t nthreads)` (MorokKernelFn):
  * constant shapes are literals, variables are read from vars[slot], buffers
- * are restrict pointers, and each thread takes its share of the rows. */
+ * are restrict pointers, and each thread takes its share of the rows.
+ * Prepare (prepare/prepare.c) calls it on the schedule and compiles the result:
+ *
+ *   g_autofree char *src = morok_render_schedule (sched, morok_isa_detect (), &error);
+ *   g_autoptr (MorokObject) obj = src ? morok_compile (src, NULL, &error) : NULL;
+ *   MorokKernelFn k0 = obj ? (MorokKernelFn) morok_object_lookup (obj, "morok_k0", &error) : NULL;
+ */
 #pragma once
 
 #include <glib.h>
