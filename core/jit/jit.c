@@ -28,6 +28,7 @@ struct _MorokJit
 
   /* set by a successful prepare */
   MorokPlan *plan;
+  MorokContext *ctx;    /* the plan's */
   guint *input_ids;     /* index in the plan's buffers of each input */
   gint64 *bound;        /* execute's values, by plan slot (vars[i] is slot i) */
   gboolean at_max;      /* the plan's variables are all at their upper bounds */
@@ -353,6 +354,7 @@ static gboolean
 resolve_slots (MorokJit *jit, GError **error)
 {
   MorokProgram *program = morok_plan_program (jit->plan);
+  jit->ctx = morok_plan_context (jit->plan);
   guint n_slots = morok_program_n_vars (program);
   jit->bound = g_new0 (gint64, MAX (n_slots, 1));
   for (guint s = 0; s < n_slots; s++)
@@ -372,6 +374,7 @@ static void
 unprepare (MorokJit *jit)
 {
   g_clear_pointer (&jit->plan, morok_plan_free);
+  jit->ctx = NULL;
   g_clear_pointer (&jit->input_ids, g_free);
   g_clear_pointer (&jit->bound, g_free);
 }
@@ -493,7 +496,7 @@ bind (MorokJit *jit, const MorokVarValue *vars, gsize n_vars, GError **error)
       jit->bound[i] = vars[k].value;
     }
   GError *local = NULL;
-  if (!morok_context_set_var_values (morok_plan_context (jit->plan), jit->bound, jit->n_vars,
+  if (!morok_context_set_var_values (jit->ctx, jit->bound, jit->n_vars,
                                      &local))
     {
       propagate_as (jit, error, local, MOROK_JIT_ERROR_RUNTIME, NULL);
@@ -519,11 +522,12 @@ morok_jit_execute_with_vars (MorokJit *jit, const MorokVarValue *vars, gsize n_v
   g_return_val_if_fail (n_vars == 0 || vars != NULL, FALSE);
   if (!check_prepared (jit, "execute", error))
     return FALSE;
-  if (!(n_vars == 0 && jit->at_max) /* the common case: nothing to bind */
-      && !bind (jit, vars, n_vars, error))
+  if (n_vars == 0 && jit->at_max) /* the common case: nothing to bind */
+    return morok_context_execute (jit->ctx, NULL, 0, error);
+  if (!bind (jit, vars, n_vars, error))
     return FALSE;
   jit->at_max = bound_at_max (jit);
-  return morok_plan_execute (jit->plan, NULL, 0, error);
+  return morok_context_execute (jit->ctx, NULL, 0, error);
 }
 
 gboolean
@@ -541,7 +545,7 @@ morok_jit_execute_with_vars_profiled (MorokJit *jit, const MorokVarValue *vars, 
   if (!check_prepared (jit, "execute_profiled", error) || !bind (jit, vars, n_vars, error))
     return NULL;
   jit->at_max = bound_at_max (jit);
-  return morok_plan_execute_profiled (jit->plan, NULL, 0, error);
+  return morok_context_execute_profiled (jit->ctx, NULL, 0, error);
 }
 
 GArray *

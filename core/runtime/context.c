@@ -240,9 +240,10 @@ morok_context_execute (MorokContext *ctx, const MorokVarValue *vars, gsize n_var
   g_return_val_if_fail (ctx != NULL, FALSE);
   if (n_vars && !bind_vars (ctx, vars, n_vars, error))
     return FALSE;
-  const GArray *steps = ctx->program->steps;
-  for (guint i = 0; i < steps->len; i++)
-    run_step (ctx, &g_array_index (steps, MorokStep, i));
+  const MorokStep *steps = (const MorokStep *) ctx->program->steps->data;
+  const guint n = ctx->program->steps->len;
+  for (guint i = 0; i < n; i++)
+    run_step (ctx, &steps[i]);
   if (ctx->program->dynamic_shapes)
     update_output_shapes (ctx);
   return TRUE;
