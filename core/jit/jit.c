@@ -496,8 +496,7 @@ bind (MorokJit *jit, const MorokVarValue *vars, gsize n_vars, GError **error)
       jit->bound[i] = vars[k].value;
     }
   GError *local = NULL;
-  if (!morok_context_set_var_values (jit->ctx, jit->bound, jit->n_vars,
-                                     &local))
+  if (!morok_context_set_var_values (jit->ctx, jit->bound, jit->n_vars, &local))
     {
       propagate_as (jit, error, local, MOROK_JIT_ERROR_RUNTIME, NULL);
       return FALSE;

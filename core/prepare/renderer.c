@@ -3,8 +3,12 @@
  * region: each node is computed at a multi-index given as C expressions, view
  * ops only rewrite the index, realized nodes are loads, reductions become
  * loops. Values are memoised per (node, index) within a loop scope, so a
- * shared subexpression is computed once. */
-#define G_LOG_DOMAIN "morok-kernels"
+ * shared subexpression is computed once.
+ *
+ * Over 800 lines: it holds four topics (expressions and indices, the
+ * contraction tiling, kernel skeletons and the translation unit) until it
+ * is split by topic, a step of its own (issue 14, part 3). */
+#define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/morok-renderer.h"
 #include "kernels/weight-pack.h"
 #include <math.h>
