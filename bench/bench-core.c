@@ -6,7 +6,7 @@
  *   build/bench/bench-core            (MOROK_THREADS=1 for one thread)
  */
 #include "bench-util.h"
-#include "graph/morok-lower.h"
+#include "prepare/morok-prepare.h"
 #include "tensor/morok-tensor.h"
 #include <glib/gstdio.h>
 #include <math.h>

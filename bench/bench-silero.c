@@ -10,7 +10,7 @@
  *   (MODEL_DIR defaults to $MOROK_MODEL_DIR, then models/ of the source tree)
  */
 #include "bench-util.h"
-#include "graph/morok-lower.h"
+#include "prepare/morok-prepare.h"
 #include "jit/morok-jit.h"
 #include "models/silero-vad.h"
 #include <stdio.h>

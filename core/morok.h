@@ -11,23 +11,27 @@
  *   g_autoptr (MorokSileroVad) vad = morok_silero_vad_load ("silero_vad_v5.onnx", &error);
  *   if (!vad) g_printerr ("%s\n", error->message);
  *
- * Each area's header opens with an example of its own: tensor/ (lazy
- * tensors, symbolic shapes), graph/ (IR, rewrites, schedule, lowering),
- * runtime/ (plans), jit/ (typed wrappers, recurrent execution), io/ (weight
- * readers), kernels/ (renderer, compiler), models/ (Silero VAD, GigaAM and
- * their decoders). docs/jit-wrapper.md is the guide. */
+ * Each area's header opens with an example of its own, listed here in the
+ * order of the stages (docs/architecture.md): base/ (element types),
+ * kernels/ (ISA, compiler), runtime/ (programs, contexts, plans), tensor/
+ * (lazy tensors, symbolic shapes), graph/ (IR, rewrites, schedule),
+ * prepare/ (the pipeline, the renderer), jit/ (typed wrappers, recurrent
+ * execution), io/ (weight readers), models/ (Silero VAD, GigaAM and their
+ * decoders). docs/jit-wrapper.md is the guide. */
 #pragma once
 
-#include "tensor/morok-dtype.h"
+#include "base/morok-dtype.h"
+#include "kernels/morok-isa.h"
+#include "kernels/morok-compiler.h"
+#include "runtime/morok-runtime.h"
+#include "runtime/morok-program-builder.h"
 #include "tensor/morok-sym.h"
 #include "tensor/morok-tensor.h"
 #include "graph/morok-graph.h"
 #include "graph/morok-pattern.h"
 #include "graph/morok-schedule.h"
-#include "graph/morok-lower.h"
-#include "runtime/morok-runtime.h"
-#include "kernels/morok-compiler.h"
-#include "kernels/morok-renderer.h"
+#include "prepare/morok-prepare.h"
+#include "prepare/morok-renderer.h"
 #include "jit/morok-jit.h"
 #include "jit/morok-jit-macros.h"
 #include "jit/morok-jit-recurrent.h"

@@ -2,7 +2,7 @@
 /* The smallest useful Morok program: build a graph once (a two-layer MLP
  * over a variable number of frames), prepare it, then replay the plan with
  * new input and a new frame count per call, as a streaming element does. */
-#include "graph/morok-lower.h"
+#include "prepare/morok-prepare.h"
 #include "tensor/morok-tensor.h"
 #include <math.h>
 #include <stdio.h>

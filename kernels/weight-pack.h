@@ -19,10 +19,15 @@
  *   morok_weight_pack (w, 768, 3072, 1, 768, 64, MOROK_PRECISION_F16, dst);  // W^T of [3072, 768] */
 #pragma once
 
-#include "kernels/morok-renderer.h"
-#include "tensor/morok-dtype.h"
+#include "kernels/morok-isa.h"
+#include "base/morok-dtype.h"
 
 G_BEGIN_DECLS
+
+/* Contractions with at most this many rows (or columns) run without packing
+ * (morok_gemm_f32's small paths); the renderer passes it to the kernel
+ * headers, and prepare lays constant operands out for them. */
+#define MOROK_GEMM_SMALL 8
 
 /* Columns per panel of the micro-kernel that @isa's kernels use. */
 guint morok_weight_pack_nr (MorokIsa isa);

@@ -5,7 +5,7 @@
 
 #include "ref.h"
 #include "tensor/morok-tensor.h"
-#include "graph/morok-lower.h"
+#include "prepare/morok-prepare.h"
 
 typedef struct
 {

@@ -9,7 +9,7 @@
  * The models come from $MOROK_MODEL_DIR (scripts/fetch-silero-models.sh);
  * tests that need them are skipped when they are absent.
  */
-#include "graph/morok-lower.h"
+#include "prepare/morok-prepare.h"
 #include "fixtures.h"
 #include "models/silero-vad-jit.h"
 #include "models/silero-vad.h"

@@ -14,7 +14,7 @@
 #pragma once
 
 #include <glib.h>
-#include "tensor/morok-dtype.h"
+#include "base/morok-dtype.h"
 #include "tensor/morok-sym.h"
 
 G_BEGIN_DECLS
@@ -28,8 +28,6 @@ typedef enum
   MOROK_GRAPH_ERROR_REWRITE,  /* rules kept rewriting past the cap */
   MOROK_GRAPH_ERROR_SCHEDULE, /* the graph cannot be made into kernels */
 } MorokGraphError;
-
-#define MOROK_MAX_RANK 8
 #define MOROK_MAX_SRC 4 /* sources of a node: ATTENTION has the most */
 
 typedef enum

@@ -110,4 +110,10 @@ guint morok_schedule_buffer_of (const MorokSchedule *sched, const MorokNode *nod
 /* @node as a strided view of a realized node; FALSE if it is not one. */
 gboolean morok_schedule_strided (const MorokSchedule *sched, MorokNode *node, MorokStrided *out);
 
+/* Follows view ops down from @node while they stay strided; stops at a node
+ * for which @realized says TRUE (or a leaf). On failure *stop is the node
+ * that is not strided: a computed node or a PAD, CAT or merging reshape. */
+gboolean morok_strided_walk (MorokNode *node, gboolean (*realized) (MorokNode *n, gpointer ctx),
+                             gpointer ctx, MorokStrided *out, MorokNode **stop);
+
 G_END_DECLS

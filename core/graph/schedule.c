@@ -2,7 +2,7 @@
 /* The scheduler: realization decisions, kernels in order, buffers by liveness.
  * The fusion rules are listed in graph/morok-schedule.h. */
 #define G_LOG_DOMAIN "morok-graph"
-#include "graph/schedule-private.h"
+#include "graph/morok-schedule.h"
 #include "graph/morok-pattern.h"
 #include <string.h>
 

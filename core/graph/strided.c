@@ -2,7 +2,7 @@
 /* Strided views: which chains of view ops over a buffer are plain
  * offset + stride arithmetic, as contraction operands must be. */
 #define G_LOG_DOMAIN "morok-graph"
-#include "graph/schedule-private.h"
+#include "graph/morok-schedule.h"
 
 static void
 contiguous (MorokNode *base, MorokStrided *out)

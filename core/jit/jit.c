@@ -27,9 +27,10 @@ struct _MorokJit
   guint n_vars;
 
   /* set by a successful prepare */
-  MorokPlan *plan;      /* owns the graph, hence the MorokVariables */
+  MorokPlan *plan;
+  MorokContext *ctx;    /* the plan's */
   guint *input_ids;     /* index in the plan's buffers of each input */
-  MorokVarValue *bound; /* execute's values, names borrowed from vars */
+  gint64 *bound;        /* execute's values, by plan slot (vars[i] is slot i) */
   gboolean at_max;      /* the plan's variables are all at their upper bounds */
 };
 
@@ -347,10 +348,33 @@ find_input_buffers (MorokJit *jit, GError **error)
   return TRUE;
 }
 
+/* Variable i of the wrapper was made first, so it is the plan's slot i;
+ * execute binds by slot from then on. */
+static gboolean
+resolve_slots (MorokJit *jit, GError **error)
+{
+  MorokProgram *program = morok_plan_program (jit->plan);
+  jit->ctx = morok_plan_context (jit->plan);
+  guint n_slots = morok_program_n_vars (program);
+  jit->bound = g_new0 (gint64, MAX (n_slots, 1));
+  for (guint s = 0; s < n_slots; s++)
+    morok_program_var (program, s, NULL, &jit->bound[s]);
+  for (guint i = 0; i < jit->n_vars; i++)
+    if (morok_program_var_slot (program, jit->vars[i].name) != (gint) i)
+      {
+        g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+                     "%s: variable '%s' is not slot %u of the plan", jit->type_name,
+                     jit->vars[i].name, i);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 static void
 unprepare (MorokJit *jit)
 {
   g_clear_pointer (&jit->plan, morok_plan_free);
+  jit->ctx = NULL;
   g_clear_pointer (&jit->input_ids, g_free);
   g_clear_pointer (&jit->bound, g_free);
 }
@@ -407,9 +431,11 @@ morok_jit_prepare (MorokJit *jit, const MorokInputSpec *const *specs,
       unprepare (jit);
       return FALSE;
     }
-  jit->bound = g_new0 (MorokVarValue, MAX (jit->n_vars, 1));
-  for (guint i = 0; i < jit->n_vars; i++)
-    jit->bound[i] = (MorokVarValue){ jit->vars[i].name, jit->vars[i].max };
+  if (!resolve_slots (jit, error))
+    {
+      unprepare (jit);
+      return FALSE;
+    }
   jit->at_max = TRUE;
   g_info ("%s: prepared %u kernels, arena %" G_GSIZE_FORMAT " bytes, %" G_GUINT64_FORMAT
           " compiles, %.1f ms",
@@ -448,13 +474,13 @@ morok_jit_output (MorokJit *jit, GError **error)
   return morok_plan_output (jit->plan, 0);
 }
 
-/* Sets jit->bound to @vars over the upper bounds. Plan execute checks the
- * values against the bounds; unknown names are caught here. */
+/* Sets the plan's variables to @vars over the upper bounds; checks the
+ * names here, the bounds in the plan (touching nothing on failure). */
 static gboolean
 bind (MorokJit *jit, const MorokVarValue *vars, gsize n_vars, GError **error)
 {
   for (guint i = 0; i < jit->n_vars; i++)
-    jit->bound[i].value = jit->vars[i].max;
+    jit->bound[i] = jit->vars[i].max;
   for (gsize k = 0; k < n_vars; k++)
     {
       guint i = 0;
@@ -467,7 +493,13 @@ bind (MorokJit *jit, const MorokVarValue *vars, gsize n_vars, GError **error)
                        vars[k].name ? vars[k].name : "(null)");
           return FALSE;
         }
-      jit->bound[i].value = vars[k].value;
+      jit->bound[i] = vars[k].value;
+    }
+  GError *local = NULL;
+  if (!morok_context_set_var_values (jit->ctx, jit->bound, jit->n_vars, &local))
+    {
+      propagate_as (jit, error, local, MOROK_JIT_ERROR_RUNTIME, NULL);
+      return FALSE;
     }
   return TRUE;
 }
@@ -476,7 +508,7 @@ static gboolean
 bound_at_max (const MorokJit *jit)
 {
   for (guint i = 0; i < jit->n_vars; i++)
-    if (jit->bound[i].value != jit->vars[i].max)
+    if (jit->bound[i] != jit->vars[i].max)
       return FALSE;
   return TRUE;
 }
@@ -489,18 +521,12 @@ morok_jit_execute_with_vars (MorokJit *jit, const MorokVarValue *vars, gsize n_v
   g_return_val_if_fail (n_vars == 0 || vars != NULL, FALSE);
   if (!check_prepared (jit, "execute", error))
     return FALSE;
-  GError *local = NULL;
   if (n_vars == 0 && jit->at_max) /* the common case: nothing to bind */
-    return morok_plan_execute (jit->plan, NULL, 0, error);
+    return morok_context_execute (jit->ctx, NULL, 0, error);
   if (!bind (jit, vars, n_vars, error))
     return FALSE;
-  if (!morok_plan_execute (jit->plan, jit->bound, jit->n_vars, &local))
-    {
-      propagate_as (jit, error, local, MOROK_JIT_ERROR_RUNTIME, NULL);
-      return FALSE;
-    }
   jit->at_max = bound_at_max (jit);
-  return TRUE;
+  return morok_context_execute (jit->ctx, NULL, 0, error);
 }
 
 gboolean
@@ -517,15 +543,8 @@ morok_jit_execute_with_vars_profiled (MorokJit *jit, const MorokVarValue *vars, 
   g_return_val_if_fail (n_vars == 0 || vars != NULL, NULL);
   if (!check_prepared (jit, "execute_profiled", error) || !bind (jit, vars, n_vars, error))
     return NULL;
-  GError *local = NULL;
-  GArray *prof = morok_plan_execute_profiled (jit->plan, jit->bound, jit->n_vars, &local);
-  if (!prof)
-    {
-      propagate_as (jit, error, local, MOROK_JIT_ERROR_RUNTIME, NULL);
-      return NULL;
-    }
   jit->at_max = bound_at_max (jit);
-  return prof;
+  return morok_context_execute_profiled (jit->ctx, NULL, 0, error);
 }
 
 GArray *

@@ -34,7 +34,7 @@
 
 #include <glib.h>
 #include <stddef.h>
-#include "graph/morok-lower.h"
+#include "prepare/morok-prepare.h"
 #include "runtime/morok-runtime.h"
 #include "tensor/morok-tensor.h"
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* docs/jit-wrapper.md, "A first wrapper": a gain stage over a variable
  * number of frames, declared, defined, prepared once and executed per
- * chunk. Exits 1 if an output is not what the model computes. */
+ * chunk, then once more in a second context of the same program. Exits 1
+ * if an output is not what the model computes. */
 #include <morok.h>
 #include <stdio.h>
 
@@ -81,5 +82,19 @@ main (void)
       wrong += !as_expected (y, t); /* this example checks itself */
     }
   /* end snippet */
+
+  /* snippet: context */
+  MorokProgram *program = morok_plan_program (morok_jit_plan (gain_jit_jit (jit)));
+  g_autoptr (MorokContext) ctx = morok_context_new (program, &error); /* its own buffers */
+  if (!ctx)
+    return 1;
+  float *x = morok_context_input (ctx, 0)->data; /* input 0: frames */
+  for (gint64 i = 0; i < 2 * 8; i++)
+    x[i] = (float) (i - 4);
+  if (!morok_context_execute (ctx, (MorokVarValue[]){ { "t", 2 } }, 1, &error))
+    return 1;
+  const MorokBuffer *y = morok_context_output (ctx, 0); /* [2, 8] */
+  /* end snippet */
+  wrong += !as_expected (y, 2);
   return wrong ? 1 : 0;
 }

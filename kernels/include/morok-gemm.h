@@ -368,7 +368,7 @@ morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float 
  * operand costs as much as the product itself: these paths read it once,
  * straight from its storage, with the few rows of the narrow side in
  * registers (Silero VAD: every contraction of a chunk). */
-#ifndef MOROK_GEMM_SMALL /* the renderer defines it (kernels/morok-renderer.h) */
+#ifndef MOROK_GEMM_SMALL /* the renderer defines it (kernels/weight-pack.h) */
 #define MOROK_GEMM_SMALL 8
 #endif
 #define MOROK_GEMM_DOT_KC 1024 /* k per packed block of the narrow operand */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering: a graph to a prepared plan.
+/* Prepare: a graph to a program, and a plan to run it in.
  *
  * rewrite (rules) -> fold weight-only subgraphs (computed once, here) ->
  * schedule -> render one C translation unit -> compile and load -> buffers.
- * Everything a plan needs is done here, once; morok_plan_execute replays it.
+ * Everything a program needs is done here, once, and handed to the runtime
+ * through its builder (runtime/morok-program-builder.h); the graph is freed
+ * on return. morok_plan_execute replays the program in the plan's context;
+ * morok_context_new (morok_plan_program (plan), ...) makes more contexts.
  *
  *   MorokPlanOptions opts;
  *   morok_plan_options_init (&opts);
@@ -12,7 +15,7 @@
 #pragma once
 
 #include "graph/morok-graph.h"
-#include "kernels/morok-renderer.h"
+#include "prepare/morok-renderer.h"
 #include "runtime/morok-runtime.h"
 
 G_BEGIN_DECLS

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "tensor/morok-dtype.h"
+#include "base/morok-dtype.h"
 
 static const struct
 {

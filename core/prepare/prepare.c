@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering a graph to a plan: the stages of prepare() in order. */
-#define G_LOG_DOMAIN "morok-graph"
-#include "graph/morok-lower.h"
+/* Prepare: a graph to a program, the stages in order (rewrite, relayout,
+ * fold, schedule, pack, render, compile, place the buffers). */
+#define G_LOG_DOMAIN "morok-prepare"
+#include "prepare/morok-prepare.h"
 #include "graph/morok-pattern.h"
 #include "graph/morok-schedule.h"
-#include "graph/schedule-private.h"
-#include "runtime/plan-private.h"
+#include "runtime/morok-program-builder.h"
 #include "kernels/weight-pack.h"
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +234,7 @@ relayout (MorokNode *n, GHashTable *map)
 
 static MorokPlan *build (MorokGraph *graph, MorokNode **outputs, guint n_outputs,
                          MorokNode *const *inputs, guint n_inputs, const MorokPlanOptions *opts,
-                         gboolean fold, GPtrArray *keep, GError **error);
+                         gboolean fold, GError **error);
 
 /* Computes the foldable nodes with a plan of their own and replaces them by
  * weights that @keep owns. */
@@ -248,7 +248,7 @@ fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
     find_foldable (roots[i], TRUE, seen, fold);
   if (fold->len == 0)
     return TRUE;
-  MorokPlan *sub = build (graph, (MorokNode **) fold->pdata, fold->len, NULL, 0, opts, FALSE, keep,
+  MorokPlan *sub = build (graph, (MorokNode **) fold->pdata, fold->len, NULL, 0, opts, FALSE,
                           error);
   if (!sub)
     {
@@ -265,7 +265,7 @@ fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
       gpointer data = aligned_alloc (64, MAX ((b->bytes + 63) / 64 * 64, 64));
       if (data == NULL)
         {
-          g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_VARIABLE,
+          g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
                        "out of memory for a folded weight of %" G_GSIZE_FORMAT " bytes", b->bytes);
           ok = FALSE;
           break;
@@ -276,7 +276,6 @@ fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
       memcpy (w.shape, n->shape, sizeof w.shape);
       g_hash_table_insert (map, n, morok_graph_new_leaf (graph, &w, "folded"));
     }
-  sub->graph = NULL; /* the graph is ours */
   morok_plan_free (sub);
   for (guint i = 0; ok && i < n_roots; i++)
     roots[i] = substitute (roots[i], map);
@@ -380,146 +379,193 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
     }
 }
 
-/* ---- the plan ---- */
+/* ---- the program ---- */
+
+/* Appends the postfix program of @s (over variable slots) to @code. */
+static void
+shape_code (const MorokSym *s, GArray *code)
+{
+  static const MorokShapeOp ops[] = {
+    [MOROK_SYM_ADD] = MOROK_SHAPE_ADD, [MOROK_SYM_MUL] = MOROK_SHAPE_MUL,
+    [MOROK_SYM_DIV] = MOROK_SHAPE_DIV, [MOROK_SYM_MOD] = MOROK_SHAPE_MOD,
+    [MOROK_SYM_MIN] = MOROK_SHAPE_MIN, [MOROK_SYM_MAX] = MOROK_SHAPE_MAX,
+  };
+  MorokShapeInstr in;
+  if (s->op == MOROK_SYM_CONST)
+    in = (MorokShapeInstr){ MOROK_SHAPE_CONST, s->value };
+  else if (s->op == MOROK_SYM_VAR)
+    in = (MorokShapeInstr){ MOROK_SHAPE_VAR, s->var->slot };
+  else
+    {
+      shape_code (s->a, code);
+      shape_code (s->b, code);
+      in = (MorokShapeInstr){ ops[s->op], 0 };
+    }
+  g_array_append_val (code, in);
+}
 
 static gboolean
-link_plan (MorokPlan *plan, const MorokSchedule *sched, const MorokPlanOptions *opts,
-           guint n_inputs, GError **error)
+link_program (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPlanOptions *opts,
+              GError **error)
 {
   g_autofree char *src = morok_render_schedule (sched, opts->isa, error);
   if (!src)
     return FALSE;
-  plan->object = morok_compile (src, &opts->compile, error);
-  if (!plan->object)
+  MorokObject *object = morok_compile (src, &opts->compile, error);
+  if (!object)
     return FALSE;
+  morok_program_builder_set_object (b, object);
   guint threads = plan_threads (opts);
   for (guint k = 0; k < sched->kernels->len; k++)
     {
       const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
       char fn_name[32];
       g_snprintf (fn_name, sizeof fn_name, "morok_k%u", k);
-      MorokStep step = { .flops = ker->flops, .bytes = ker->bytes, .shared_tasks = ker->shared_tasks };
-      step.fn = (MorokKernelFn) morok_object_lookup (plan->object, fn_name, error);
-      if (!step.fn)
+      MorokKernelFn fn = (MorokKernelFn) morok_object_lookup (object, fn_name, error);
+      if (!fn)
         return FALSE;
-      step.nthreads
+      guint nthreads
           = ker->flops >= PARALLEL_MIN_FLOPS || ker->bytes >= PARALLEL_MIN_BYTES ? threads : 1;
       g_autofree char *what = morok_node_describe (ker->root);
-      step.name = g_strdup_printf ("k%u %s%s", k, ker->kind == MOROK_KERNEL_MATMUL ? "matmul " : "",
-                                   what);
-      g_array_append_val (plan->steps, step);
+      g_autofree char *name = g_strdup_printf ("k%u %s%s", k,
+                                               ker->kind == MOROK_KERNEL_MATMUL ? "matmul " : "",
+                                               what);
+      morok_program_builder_add_step (b, fn, nthreads, ker->shared_tasks, name, ker->flops,
+                                      ker->bytes);
     }
   return TRUE;
 }
 
+/* Program memory for PACKED buffer @i, filled with its weight's panels. */
 static gboolean
-allocate (MorokPlan *plan, const MorokSchedule *sched, guint n_inputs, GError **error)
+pack_buffer (MorokProgramBuilder *b, const MorokSchedule *sched, guint i, GError **error)
 {
-  plan->n_bufs = sched->buffers->len;
-  plan->bufs = g_new0 (void *, MAX (plan->n_bufs, 1));
-  plan->arena_bytes = sched->arena_bytes;
-  plan->arena = sched->arena_bytes ? morok_plan_alloc (plan, sched->arena_bytes) : NULL;
+  const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
+  const MorokScheduleBuffer *src
+      = &g_array_index (sched->buffers, MorokScheduleBuffer, sb->pack.source);
+  gpointer packed = morok_program_builder_buffer_constant (b, i, sb->bytes);
+  if (!packed)
+    {
+      g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
+                   "out of memory for a buffer of %" G_GSIZE_FORMAT " bytes", sb->bytes);
+      return FALSE;
+    }
+  morok_program_builder_add_packed_bytes (b, sb->bytes);
+  morok_weight_pack ((const float *) src->node->data + sb->pack.offset, sb->pack.k, sb->pack.n,
+                     sb->pack.sbk, sb->pack.sbn, sb->pack.nr, sb->pack.format, packed);
+  return TRUE;
+}
+
+/* Where each buffer of the schedule lives. */
+static gboolean
+place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, GError **error)
+{
+  morok_program_builder_set_arena (b, sched->arena_bytes);
   for (guint i = 0; i < sched->buffers->len; i++)
     {
-      const MorokScheduleBuffer *b = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
-      switch (b->kind)
+      const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
+      switch (sb->kind)
         {
         case MOROK_BUFFER_WEIGHT:
-          plan->bufs[i] = (void *) b->node->data;
+          morok_program_builder_buffer_extern (b, i, sb->node->data);
           break;
         case MOROK_BUFFER_TEMP:
-          plan->bufs[i] = (guint8 *) plan->arena + b->offset;
+          morok_program_builder_buffer_arena (b, i, sb->offset, sb->bytes);
           break;
         case MOROK_BUFFER_PACKED:
-          plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
-          plan->packed_bytes += b->bytes;
-          if (plan->bufs[i])
-            morok_weight_pack ((const float *) plan->bufs[b->pack.source] + b->pack.offset,
-                               b->pack.k, b->pack.n, b->pack.sbk, b->pack.sbn, b->pack.nr,
-                               b->pack.format, plan->bufs[i]);
+          if (!pack_buffer (b, sched, i, error))
+            return FALSE;
           break;
         case MOROK_BUFFER_SCRATCH:
-          plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
-          if (plan->bufs[i])
-            plan->task_counter = (gint64 *) ((guint8 *) plan->bufs[i] + b->bytes - 64);
+          morok_program_builder_buffer_scratch (b, i, sb->bytes);
           break;
         default:
-          plan->bufs[i] = morok_plan_alloc (plan, b->bytes);
+          morok_program_builder_buffer_context (b, i, sb->bytes);
         }
-      if (!plan->bufs[i] && b->bytes)
+    }
+  return TRUE;
+}
+
+/* Variables by slot, input and output shapes: copied out of the graph. */
+static gboolean
+describe_io (MorokProgramBuilder *b, MorokSymPool *pool, const MorokSchedule *sched,
+             guint n_inputs, GError **error)
+{
+  for (guint s = 0; s < morok_sym_pool_n_variables (pool); s++)
+    {
+      const MorokVariable *v = morok_sym_pool_variable (pool, s);
+      morok_program_builder_set_var (b, s, v->name, v->min, v->max);
+    }
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      const MorokNode *n = g_array_index (sched->buffers, MorokScheduleBuffer, i).node;
+      gint64 shape[MOROK_MAX_RANK];
+      for (guint d = 0; d < n->rank; d++)
+        shape[d] = morok_sym_hi (n->shape[d]);
+      morok_program_builder_add_input (b, i, n->dtype, n->rank, shape);
+    }
+  g_autoptr (GArray) code = g_array_new (FALSE, FALSE, sizeof (MorokShapeInstr));
+  for (guint o = 0; o < sched->n_outputs; o++)
+    {
+      const MorokNode *asked = sched->output_nodes[o];
+      gint64 shape[MOROK_MAX_RANK];
+      g_array_set_size (code, 0);
+      for (guint d = 0; d < asked->rank; d++)
         {
-          g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_VARIABLE,
-                       "out of memory for a buffer of %" G_GSIZE_FORMAT " bytes", b->bytes);
+          shape[d] = morok_sym_hi (asked->shape[d]);
+          shape_code (asked->shape[d], code);
+        }
+      if (!morok_program_builder_add_output (b, sched->outputs[o], asked->dtype, asked->rank,
+                                             shape, (const MorokShapeInstr *) code->data,
+                                             code->len))
+        {
+          g_autofree char *what = morok_node_shape_string (asked);
+          g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                       "output %u: shape %s needs a deeper evaluator than %d", o, what,
+                       MOROK_SHAPE_STACK);
           return FALSE;
         }
     }
-  plan->n_inputs = n_inputs;
-  plan->inputs = g_new0 (MorokBuffer, MAX (n_inputs, 1));
-  for (guint i = 0; i < n_inputs; i++)
-    {
-      const MorokScheduleBuffer *b = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
-      MorokBuffer *in = &plan->inputs[i];
-      *in = (MorokBuffer){ .data = plan->bufs[i], .bytes = b->bytes, .dtype = b->node->dtype,
-                           .rank = b->node->rank };
-      for (guint d = 0; d < in->rank; d++)
-        in->shape[d] = morok_sym_hi (b->node->shape[d]);
-    }
-  plan->n_outputs = sched->n_outputs;
-  plan->outputs = g_new0 (MorokBuffer, sched->n_outputs);
-  plan->out_info = g_new0 (MorokPlanOutput, sched->n_outputs);
-  for (guint o = 0; o < sched->n_outputs; o++)
-    {
-      const MorokScheduleBuffer *b
-          = &g_array_index (sched->buffers, MorokScheduleBuffer, sched->outputs[o]);
-      plan->outputs[o] = (MorokBuffer){ .data = plan->bufs[sched->outputs[o]], .bytes = b->bytes,
-                                        .dtype = b->node->dtype, .rank = b->node->rank };
-      plan->out_info[o].buffer = sched->outputs[o];
-      const MorokNode *asked = sched->output_nodes[o];
-      plan->outputs[o].rank = plan->out_info[o].rank = asked->rank;
-      plan->outputs[o].dtype = asked->dtype;
-      memcpy (plan->out_info[o].shape, asked->shape, sizeof asked->shape);
-      /* variables start at their upper bounds: so does the shape until the first execute */
-      for (guint d = 0; d < asked->rank; d++)
-        plan->outputs[o].shape[d] = morok_sym_hi (asked->shape[d]);
-    }
   return TRUE;
 }
 
+/* Runs prepare on @roots; with @fold, weight-only subexpressions are
+ * computed here (by a plan of their own) and products' weights packed. */
 static MorokPlan *
 build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *inputs,
-       guint n_inputs, const MorokPlanOptions *opts, gboolean fold, GPtrArray *keep,
-       GError **error)
+       guint n_inputs, const MorokPlanOptions *opts, gboolean fold, GError **error)
 {
   g_atomic_pointer_add (&build_count, 1);
   if (!morok_graph_rewrite (roots, n_roots, rule_sets, G_N_ELEMENTS (rule_sets), error))
     return NULL;
+  g_autoptr (GPtrArray) folded = g_ptr_array_new_with_free_func (free);
   if (fold)
     {
       g_autoptr (GHashTable) map = g_hash_table_new (NULL, NULL);
       for (guint i = 0; i < n_roots; i++)
         roots[i] = relayout (roots[i], map);
     }
-  if (fold && !fold_weights (graph, roots, n_roots, opts, keep, error))
+  if (fold && !fold_weights (graph, roots, n_roots, opts, folded, error))
     return NULL;
   g_autoptr (MorokSchedule) sched = morok_schedule_new (roots, n_roots, inputs, n_inputs, error);
   if (!sched)
     return NULL;
   if (fold)
     pack_weights (sched, opts);
-  MorokPlan *plan = morok_plan_new_empty (graph);
   MorokSymPool *pool = morok_graph_sym_pool (graph);
-  plan->n_vars = morok_sym_pool_n_variables (pool);
-  plan->vars = g_new0 (gint64, MAX (plan->n_vars, 1));
-  for (guint s = 0; s < plan->n_vars; s++)
-    plan->vars[s] = morok_sym_pool_variable (pool, s)->max;
-  if (!allocate (plan, sched, n_inputs, error) || !link_plan (plan, sched, opts, n_inputs, error))
-    {
-      plan->graph = NULL;
-      morok_plan_free (plan);
-      return NULL;
-    }
-  g_info ("plan: %u steps, %u buffers, arena %" G_GSIZE_FORMAT " bytes", plan->steps->len,
-          plan->n_bufs, plan->arena_bytes);
+  g_autoptr (MorokProgramBuilder) b
+      = morok_program_builder_new (sched->buffers->len, morok_sym_pool_n_variables (pool));
+  /* folded weights live as long as the program */
+  for (guint i = 0; i < folded->len; i++)
+    morok_program_builder_keep (b, folded->pdata[i]);
+  g_ptr_array_set_free_func (folded, NULL);
+  if (!place_buffers (b, sched, error) || !describe_io (b, pool, sched, n_inputs, error)
+      || !link_program (b, sched, opts, error))
+    return NULL;
+  MorokPlan *plan = morok_plan_new (morok_program_builder_finish (g_steal_pointer (&b)), error);
+  if (plan)
+    g_info ("plan: %u steps, %u buffers, arena %" G_GSIZE_FORMAT " bytes",
+            morok_plan_n_steps (plan), sched->buffers->len, morok_plan_arena_bytes (plan));
   return plan;
 }
 
@@ -578,14 +624,8 @@ morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint n_outputs,
       return NULL;
     }
   g_autofree MorokNode **roots = g_memdup2 (outputs, n_outputs * sizeof *outputs);
-  GPtrArray *keep = g_ptr_array_new_with_free_func (free);
-  MorokPlan *plan = build (graph, roots, n_outputs, inputs, n_inputs, opts, TRUE, keep, error);
-  if (!plan)
-    {
-      g_ptr_array_unref (keep);
-      morok_graph_free (graph);
-      return NULL;
-    }
-  plan->folded = keep; /* folded weights live as long as the plan */
+  /* the program keeps nothing of the graph */
+  MorokPlan *plan = build (graph, roots, n_outputs, inputs, n_inputs, opts, TRUE, error);
+  morok_graph_free (graph);
   return plan;
 }

@@ -3,9 +3,13 @@
  * region: each node is computed at a multi-index given as C expressions, view
  * ops only rewrite the index, realized nodes are loads, reductions become
  * loops. Values are memoised per (node, index) within a loop scope, so a
- * shared subexpression is computed once. */
-#define G_LOG_DOMAIN "morok-kernels"
-#include "kernels/morok-renderer.h"
+ * shared subexpression is computed once.
+ *
+ * Over 800 lines: it holds four topics (expressions and indices, the
+ * contraction tiling, kernel skeletons and the translation unit) until it
+ * is split by topic, a step of its own (issue 14, part 3). */
+#define G_LOG_DOMAIN "morok-prepare"
+#include "prepare/morok-renderer.h"
 #include "kernels/weight-pack.h"
 #include <math.h>
 #include <string.h>
@@ -1062,36 +1066,4 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
         }
     }
   return g_string_free (out, FALSE);
-}
-
-/* ---- ISA ---- */
-
-MorokIsa
-morok_isa_detect (void)
-{
-  __builtin_cpu_init ();
-  if (__builtin_cpu_supports ("avx512f"))
-    return MOROK_ISA_AVX512;
-  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
-    return MOROK_ISA_AVX2;
-  return MOROK_ISA_PORTABLE;
-}
-
-const char *
-morok_isa_name (MorokIsa isa)
-{
-  static const char *const names[] = { "portable", "avx2", "avx512" };
-  return (guint) isa < G_N_ELEMENTS (names) ? names[isa] : "?";
-}
-
-gboolean
-morok_isa_parse (const char *name, MorokIsa *out)
-{
-  for (guint i = 0; i <= MOROK_ISA_AVX512; i++)
-    if (name && g_ascii_strcasecmp (name, morok_isa_name (i)) == 0)
-      {
-        *out = i;
-        return TRUE;
-      }
-  return FALSE;
 }

@@ -4,31 +4,20 @@
  * Kernel i of the schedule becomes `void morok_k<i> (void *const *bufs,
  * const int64_t *vars, uint32_t tid, uint32_t nthreads)` (MorokKernelFn):
  * constant shapes are literals, variables are read from vars[slot], buffers
- * are restrict pointers, and each thread takes its share of the rows. */
+ * are restrict pointers, and each thread takes its share of the rows.
+ * Prepare (prepare/prepare.c) calls it on the schedule and compiles the result:
+ *
+ *   g_autofree char *src = morok_render_schedule (sched, morok_isa_detect (), &error);
+ *   g_autoptr (MorokObject) obj = src ? morok_compile (src, NULL, &error) : NULL;
+ *   MorokKernelFn k0 = obj ? (MorokKernelFn) morok_object_lookup (obj, "morok_k0", &error) : NULL;
+ */
 #pragma once
 
 #include <glib.h>
 #include "graph/morok-schedule.h"
+#include "kernels/morok-isa.h"
 
 G_BEGIN_DECLS
-
-/* Contractions with at most this many rows (or columns) run without packing
- * (morok_gemm_f32's small paths); the renderer passes it to the kernel
- * headers, and lowering lays constant operands out for them. */
-#define MOROK_GEMM_SMALL 8
-
-typedef enum
-{
-  MOROK_ISA_PORTABLE,
-  MOROK_ISA_AVX2,
-  MOROK_ISA_AVX512,
-} MorokIsa;
-
-/* The best contraction path this CPU runs. */
-MorokIsa morok_isa_detect (void);
-/* "portable", "avx2", "avx512"; parse returns FALSE for anything else. */
-const char *morok_isa_name (MorokIsa isa);
-gboolean morok_isa_parse (const char *name, MorokIsa *out);
 
 /* The headers every translation unit starts with (the kernels/include headers, in
  * order); a static string. */

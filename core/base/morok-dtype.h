@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* Element types of Morok tensors. f16 and bf16 are stored as 16-bit codes and
- * computed in f32 inside kernels; bool is one byte (0 or 1). */
+/* The vocabulary every stage shares: element types and the most dims a
+ * shape has. f16 and bf16 are stored as 16-bit codes and computed in f32
+ * inside kernels; bool is one byte (0 or 1). This folder includes nothing of
+ * Morok's, so the runtime and the kernels can name a buffer's type without
+ * the tensor or graph layers above them.
+ *
+ *   gsize bytes = morok_dtype_size (MOROK_DTYPE_F16) * 512;   // 1024
+ *   const char *name = morok_dtype_name (MOROK_DTYPE_BF16);  // "bf16"
+ */
 #pragma once
 
 #include <glib.h>
 
 G_BEGIN_DECLS
+
+#define MOROK_MAX_RANK 8 /* dims of a tensor, a node or a buffer */
 
 typedef enum
 {

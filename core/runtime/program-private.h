@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* A program's insides, shared by the runtime's own files (program.c,
+ * context.c); nothing outside core/runtime includes it. */
+#pragma once
+
+#include "runtime/morok-program-builder.h"
+
+typedef struct
+{
+  MorokKernelFn fn;
+  guint nthreads;
+  gboolean shared_tasks; /* the task counter is zeroed before it runs */
+  char *name;
+  double flops, bytes;
+} MorokStep;
+
+typedef enum
+{
+  MOROK_PLACE_NONE, /* not placed yet */
+  MOROK_PLACE_CONSTANT, /* program memory (data) */
+  MOROK_PLACE_ARENA,    /* offset into each context's arena */
+  MOROK_PLACE_CONTEXT,  /* each context's own block of bytes */
+  MOROK_PLACE_SCRATCH,  /* as CONTEXT, with the task counter in its last 64 bytes */
+} MorokPlace;
+
+typedef struct
+{
+  MorokPlace place;
+  gsize bytes, offset;
+  gpointer data; /* CONSTANT */
+} MorokProgramBuffer;
+
+typedef struct
+{
+  char *name;
+  gint64 min, max;
+} MorokProgramVar;
+
+typedef struct
+{
+  guint buffer;
+  MorokDType dtype;
+  guint rank;
+  gint64 shape[MOROK_MAX_RANK]; /* upper bounds */
+  guint code, n_code;           /* outputs: the shape program in shape_code */
+} MorokProgramIO;
+
+struct _MorokProgram
+{
+  gatomicrefcount ref;
+  MorokObject *object;     /* owns the kernels' code */
+  GArray *steps;           /* MorokStep */
+  MorokProgramBuffer *buffers;
+  guint n_bufs;
+  gsize arena_bytes;
+  gsize packed_bytes;
+  MorokProgramVar *vars;
+  guint n_vars;
+  GArray *inputs, *outputs; /* MorokProgramIO */
+  GArray *shape_code;       /* MorokShapeInstr */
+  gboolean dynamic_shapes;  /* some output's shape reads a variable */
+  GPtrArray *owned;         /* constant memory, freed with the program */
+};
+
+/* Evaluates output @io's shape program over @vars into @out. */
+void morok_program_eval_shape (const MorokProgram *program, const MorokProgramIO *io,
+                               const gint64 *vars, gint64 *out);
