@@ -145,14 +145,14 @@ GST_START_TEST (test_messages_match_reference_segments)
 }
 GST_END_TEST;
 
-/* The fixture's boundaries, pushed in a segment starting at @segment_start
- * and with @stamped buffers (else without PTS). */
-static GArray *
-boundaries_of_fixture (GstClockTime segment_start, gboolean stamped)
+/* Pushes the fixture to @h in a segment starting at @segment_start, with
+ * @stamped buffers (else without PTS) of @duration (or none), then EOS. */
+static void
+push_fixture_in_segment (GstHarness *h, GstClockTime segment_start, gboolean stamped,
+                         gboolean duration)
 {
   gsize n;
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
-  GstHarness *h = vad_harness (NULL, NULL);
   GstSegment segment;
   gst_segment_init (&segment, GST_FORMAT_TIME);
   segment.start = segment.time = segment_start;
@@ -161,10 +161,20 @@ boundaries_of_fixture (GstClockTime segment_start, gboolean stamped)
     {
       GstBuffer *buf = pcm_buffer (pcm, i, MIN (1000, n - i));
       GST_BUFFER_PTS (buf) = stamped ? GST_BUFFER_PTS (buf) + segment_start : GST_CLOCK_TIME_NONE;
-      GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+      if (!duration)
+        GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
       g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
     }
   gst_harness_push_event (h, gst_event_new_eos ());
+}
+
+/* The fixture's boundaries, pushed in a segment starting at @segment_start
+ * and with @stamped buffers (else without PTS). */
+static GArray *
+boundaries_of_fixture (GstClockTime segment_start, gboolean stamped)
+{
+  GstHarness *h = vad_harness (NULL, NULL);
+  push_fixture_in_segment (h, segment_start, stamped, FALSE);
   GArray *got = collect_boundaries (h);
   vad_teardown (h);
   return got;
@@ -348,20 +358,8 @@ GST_END_TEST;
 static void
 removed_of_fixture (GstClockTime segment_start, gboolean stamped, GArray *buffers, GArray *gaps)
 {
-  gsize n;
-  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   GstHarness *h = vad_harness ("remove-silence", "true");
-  GstSegment segment;
-  gst_segment_init (&segment, GST_FORMAT_TIME);
-  segment.start = segment.time = segment_start;
-  gst_harness_push_event (h, gst_event_new_segment (&segment));
-  for (gsize i = 0; i < n; i += 1000)
-    {
-      GstBuffer *buf = pcm_buffer (pcm, i, MIN (1000, n - i));
-      GST_BUFFER_PTS (buf) = stamped ? GST_BUFFER_PTS (buf) + segment_start : GST_CLOCK_TIME_NONE;
-      g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
-    }
-  gst_harness_push_event (h, gst_event_new_eos ());
+  push_fixture_in_segment (h, segment_start, stamped, TRUE);
   GstBuffer *out;
   while ((out = gst_harness_try_pull (h)))
     {
