@@ -93,6 +93,16 @@ realize_operand (Planner *p, MorokNode *operand)
         g_hash_table_remove (p->realized, stop);
     }
   g_hash_table_add (p->realized, operand);
+  /* The operand is a copy (an im2col that no strides express, e.g. with a
+   * batch merged into its rows): a computed node under its window is then
+   * stored once, so that the copy reads it instead of computing it again
+   * for each of the window's overlapping taps. */
+  gboolean windowed = FALSE;
+  MorokNode *under = operand;
+  while (morok_op_is_view (under->op) && under->op != MOROK_OP_CAT)
+    windowed = windowed || under->op == MOROK_OP_WINDOW, under = under->src[0];
+  if (windowed && under->op > MOROK_OP_CONST && morok_op_is_elementwise (under->op))
+    g_hash_table_add (p->realized, under);
 }
 
 /* The element-wise chain that follows a matmul (bias, activation, scale)
