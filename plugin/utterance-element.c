@@ -121,6 +121,8 @@ prepare (MorokUtteranceElement *self)
       max_samples = MAX ((gint64) (max_duration * MOROK_UTTERANCE_RATE),
                          morok_gigaam_min_samples (priv->model));
       morok_gigaam_set_limits (priv->model, batch, max_samples);
+      /* the plans below are all this element makes: hold each weight once */
+      morok_gigaam_set_release_packed (priv->model, TRUE);
       /* the environment's settings (MOROK_THREADS, ...), the element's precision */
       g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
       morok_prepare_config_set_precision (config, precision);

@@ -459,11 +459,12 @@ skip_unsupported (MorokPrecision precision)
 /* GigaAmEncoderJit's output, [b, d, T'] channels first, matches the
  * reference encoder output for every run, from one prepared plan. */
 static void
-check_encoder (const char *version, MorokPrecision precision, double tol)
+check_encoder (const char *version, MorokPrecision precision, double tol, gboolean release)
 {
   GError *e = NULL;
   Fixture f;
   gigaam_fixture_load (&f, version);
+  morok_gigaam_set_release_packed (f.model, release);
   g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
   morok_prepare_config_set_precision (config, precision);
   const MorokGigaAmConfig *c = morok_gigaam_config (f.model);
@@ -504,7 +505,26 @@ check_encoder (const char *version, MorokPrecision precision, double tol)
   g_assert_cmpfloat (worst, <=, tol);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
+  if (release)
+    {
+      /* the packed weights left the model: a second graph cannot be built */
+      g_autoptr (GigaAmEncoderJit) again = gigaam_encoder_jit_new (morok_gigaam_ref (f.model));
+      g_assert_false (gigaam_encoder_jit_prepare_at_bounds (again, config, &e));
+      g_assert_nonnull (e);
+      g_test_message ("%s", e->message);
+      g_assert_nonnull (strstr (e->message, "was freed once a plan had packed it"));
+      g_clear_error (&e);
+    }
   gigaam_fixture_clear (&f);
+}
+
+/* With the model releasing its packed weights (as the elements run it), the
+ * plan's results are the same: it holds each of those weights once, in its
+ * panels. */
+static void
+test_encoder_weights_released (gconstpointer version)
+{
+  check_encoder (version, MOROK_PRECISION_F32, ENCODER_TOL, TRUE);
 }
 
 /* The wrappers, in each precision the CPU runs. */
@@ -526,7 +546,7 @@ test_wrapper (gconstpointer data)
   if (g_str_equal (v->kind, "ctc"))
     check_ctc (v->version, v->precision, tol);
   else
-    check_encoder (v->version, v->precision, tol);
+    check_encoder (v->version, v->precision, tol, FALSE);
 }
 
 int
@@ -550,6 +570,9 @@ main (int argc, char **argv)
       g_autofree char *layers = g_strdup_printf ("/gigaam/%s/layers", versions[i]);
       g_test_add_data_func (features, versions[i], check_features);
       g_test_add_data_func (layers, versions[i], check_traces);
+      g_autofree char *released = g_strdup_printf ("/gigaam/%s/encoder-weights-released",
+                                                   versions[i]);
+      g_test_add_data_func (released, versions[i], test_encoder_weights_released);
     }
   for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
     {

@@ -96,6 +96,77 @@ test_fusion_matmul_epilogue (void)
       }
 }
 
+/* ---- weights freed once packed ---- */
+
+typedef struct
+{
+  gconstpointer data;
+  gsize n;
+  guint calls;
+} Released;
+
+/* What an owner does: it may free the data now; here it is overwritten
+ * with NaN, which would show in the results if the plan still read it. */
+static void
+poison (gpointer user, gconstpointer data)
+{
+  Released *r = user;
+  g_assert_true (data == r->data);
+  r->calls++;
+  for (gsize i = 0; i < r->n; i++)
+    ((float *) data)[i] = NAN;
+}
+
+/* y = relu (x @ w + b) and z = x @ v + v[0, :]: prepare packs w and v (64
+ * rows) and releases w (packing alone reads it) once, never b (the
+ * epilogue reads it) nor v (a kernel reads it too); the results, computed
+ * after the release, match a loop in double over the original values. */
+static void
+test_weights_released_once_packed (void)
+{
+  GError *e = NULL;
+  const gint64 M = 64, K = 48, N = 96;
+  g_autofree float *w = rand_floats (K * N), *v = rand_floats (K * N), *b = rand_floats (N);
+  g_autofree float *w0 = g_memdup2 (w, K * N * sizeof (float));
+  Released rw = { w, K * N, 0 }, rv = { v, K * N, 0 }, rb = { b, N, 0 };
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2];
+  morok_tensor_syms (g, (gint64[]){ M, K }, 2, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *wt = morok_tensor_weight_with_release (g, "w", MOROK_DTYPE_F32, w,
+                                                      (gint64[]){ K, N }, 2, poison, &rw);
+  MorokTensor *vt = morok_tensor_weight_with_release (g, "v", MOROK_DTYPE_F32, v,
+                                                      (gint64[]){ K, N }, 2, poison, &rv);
+  MorokTensor *bt = morok_tensor_weight_with_release (g, "b", MOROK_DTYPE_F32, b,
+                                                      (gint64[]){ N }, 1, poison, &rb);
+  MorokTensor *y = morok_tensor_relu (morok_tensor_add (morok_tensor_matmul (x, wt, &e), bt, &e), &e);
+  MorokTensor *v0 = morok_tensor_slice (vt, 0, morok_sym_const (morok_graph_sym_pool (g), 0),
+                                        morok_sym_const (morok_graph_sym_pool (g), 1), &e);
+  MorokTensor *z = morok_tensor_add (morok_tensor_matmul (x, vt, &e), v0, &e);
+  g_assert_no_error (e);
+  MorokTensor *outs[] = { y, z };
+  g_autoptr (MorokPlan) plan = morok_plan_build (g, outs, 2, &x, 1, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_cmpuint (morok_plan_packed_bytes (plan), >=, 2 * K * N * sizeof (float));
+  g_assert_cmpuint (rw.calls, ==, 1);
+  g_assert_cmpuint (rv.calls, ==, 0);
+  g_assert_cmpuint (rb.calls, ==, 0);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < M * K; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data, *zv = morok_plan_output (plan, 1)->data;
+  for (gint64 m = 0; m < M; m++)
+    for (gint64 n = 0; n < N; n++)
+      {
+        double acc = b[n], acc_v = v[n];
+        for (gint64 k = 0; k < K; k++)
+          acc += (double) xv[m * K + k] * w0[k * N + n], acc_v += (double) xv[m * K + k] * v[k * N + n];
+        g_assert_cmpfloat_with_epsilon (yv[m * N + n], MAX (acc, 0), 1e-5 * fmax (1, fabs (acc)));
+        g_assert_cmpfloat_with_epsilon (zv[m * N + n], acc_v, 1e-5 * fmax (1, fabs (acc_v)));
+      }
+}
+
 /* Builds y = op (x) with a [rows, cols] weight w (op: 0 x [2, K] @ w^T,
  * w [N, K]; 1 x @ w, w [K, N]; 2 w @ x, w [16, K], x [K, 3]), stored 64-byte
  * aligned or @skew floats past that, checks y against a loop in double, and
@@ -486,6 +557,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/fusion/padded-windows-read-in-place",
                    test_fusion_padded_windows_read_in_place);
   g_test_add_func ("/plan/execute/never-rebuilds", test_replay_never_rebuilds);
+  g_test_add_func ("/plan/weights/released-once-packed", test_weights_released_once_packed);
   g_test_add_func ("/plan/threads/parallel-steps-match-reference", test_threads_parallel_steps);
   g_test_add_func ("/plan/cache/second-process-hits", test_cache_second_process);
   g_test_add_func ("/plan/errors/variable-out-of-bounds", test_error_variable_out_of_bounds);

@@ -32,6 +32,7 @@ struct _MorokGigaAm
   GHashTable *tables; /* "name:length" -> float* */
   guint max_batch;
   gint64 max_samples;
+  gboolean release_packed; /* morok_gigaam_set_release_packed () */
 };
 
 /* wav [b, t] -> log-mel [b, T + 2 pad_t, F + 2 pad_f]: the features with

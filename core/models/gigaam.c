@@ -890,6 +890,22 @@ morok_gigaam_frame_seconds (const MorokGigaAm *model)
 
 /* ---- for the builders ---- */
 
+/* A plan has packed the weight and reads it nowhere else. */
+static void
+release_weight (gpointer weight, gconstpointer data)
+{
+  GigaAmWeight *w = weight;
+  if (w->data == data)
+    g_clear_pointer (&w->data, g_free);
+}
+
+void
+morok_gigaam_set_release_packed (MorokGigaAm *model, gboolean release)
+{
+  g_return_if_fail (model != NULL);
+  model->release_packed = release;
+}
+
 MorokTensor *
 gigaam_weight (MorokGigaAm *model, MorokGraph *g, GError **error, const char *fmt, ...)
 {
@@ -899,14 +915,20 @@ gigaam_weight (MorokGigaAm *model, MorokGraph *g, GError **error, const char *fm
   va_start (ap, fmt);
   g_autofree char *name = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  const GigaAmWeight *w = g_hash_table_lookup (model->weights, name);
-  if (!w)
+  GigaAmWeight *w = g_hash_table_lookup (model->weights, name);
+  if (!w || !w->data)
     {
       g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
-                   "%s: the model has no weight '%s'", model->file, name);
+                   w ? "%s: weight '%s' was freed once a plan had packed it "
+                       "(morok_gigaam_set_release_packed): load the model again"
+                     : "%s: the model has no weight '%s'",
+                   model->file, name);
       return NULL;
     }
-  return morok_tensor_weight (g, name, MOROK_DTYPE_F32, w->data, w->dims, w->rank);
+  if (!model->release_packed)
+    return morok_tensor_weight (g, name, MOROK_DTYPE_F32, w->data, w->dims, w->rank);
+  return morok_tensor_weight_with_release (g, name, MOROK_DTYPE_F32, w->data, w->dims, w->rank,
+                                           release_weight, w);
 }
 
 float *

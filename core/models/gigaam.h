@@ -130,6 +130,13 @@ gboolean morok_gigaam_check_sample_rate (const MorokGigaAm *model, guint rate, G
  * before a change keep their bounds. */
 void morok_gigaam_set_limits (MorokGigaAm *model, guint max_batch, gint64 max_samples);
 guint morok_gigaam_max_batch (const MorokGigaAm *model);
+/* With @release, a weight that a plan packs into its own panels (and reads
+ * nowhere else) is freed from the model once packed, so that the large
+ * products' weights are held once, in the plans. The model can then build
+ * no further graph that needs them (a builder fails naming the weight):
+ * for a host that prepares its plans once after loading, as the elements
+ * do. FALSE (the default) keeps every weight. */
+void morok_gigaam_set_release_packed (MorokGigaAm *model, gboolean release);
 gint64 morok_gigaam_max_samples (const MorokGigaAm *model);
 /* The fewest samples the front-end takes: one frame (n_fft), or for
  * centred frames more than the reflect padding (n_fft / 2 + 1). */

@@ -456,18 +456,96 @@ pack_buffer (MorokProgramBuilder *b, const MorokSchedule *sched, guint i, GError
   return TRUE;
 }
 
-/* Where each buffer of the schedule lives. */
+/* TRUE if the region of kernel @root reaches buffer @buf other than
+ * through @m's B operand (the edge its packed panels replace). */
 static gboolean
-place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, GError **error)
+reads_besides_b (const MorokSchedule *sched, MorokNode *n, MorokNode *root, const MorokNode *m,
+                 guint buf, GHashTable *seen)
+{
+  if (g_hash_table_contains (seen, n))
+    return FALSE;
+  g_hash_table_add (seen, n);
+  guint b = morok_schedule_buffer_of (sched, n);
+  if (b && n != root)
+    return b - 1 == buf;
+  for (guint i = 0; i < n->n_src; i++)
+    if (!(n == m && i == 1) && reads_besides_b (sched, n->src[i], root, m, buf, seen))
+      return TRUE;
+  return FALSE;
+}
+
+/* The weights' data that the program reads in place (a kernel reads the
+ * weight, not only through packed panels, or it is an output), as a set;
+ * and, in @packs, how many packed buffers are made from each weight's data. */
+static GHashTable *
+weights_read (const MorokSchedule *sched, GHashTable *packs)
+{
+  GHashTable *read = g_hash_table_new (NULL, NULL);
+  for (guint k = 0; k < sched->kernels->len; k++)
+    {
+      const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
+      guint source = ker->packed_b ? g_array_index (sched->buffers, MorokScheduleBuffer,
+                                                    ker->packed_b - 1).pack.source
+                                   : G_MAXUINT;
+      for (guint r = 0; r < ker->reads->len; r++)
+        {
+          guint buf = g_array_index (ker->reads, guint, r);
+          const MorokScheduleBuffer *rb = &g_array_index (sched->buffers, MorokScheduleBuffer, buf);
+          if (rb->kind != MOROK_BUFFER_WEIGHT)
+            continue;
+          g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+          if (buf != source || reads_besides_b (sched, ker->root, ker->root, ker->matmul, buf, seen))
+            g_hash_table_add (read, (gpointer) rb->node->data);
+        }
+    }
+  for (guint o = 0; o < sched->n_outputs; o++)
+    g_hash_table_add (read, (gpointer) g_array_index (sched->buffers, MorokScheduleBuffer,
+                                                      sched->outputs[o]).node->data);
+  for (guint i = 0; i < sched->buffers->len; i++)
+    {
+      const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
+      if (sb->kind != MOROK_BUFFER_PACKED)
+        continue;
+      gconstpointer data
+          = g_array_index (sched->buffers, MorokScheduleBuffer, sb->pack.source).node->data;
+      g_hash_table_insert (packs, (gpointer) data,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (packs, data)) + 1));
+    }
+  return read;
+}
+
+/* After packed buffer @i: its weight's owner may free the data once the
+ * last panel made from it is done and no kernel reads it. */
+static void
+release_packed_source (const MorokSchedule *sched, guint i, GHashTable *read, GHashTable *packs)
+{
+  const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
+  const MorokNode *w = g_array_index (sched->buffers, MorokScheduleBuffer, sb->pack.source).node;
+  guint left = GPOINTER_TO_UINT (g_hash_table_lookup (packs, w->data)) - 1;
+  g_hash_table_insert (packs, (gpointer) w->data, GUINT_TO_POINTER (left));
+  if (left == 0 && w->release && !g_hash_table_contains (read, w->data))
+    w->release (w->release_data, w->data);
+}
+
+/* Where each buffer of the schedule lives. A weight that only packing
+ * reads is placed with no data (no kernel sees it), since its owner may
+ * free it once packed (@release: the plan being made, not a sub-plan that
+ * folds weights for it, which the plan may still read). */
+static gboolean
+place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean release,
+               GError **error)
 {
   morok_program_builder_set_arena (b, sched->arena_bytes);
+  g_autoptr (GHashTable) packs = g_hash_table_new (NULL, NULL);
+  g_autoptr (GHashTable) read = weights_read (sched, packs);
   for (guint i = 0; i < sched->buffers->len; i++)
     {
       const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
       switch (sb->kind)
         {
         case MOROK_BUFFER_WEIGHT:
-          morok_program_builder_buffer_extern (b, i, sb->node->data);
+          morok_program_builder_buffer_extern (
+              b, i, g_hash_table_contains (read, sb->node->data) ? sb->node->data : NULL);
           break;
         case MOROK_BUFFER_TEMP:
           morok_program_builder_buffer_arena (b, i, sb->offset, sb->bytes);
@@ -475,6 +553,8 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, GError **erro
         case MOROK_BUFFER_PACKED:
           if (!pack_buffer (b, sched, i, error))
             return FALSE;
+          if (release)
+            release_packed_source (sched, i, read, packs);
           break;
         case MOROK_BUFFER_SCRATCH:
           morok_program_builder_buffer_scratch (b, i, sb->bytes);
@@ -559,7 +639,7 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
   for (guint i = 0; i < folded->len; i++)
     morok_program_builder_keep (b, folded->pdata[i]);
   g_ptr_array_set_free_func (folded, NULL);
-  if (!place_buffers (b, sched, error) || !describe_io (b, pool, sched, n_inputs, error)
+  if (!place_buffers (b, sched, fold, error) || !describe_io (b, pool, sched, n_inputs, error)
       || !link_program (b, sched, opts, error))
     return NULL;
   MorokPlan *plan = morok_plan_new (morok_program_builder_finish (g_steal_pointer (&b)), error);

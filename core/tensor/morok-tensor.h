@@ -44,6 +44,17 @@ MorokTensor *morok_tensor_input (MorokGraph *g, const char *name, MorokDType dty
                                  const MorokSym *const *shape, guint rank);
 MorokTensor *morok_tensor_weight (MorokGraph *g, const char *name, MorokDType dtype,
                                   gconstpointer data, const gint64 *dims, guint rank);
+/* A weight whose owner frees its data once a plan no longer needs it:
+ * prepare calls @release (@release_data, @data) after it has packed the
+ * data into the plan's own panels, when no kernel reads the weight itself
+ * (at most once, maybe never). The data must then not be used for a later
+ * graph. For a model of hundreds of megabytes this keeps one copy of each
+ * weight resident, the packed one. */
+MorokTensor *morok_tensor_weight_with_release (MorokGraph *g, const char *name, MorokDType dtype,
+                                               gconstpointer data, const gint64 *dims, guint rank,
+                                               void (*release) (gpointer release_data,
+                                                                gconstpointer data),
+                                               gpointer release_data);
 /* A scalar broadcast to @shape (rank 0: a scalar). */
 MorokTensor *morok_tensor_full (MorokGraph *g, MorokDType dtype, double value,
                                 const MorokSym *const *shape, guint rank);

@@ -40,6 +40,18 @@ morok_tensor_weight (MorokGraph *g, const char *name, MorokDType dtype, gconstpo
 }
 
 MorokTensor *
+morok_tensor_weight_with_release (MorokGraph *g, const char *name, MorokDType dtype,
+                                  gconstpointer data, const gint64 *dims, guint rank,
+                                  void (*release) (gpointer release_data, gconstpointer data),
+                                  gpointer release_data)
+{
+  MorokTensor *t = morok_tensor_weight (g, name, dtype, data, dims, rank);
+  if (t)
+    t->release = release, t->release_data = release_data;
+  return t;
+}
+
+MorokTensor *
 morok_tensor_full (MorokGraph *g, MorokDType dtype, double value, const MorokSym *const *shape,
                    guint rank)
 {
