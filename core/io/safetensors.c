@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Header lengths above this are taken for garbage, not for a header (the
  * reference implementation uses the same limit). */
@@ -544,6 +546,17 @@ morok_safetensor_read_f32 (const MorokSafetensor *tensor, float *dest, gsize n_d
                    dtypes[tensor->dtype].name);
       return FALSE;
     }
+}
+
+void
+morok_safetensor_drop (const MorokSafetensor *tensor)
+{
+  g_return_if_fail (tensor != NULL);
+  const guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+  guintptr lo = ((guintptr) tensor->data + page - 1) / page * page;
+  guintptr hi = ((guintptr) tensor->data + tensor->n_bytes) / page * page;
+  if (hi > lo) /* a read-only private file mapping: the pages come back from the file */
+    madvise ((void *) lo, hi - lo, MADV_DONTNEED);
 }
 
 float *

@@ -111,6 +111,11 @@ gboolean morok_safetensor_read_f32 (const MorokSafetensor *tensor, float *dest, 
                                     GError **error);
 /* The values as a new float array. (transfer full): g_free (); NULL on error as above. */
 float *morok_safetensor_dup_f32 (const MorokSafetensor *tensor, GError **error);
+/* For a loader that has copied @tensor out and will not read it in place
+ * again: the whole pages of its bytes leave this process's resident memory
+ * (the file stays mapped; they are read again from it if touched), so that
+ * loading a large file does not hold the file and its copy at once. */
+void morok_safetensor_drop (const MorokSafetensor *tensor);
 
 /* Half-precision conversions used by the helpers above (round trips exact). */
 float morok_f16_to_f32 (guint16 bits);

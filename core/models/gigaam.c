@@ -595,6 +595,7 @@ read_weight (MorokGigaAm *m, MorokSafetensors *st, const char *name, const Size 
       weight_free (w);
       return FALSE;
     }
+  morok_safetensor_drop (t); /* the copy is the model's: one of them resident */
   g_hash_table_insert (m->weights, g_strdup (name), w);
   return TRUE;
 }
