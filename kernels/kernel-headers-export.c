@@ -16,6 +16,8 @@
 #include "morok-vmath.h"
 #include "morok-gemm.h"
 #include "morok-gemm-amx.h"
+#include "morok-gemm-bf16.h"
+#include "morok-gemm-i8.h"
 #include "morok-attention.h"
 
 #include "kernel-headers-export.h"

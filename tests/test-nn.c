@@ -96,6 +96,18 @@ test_matmul_packed (void)
           }
 }
 
+/* TRUE, the test skipped saying which instruction is missing, where this
+ * CPU does not run @precision's products */
+static gboolean
+skip_unless_runs (MorokPrecision precision)
+{
+  const char *missing = morok_weight_pack_missing (morok_isa_detect (), precision);
+  if (!missing)
+    return FALSE;
+  g_test_skip_printf ("precision %s: %s missing", morok_precision_name (precision), missing);
+  return TRUE;
+}
+
 typedef struct { gint64 batch, m, k, n; } PackedShape;
 
 /* Packed weights in a reduced precision: A [batch, m, k] . B [k, n] (and B
@@ -165,11 +177,8 @@ f16_bytes (gint64 k, gint64 n)
 static void
 test_matmul_packed_f16 (void)
 {
-  if (morok_isa_detect () != MOROK_ISA_AVX512 || !morok_weight_pack_f16_supported ())
-    {
-      g_test_skip ("no AVX512-FP16 on this CPU");
-      return;
-    }
+  if (skip_unless_runs (MOROK_PRECISION_F16))
+    return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
   };
@@ -194,7 +203,7 @@ test_matmul_packed_epilogue (void)
 {
   const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
   /* f32 on every ISA, then f16 */
-  int f16_runs = morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_f16_supported ();
+  int f16_runs = !morok_weight_pack_missing (morok_isa_detect (), MOROK_PRECISION_F16);
   for (int run = MOROK_ISA_PORTABLE; run <= (int) morok_isa_detect () + f16_runs; run++)
     for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
       for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
@@ -225,16 +234,6 @@ test_matmul_packed_epilogue (void)
                       "matmul packed weight, epilogue");
           g_assert_cmpuint (c.packed_bytes, >, 0);
         }
-}
-
-/* TRUE, the test skipped, where the AMX kernels cannot run */
-static gboolean
-skip_without_amx (void)
-{
-  if (morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_amx_supported ())
-    return FALSE;
-  g_test_skip ("no AMX-BF16 on this CPU, or the kernel does not let this process use it");
-  return TRUE;
 }
 
 /* x rounded to bf16, to nearest even (as vcvtne2ps2bf16 and the packing) */
@@ -278,7 +277,7 @@ bf16x3_bytes (gint64 k, gint64 n)
 static void
 test_matmul_packed_bf16x3 (void)
 {
-  if (skip_without_amx ())
+  if (skip_unless_runs (MOROK_PRECISION_BF16X3))
     return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
@@ -297,13 +296,76 @@ test_matmul_packed_bf16x3 (void)
 static void
 test_matmul_packed_bf16 (void)
 {
-  if (skip_without_amx ())
+  if (skip_unless_runs (MOROK_PRECISION_BF16))
     return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 250, 768, 768 }, { 2, 47, 1000, 33 },
   };
   check_packed (MOROK_PRECISION_BF16, cases, G_N_ELEMENTS (cases), product_of_bf16, 1e-6,
                 bf16_bytes);
+}
+
+/* @r [..., rows, cols] as f32, each row (@by_row) or column quantised the
+ * way precision int8 does (kernels/weight-pack.h, morok-gemm-i8.h): scale
+ * s = max |x| / 127 in f32, x -> s * rint (x * (127 / max)), to nearest
+ * even */
+static Ref *
+quantised (const Ref *r, gboolean by_row)
+{
+  gint64 rows = r->shape[r->rank - 2], cols = r->shape[r->rank - 1];
+  gint64 lines = by_row ? r->n / cols : cols, len = by_row ? cols : rows;
+  Ref *q = ref_new (r->rank, r->shape);
+  for (gint64 batch = 0; batch < r->n / (rows * cols); batch++)
+    for (gint64 l = 0; l < (by_row ? rows : lines); l++)
+      {
+        const gint64 base = batch * rows * cols, step = by_row ? 1 : cols;
+        const gint64 first = base + (by_row ? l * cols : l);
+        float m = 0.0f;
+        for (gint64 t = 0; t < len; t++)
+          m = MAX (m, fabsf ((float) r->v[first + t * step]));
+        float inv = m > 0.0f ? 127.0f / m : 0.0f, s = m / 127.0f;
+        for (gint64 t = 0; t < len; t++)
+          q->v[first + t * step] = (double) s * rintf ((float) r->v[first + t * step] * inv);
+      }
+  return q;
+}
+
+/* the exact product of A quantised per row and B per column */
+static Ref *
+product_of_int8 (const Ref *a, const Ref *b)
+{
+  g_autoptr (Ref) aq = quantised (a, TRUE);
+  g_autoptr (Ref) bq = quantised (b, FALSE);
+  return ref_matmul (aq, bq);
+}
+
+/* quads, then a scale and a correction per column */
+static gsize
+int8_bytes (gint64 k, gint64 n)
+{
+  return (gsize) ((n + 63) / 64 * 64 * ((k + 3) / 4 * 4 + 8));
+}
+
+/* int8 (AVX512-VNNI, or AVX-VNNI on avx2): B quantised per column at
+ * prepare, A per row at run time, int32 sums of uint8 x int8 quads with the
+ * offset of 128 taken back. Against the exact product of the operands so
+ * quantised, what is left is the f32 rounding of the sums and scales:
+ * measured about 2e-8 sqrt (K) relative to max (1, |C|), held to
+ * 1e-6 sqrt (K); one quantum of one operand off moves C by about 1 / 127^2
+ * of a product, a dropped or misplaced quad by |C|, a missing correction by
+ * 128 / 127 of a column sum. Odd K (a partial quad) and K past a block of
+ * 512, partial tiles, batches, columns over threads. */
+static void
+test_matmul_packed_int8 (void)
+{
+  if (skip_unless_runs (MOROK_PRECISION_INT8))
+    return;
+  const PackedShape cases[] = {
+    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
+    { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 },
+  };
+  check_packed (MOROK_PRECISION_INT8, cases, G_N_ELEMENTS (cases), product_of_int8, 1e-6,
+                int8_bytes);
 }
 
 /* linear: x [2, 3, 10] · w[6, 10]ᵀ + b. */
@@ -696,6 +758,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/matmul/packed-weight-f16", test_matmul_packed_f16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16", test_matmul_packed_bf16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16x3", test_matmul_packed_bf16x3);
+  g_test_add_func ("/nn/matmul/packed-weight-int8", test_matmul_packed_int8);
   g_test_add_func ("/nn/linear", test_linear);
   g_test_add_func ("/nn/conv/1d-and-2d", test_conv);
   g_test_add_func ("/nn/softmax", test_softmax);

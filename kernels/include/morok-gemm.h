@@ -80,6 +80,34 @@ morok_gemm_min (int64_t a, int64_t b)
   return a < b ? a : b;
 }
 
+/* The mr x nr corner of an MR x NR tile of sums into c (row stride ldc), =,
+ * or += when load_c: whole vectors, then the columns left of a row. */
+MOROK_INLINE void
+morok_gemm_store_tile (morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV], float *restrict c,
+                       int64_t ldc, int64_t mr, int64_t nr, int load_c)
+{
+#pragma clang loop unroll(full)
+  for (int i = 0; i < MOROK_GEMM_MR; i++)
+#pragma clang loop unroll(full)
+    for (int j = 0; j < MOROK_GEMM_NV; j++)
+      {
+        float *p = c + i * ldc + j * MOROK_GEMM_VL;
+        int64_t left = nr - j * MOROK_GEMM_VL;
+        if (i >= mr || left <= 0)
+          continue;
+        if (left >= MOROK_GEMM_VL)
+          {
+            morok_gemm_vecu *pv = (morok_gemm_vecu *)p;
+            *pv = load_c ? *pv + acc[i][j] : acc[i][j];
+            continue;
+          }
+        float lanes[MOROK_GEMM_VL];
+        *(morok_gemm_vecu *)lanes = acc[i][j];
+        for (int64_t l = 0; l < left; l++)
+          p[l] = (load_c ? p[l] : 0.0f) + lanes[l];
+      }
+}
+
 /* The MR x NR tile at c += or = A-sliver . B-panel over kc, with A read at
  * a[i*ars + k*aks] (packed: ars = 1, aks = MR; direct rows: ars = sam, aks = 1)
  * and the packed B panel at b[k*NR + j]. Only the top-left mr x nr part of the
@@ -126,27 +154,7 @@ morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
       b += MOROK_GEMM_NR;
     }
 
-  /* whole vectors of the mr x nr corner, then the columns left of a row */
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MOROK_GEMM_MR; i++)
-#pragma clang loop unroll(full)
-    for (int j = 0; j < MOROK_GEMM_NV; j++)
-      {
-        float *p = c + i * ldc + j * MOROK_GEMM_VL;
-        int64_t left = nr - j * MOROK_GEMM_VL;
-        if (i >= mr || left <= 0)
-          continue;
-        if (left >= MOROK_GEMM_VL)
-          {
-            morok_gemm_vecu *pv = (morok_gemm_vecu *)p;
-            *pv = load_c ? *pv + acc[i][j] : acc[i][j];
-            continue;
-          }
-        float lanes[MOROK_GEMM_VL];
-        *(morok_gemm_vecu *)lanes = acc[i][j];
-        for (int64_t l = 0; l < left; l++)
-          p[l] = (load_c ? p[l] : 0.0f) + lanes[l];
-      }
+  morok_gemm_store_tile (acc, c, ldc, mr, nr, load_c);
 }
 
 /* Packs rows [0, mr) of A (row stride sam, k stride sak) over kc into one
