@@ -940,13 +940,14 @@ render_matmul_kernel (Ctx *c)
                        : g_strdup ("(const uint16_t *) 0");
       if (int8)
         {
-          /* the quads, then a scale and a correction per column */
+          /* the quads, then a scale and a row of corrections per block of k */
           gint64 panels = (pb->pack.n + pb->pack.nr - 1) / pb->pack.nr;
           gsize scales = (gsize) (panels * pb->pack.nr * lda);
           line (c, "morok_gemm_i8_packed (ml, nl, qa + m0 * %" G_GINT64_FORMAT ", sa + m0, %"
                 G_GINT64_FORMAT ", b%u + n0 * %" G_GINT64_FORMAT ", (const float *) (b%u + %"
-                G_GSIZE_FORMAT ") + n0, (const int32_t *) (b%u + %" G_GSIZE_FORMAT ") + n0, %s, 0);",
-                lda, lda, bp, lda, bp, scales, bp, scales + panels * pb->pack.nr * 4,
+                G_GSIZE_FORMAT ") + n0, (const int32_t *) (b%u + %" G_GSIZE_FORMAT ") + n0, %"
+                G_GINT64_FORMAT ", %s, 0);", lda, lda, bp, lda, bp, scales, bp,
+                scales + panels * pb->pack.nr * 4, panels * (gint64) pb->pack.nr,
                 c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
         }
       else if (amx)

@@ -155,6 +155,12 @@ morok_weight_pack_quads (gint64 k)
 }
 
 gint64
+morok_weight_pack_int8_blocks (gint64 k)
+{
+  return (k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC;
+}
+
+gint64
 morok_weight_pack_pairs (gint64 k, MorokPrecision format)
 {
   return morok_weight_pack_bf16_parts (format) ? (k + 31) / 32 * 16 : (k + 1) / 2;
@@ -165,8 +171,8 @@ morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
 {
   gint64 panels = (n + nr - 1) / nr;
   gint64 copies = MAX (morok_weight_pack_bf16_parts (format), 1);
-  if (format == MOROK_PRECISION_INT8) /* quads, then a scale and a correction per column */
-    return (gsize) (panels * nr * (morok_weight_pack_quads (k) * 4 + 8));
+  if (format == MOROK_PRECISION_INT8) /* quads, then a scale and corrections per column */
+    return (gsize) (panels * nr * (morok_weight_pack_quads (k) * 4 + 4 + 4 * morok_weight_pack_int8_blocks (k)));
   if (format != MOROK_PRECISION_F32)
     return (gsize) (copies * panels * morok_weight_pack_pairs (k, format) * nr * 2 * 2);
   return (gsize) (panels * k * nr * 4);
@@ -212,7 +218,7 @@ pack_int8 (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,
         gint64 kk = by_col ? i : o, col = by_col ? o : i;
         gint8 q = (gint8) CLAMP (rintf (b[kk * sbk + col * sbn] * inv[col]), -127.0f, 127.0f);
         dst[((col / nr * k4 + kk / 4) * nr + col % nr) * 4 + (kk & 3)] = q;
-        corr[col] += 128 * q;
+        corr[kk / MOROK_WEIGHT_PACK_INT8_KC * panels * nr + col] += 128 * q;
       }
 }
 

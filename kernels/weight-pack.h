@@ -20,9 +20,10 @@
  *        in quads (K4 = ceil (K / 4), zero past K), the quad's four values
  *        side by side: dst[((p*K4 + q)*NR + j)*4 + (k & 3)], q = k / 4, as
  *        vpdpbusd reads them; then, at byte panels*K4*NR*4, s as float
- *        [panels*NR], then corr[j] = 128 * sum_k q[k, j] as int32
- *        [panels*NR] (zero past N): the sum an activation offset by 128
- *        adds (kernels/include/morok-gemm-i8.h).
+ *        [panels*NR], then corr[blk][j] = 128 * sum q[k, j] over the k of
+ *        block blk (MOROK_WEIGHT_PACK_INT8_KC each) as int32
+ *        [blocks][panels*NR] (zero past N): the sum an activation offset by
+ *        128 adds (kernels/include/morok-gemm-i8.h).
  *
  *   gsize bytes = morok_weight_pack_bytes (768, 3072, 64, MOROK_PRECISION_F16);
  *   morok_weight_pack (w, 768, 3072, 1, 768, 64, MOROK_PRECISION_F16, dst);  // W^T of [3072, 768] */
@@ -70,6 +71,11 @@ gsize morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision for
 gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
 /* K4 of the int8 layout: quads per panel. */
 gint64 morok_weight_pack_quads (gint64 k);
+/* k per block of the int8 kernel, each with its own corrections (its
+ * MOROK_GEMM8_KC) */
+#define MOROK_WEIGHT_PACK_INT8_KC 512
+/* Blocks of MOROK_WEIGHT_PACK_INT8_KC k in K = @k (rows of corrections). */
+gint64 morok_weight_pack_int8_blocks (gint64 k);
 gsize morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format);
 /* Rounds to nearest even (int8: weight-pack.h above). */
 void morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,

@@ -339,11 +339,11 @@ product_of_int8 (const Ref *a, const Ref *b)
   return ref_matmul (aq, bq);
 }
 
-/* quads, then a scale and a correction per column */
+/* quads, then a scale and a correction per block of 512 k per column */
 static gsize
 int8_bytes (gint64 k, gint64 n)
 {
-  return (gsize) ((n + 63) / 64 * 64 * ((k + 3) / 4 * 4 + 8));
+  return (gsize) ((n + 63) / 64 * 64 * ((k + 3) / 4 * 4 + 4 + 4 * ((k + 511) / 512)));
 }
 
 /* int8 (AVX512-VNNI, or AVX-VNNI on avx2): B quantised per column at

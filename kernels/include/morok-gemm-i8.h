@@ -7,31 +7,25 @@
  * as round (b / sb[j]) in [-127, 127], sb[j] = max_k |b[k, j]| / 127, in
  * panels of NR columns with k in quads, quad q of column j at
  * b[(q*NR + j)*4 + (k & 3)] (a quad of 16 columns is one zmm), followed by
- * sb and by corr[j] = 128 * sum_k qb[k, j]. Each call quantises A first
+ * sb and by corr[b][j] = 128 * sum qb[k, j] over the k of block b
+ * (MOROK_GEMM8_KC of them). Each call quantises A first
  * (morok_gemm_i8_quantize): row i as round (a / sa[i]) + 128 in [1, 255],
  * sa[i] = max_k |a[i, k]| / 127, so that
  *
- *   sum_k qa[i, k] qb[k, j] - corr[j] = sum_k round (a / sa) round (b / sb)
+ *   sum_k qa[i, k] qb[k, j] - corr[b][j] = sum_k round (a / sa) round (b / sb)
  *
- * and C[i, j] = sa[i] sb[j] (that sum), applied as the tile is stored. One
+ * over each block, exactly, and C[i, j] += sa[i] sb[j] (that sum), applied
+ * as the tile is stored. (One correction over all of K, taken in the first
+ * block, measured 1e-6 of the terms' magnitudes off: the blocks' f32 sums
+ * then carry 128 times the columns' sums, which cancel.) One
  * scale per row rather than per block of k: see docs/jit-wrapper.md
  * ("Precision") for the error of each. The tile is MR x NR as in f32 (6 x 64
  * zmm on AVX512-VNNI, 6 x 16 ymm on AVX-VNNI), over blocks of
  * MOROK_GEMM8_KC k. The sums cannot overflow below K = 66000. */
 #pragma once
 
-#if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                      \
-    || (defined(MOROK_ISA_AVX2) && (defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))))
-#define MOROK_GEMM8_KC 512 /* k per block: 128 quads x 64 columns, 32 KB of B */
-typedef int32_t morok_gemm8_ivec __attribute__ ((ext_vector_type (MOROK_GEMM_VL)));
-typedef int32_t morok_gemm8_ivecu __attribute__ ((ext_vector_type (MOROK_GEMM_VL), aligned (4)));
-#if defined(MOROK_ISA_AVX512)
-#define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd512 ((acc), (a), (b))
-#else
-#define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd256 ((acc), (a), (b))
-#endif
-
-/* Rows of A [M, K] (element (i, k) at A[i*sam + k*sak]) quantised: qa[i*lda
+/* On every ISA (the kernel tests hold it to a reference everywhere):
+ * rows of A [M, K] (element (i, k) at A[i*sam + k*sak]) quantised: qa[i*lda
  * + k] = round (a / sa[i]) + 128, to nearest even, zero (128) past K up to
  * lda (K rounded up to 4); sa[i] = max_k |a[i, k]| / 127 (0 for a row of
  * zeros; inf or NaN for a row that holds one, which the products carry). */
@@ -59,9 +53,20 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
     }
 }
 
+#if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                      \
+    || (defined(MOROK_ISA_AVX2) && (defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))))
+#define MOROK_GEMM8_KC 512 /* k per block: 128 quads x 64 columns, 32 KB of B (weight-pack.h's
+                              MOROK_WEIGHT_PACK_INT8_KC) */
+typedef int32_t morok_gemm8_ivec __attribute__ ((ext_vector_type (MOROK_GEMM_VL)));
+typedef int32_t morok_gemm8_ivecu __attribute__ ((ext_vector_type (MOROK_GEMM_VL), aligned (4)));
+#if defined(MOROK_ISA_AVX512)
+#define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd512 ((acc), (a), (b))
+#else
+#define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd256 ((acc), (a), (b))
+#endif
+
 /* The MR x NR tile at c (=|+=) sa[i] sb[j] (sum over kq quads of qa . qb -
- * corr[j]): row i's quads at a[i*ars + q], B's at b + q*NR*4; corr 0 for a
- * block after the first. */
+ * corr[j]): row i's quads at a[i*ars + q], B's at b + q*NR*4. */
 static MOROK_VEC512 __attribute__ ((noinline, unused)) void
 morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const float *restrict sa,
                   const int8_t *restrict b, const float *restrict sb, const int32_t *restrict corr,
@@ -71,8 +76,7 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
 #pragma clang loop unroll(full)
   for (int v = 0; v < MOROK_GEMM_NV; v++)
     {
-      morok_gemm8_ivec init
-          = corr ? -*(const morok_gemm8_ivec *)(corr + v * MOROK_GEMM_VL) : (morok_gemm8_ivec)0;
+      morok_gemm8_ivec init = -*(const morok_gemm8_ivecu *)(corr + v * MOROK_GEMM_VL);
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
         acc[i][v] = init;
@@ -104,7 +108,7 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
 #pragma clang loop unroll(full)
   for (int v = 0; v < MOROK_GEMM_NV; v++)
     {
-      morok_gemm_vec s = *(const morok_gemm_vec *)(sb + v * MOROK_GEMM_VL);
+      morok_gemm_vec s = *(const morok_gemm_vecu *)(sb + v * MOROK_GEMM_VL);
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
         out[i][v] = __builtin_convertvector (acc[i][v], morok_gemm_vec) * (s * sa[i]);
@@ -115,12 +119,13 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
 /* C [M, N] (row stride ldc) =, or += when @accumulate, A . B with A
  * quantised by morok_gemm_i8_quantize (qa, row stride lda bytes, scales
  * sa) and B packed in int8 (kernels/weight-pack.h) from the panel of column
- * 0: bq (K4 = lda / 4 quads per panel), its scales sb and corrections corr
- * from column 0. */
+ * 0: bq (K4 = lda / 4 quads per panel), its scales sb and its first
+ * block's corrections corr from column 0 (the next block's cs further);
+ * bq 64-byte aligned. */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
-                      const int8_t *bq, const float *sb, const int32_t *corr, float *C,
-                      int64_t ldc, int accumulate)
+                      const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs,
+                      float *C, int64_t ldc, int accumulate)
 {
   int64_t k4 = lda / 4;
   if (M <= 0 || N <= 0 || k4 <= 0)
@@ -152,7 +157,7 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
                        * M of qa: the scratch has them, never stored */
                       morok_gemm_prefetch_part (pf, t, tiles);
                       morok_gemm8_tile (kq, (const uint32_t *)(qa + (ic + ir) * lda) + q0, k4,
-                                        sa + ic + ir, b, sb + j0, q0 ? (const int32_t *)0 : corr + j0,
+                                        sa + ic + ir, b, sb + j0, corr + q0 / qc * cs + j0,
                                         C + (ic + ir) * ldc + j0, ldc,
                                         morok_gemm_min (MOROK_GEMM_MR, mc - ir),
                                         morok_gemm_min (MOROK_GEMM_NR, nc - jr), load_c);
