@@ -105,7 +105,7 @@ morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
       if (!avx512)
         return "the avx512 ISA";
       return morok_weight_pack_amx_supported () || CPU_AVX512_BF16 ? NULL
-                                                                    : "AVX512-BF16 (or AMX-BF16)";
+                                                                   : "AVX512-BF16 (or AMX-BF16)";
     case MOROK_PRECISION_INT8:
       if (avx512)
         return CPU_AVX512_VNNI ? NULL : "AVX512-VNNI";
@@ -172,7 +172,8 @@ morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
   gint64 panels = (n + nr - 1) / nr;
   gint64 copies = MAX (morok_weight_pack_bf16_parts (format), 1);
   if (format == MOROK_PRECISION_INT8) /* quads, then a scale and corrections per column */
-    return (gsize) (panels * nr * (morok_weight_pack_quads (k) * 4 + 4 + 4 * morok_weight_pack_int8_blocks (k)));
+    return (gsize) (panels * nr
+                    * (morok_weight_pack_quads (k) * 4 + 4 + 4 * morok_weight_pack_int8_blocks (k)));
   if (format != MOROK_PRECISION_F32)
     return (gsize) (copies * panels * morok_weight_pack_pairs (k, format) * nr * 2 * 2);
   return (gsize) (panels * k * nr * 4);

@@ -21,8 +21,8 @@
 
 /* what vcvtne2ps2bf16 returns and vdpbf16ps takes (its type differs between
  * clang versions) */
-typedef __typeof__ (__builtin_ia32_cvtne2ps2bf16_512 ((morok_f32x16)0.0f, (morok_f32x16)0.0f))
-    morok_bf16x32;
+typedef __typeof__ (__builtin_ia32_cvtne2ps2bf16_512 ((morok_f32x16)0.0f,
+                                                      (morok_f32x16)0.0f)) morok_bf16x32;
 typedef uint32_t morok_gemmbf_u32x16 __attribute__ ((ext_vector_type (16)));
 typedef uint32_t morok_gemmbf_u32x16u __attribute__ ((ext_vector_type (16), aligned (4)));
 
@@ -40,10 +40,10 @@ morok_gemmbf_widen (morok_bf16x32 h, morok_f32x16 *x0, morok_f32x16 *x1)
   morok_gemmbf_u32x16 w = (morok_gemmbf_u32x16)h;
   /* pair q holds element 2q in its low half, 2q + 1 in its high half */
   morok_gemmbf_u32x16 even = w << 16, odd = w & 0xffff0000u;
-  *x0 = (morok_f32x16)__builtin_shufflevector (even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5,
-                                               21, 6, 22, 7, 23);
-  *x1 = (morok_f32x16)__builtin_shufflevector (even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
-                                               13, 29, 14, 30, 15, 31);
+  *x0 = (morok_f32x16)__builtin_shufflevector (even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                               6, 22, 7, 23);
+  *x1 = (morok_f32x16)__builtin_shufflevector (even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13,
+                                               29, 14, 30, 15, 31);
 }
 
 /* Row a (k stride sak) over kc k into pairs: hi[q] = bf16 of k = 2q, 2q + 1,
@@ -88,7 +88,7 @@ morok_gemmbf_dots (morok_f32x16 acc[MOROK_GEMM_MR][4], int64_t kq, const uint32_
   for (int i = 0; i < MOROK_GEMM_MR; i++)
     {
       row[i] = a + i * ars;
-      __asm__ ("" : "+r"(row[i]));
+      __asm__("" : "+r"(row[i]));
     }
   for (int64_t q = 0; q < kq; q++)
     {
@@ -135,8 +135,8 @@ morok_gemmbf_tile (int64_t kq, const uint32_t *restrict ahi, const uint32_t *res
  * kernels/weight-pack.h), and for bf16x3 its lo copy (blo; 0 for bf16). */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
-                        const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C,
-                        int64_t ldc, int accumulate)
+                        const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C, int64_t ldc,
+                        int accumulate)
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;

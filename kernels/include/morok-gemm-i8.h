@@ -30,8 +30,8 @@
  * lda (K rounded up to 4); sa[i] = max_k |a[i, k]| / 127 (0 for a row of
  * zeros; inf or NaN for a row that holds one, which the products carry). */
 static MOROK_VEC512 __attribute__ ((unused)) void
-morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
-                        uint8_t *qa, float *sa, int64_t lda)
+morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, uint8_t *qa,
+                        float *sa, int64_t lda)
 {
   for (int64_t i = 0; i < M; i++)
     {
@@ -53,10 +53,12 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
     }
 }
 
-#if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                      \
-    || (defined(MOROK_ISA_AVX2) && (defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))))
-#define MOROK_GEMM8_KC 512 /* k per block: 128 quads x 64 columns, 32 KB of B (weight-pack.h's
-                              MOROK_WEIGHT_PACK_INT8_KC) */
+#if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                         \
+    || (defined(MOROK_ISA_AVX2)                                                                    \
+        && (defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))))
+/* k per block: 128 quads x 64 columns, 32 KB of B (weight-pack.h's
+ * MOROK_WEIGHT_PACK_INT8_KC) */
+#define MOROK_GEMM8_KC 512
 typedef int32_t morok_gemm8_ivec __attribute__ ((ext_vector_type (MOROK_GEMM_VL)));
 typedef int32_t morok_gemm8_ivecu __attribute__ ((ext_vector_type (MOROK_GEMM_VL), aligned (4)));
 #if defined(MOROK_ISA_AVX512)
@@ -87,7 +89,7 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
   for (int i = 0; i < MOROK_GEMM_MR; i++)
     {
       row[i] = a + i * ars;
-      __asm__ ("" : "+r"(row[i]));
+      __asm__("" : "+r"(row[i]));
     }
   for (int64_t q = 0; q < kq; q++)
     {
@@ -111,7 +113,7 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
       morok_gemm_vec s = *(const morok_gemm_vecu *)(sb + v * MOROK_GEMM_VL);
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
-        out[i][v] = __builtin_convertvector (acc[i][v], morok_gemm_vec) * (s * sa[i]);
+        out[i][v] = __builtin_convertvector(acc[i][v], morok_gemm_vec) * (s * sa[i]);
     }
   morok_gemm_store_tile (out, c, ldc, mr, nr, load_c);
 }
@@ -124,8 +126,8 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
  * bq 64-byte aligned. */
 static MOROK_VEC512 __attribute__ ((unused)) void
 morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
-                      const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs,
-                      float *C, int64_t ldc, int accumulate)
+                      const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs, float *C,
+                      int64_t ldc, int accumulate)
 {
   int64_t k4 = lda / 4;
   if (M <= 0 || N <= 0 || k4 <= 0)
@@ -139,11 +141,12 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
           int64_t kq = morok_gemm_min (qc, k4 - q0);
           int load_c = accumulate || q0 > 0;
           /* a panel: k4 quads of NR columns, NR bytes per k */
-          MorokGemmPrefetch pf = morok_gemm_next_block (bq, MOROK_GEMM_NR, panel, MOROK_GEMM_NR,
-                                                        jc, MOROK_GEMM_NC, q0 * 4,
-                                                        MOROK_GEMM8_KC, N, k4 * 4);
+          MorokGemmPrefetch pf
+              = morok_gemm_next_block (bq, MOROK_GEMM_NR, panel, MOROK_GEMM_NR, jc, MOROK_GEMM_NC,
+                                       q0 * 4, MOROK_GEMM8_KC, N, k4 * 4);
           int64_t tiles = (M + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR
-                          * ((nc + MOROK_GEMM_NR - 1) / MOROK_GEMM_NR), t = 0;
+                          * ((nc + MOROK_GEMM_NR - 1) / MOROK_GEMM_NR),
+                  t = 0;
           for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
             {
               int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
