@@ -110,15 +110,16 @@ skip_unless_runs (MorokPrecision precision)
 
 typedef struct { gint64 batch, m, k, n; } PackedShape;
 
-/* Packed weights in a reduced precision: A [batch, m, k] . B [k, n] (and B
- * given as a transposed [n, k] weight) against @want_of (a, b), within
- * @tol_per_sqrt_k * sqrt (K) of max (1, |C|); the packed panels take
- * @bytes_of (k, n) bytes. */
+/* Packed weights in a reduced precision, plans for @isa: A [batch, m, k] . B
+ * [k, n] (and B given as a transposed [n, k] weight) against @want_of (a,
+ * b), within @tol_per_sqrt_k * sqrt (K) of max (1, |C|); the packed panels
+ * of @nr columns take @bytes_of (k, n, nr) bytes. */
 static void
-check_packed (MorokPrecision precision, const PackedShape *cases, guint n_cases,
+check_packed (MorokPrecision precision, MorokIsa isa, const PackedShape *cases, guint n_cases,
               Ref *(*want_of) (const Ref *a, const Ref *b), double tol_per_sqrt_k,
-              gsize (*bytes_of) (gint64 k, gint64 n))
+              gsize (*bytes_of) (gint64 k, gint64 n, gint64 nr))
 {
+  gint64 nr = morok_weight_pack_nr (isa);
   g_autofree char *what = g_strdup_printf ("matmul packed weight, %s", morok_precision_name (precision));
   for (guint k = 0; k < n_cases; k++)
     for (int transposed = 0; transposed < 2; transposed++)
@@ -130,13 +131,14 @@ check_packed (MorokPrecision precision, const PackedShape *cases, guint n_cases,
         Case c;
         case_init (&c);
         c.precision = precision;
+        c.isa = isa, c.isa_set = TRUE;
         GError *e = NULL;
         MorokTensor *w = transposed ? morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e)
                                     : case_weight (&c, b);
         MorokTensor *y = morok_tensor_matmul (case_input (&c, a), w, &e);
         g_assert_no_error (e);
         case_check (&c, y, want, tol_per_sqrt_k * sqrt ((double) cases[k].k), what);
-        g_assert_cmpuint (c.packed_bytes, ==, bytes_of (cases[k].k, cases[k].n));
+        g_assert_cmpuint (c.packed_bytes, ==, bytes_of (cases[k].k, cases[k].n, nr));
       }
 }
 
@@ -163,9 +165,9 @@ product_of_f16 (const Ref *a, const Ref *b)
 }
 
 static gsize
-f16_bytes (gint64 k, gint64 n)
+f16_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) ((n + 63) / 64 * 64 * ((k + 1) / 2) * 2 * 2);
+  return (gsize) ((n + nr - 1) / nr * nr * ((k + 1) / 2) * 2 * 2);
 }
 
 /* f16 (AVX512-FP16 only): B packed in f16 pairs, A rounded to f16, at most
@@ -182,7 +184,7 @@ test_matmul_packed_f16 (void)
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
   };
-  check_packed (MOROK_PRECISION_F16, cases, G_N_ELEMENTS (cases), product_of_f16, 2.5e-3,
+  check_packed (MOROK_PRECISION_F16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_f16, 2.5e-3,
                 f16_bytes);
 }
 
@@ -255,16 +257,16 @@ product_of_bf16 (const Ref *a, const Ref *b)
 }
 
 static gsize
-bf16_bytes (gint64 k, gint64 n)
+bf16_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) (((n + 63) / 64) * 64 * ((k + 31) / 32 * 16) * 2 * 2);
+  return (gsize) (((n + nr - 1) / nr) * nr * ((k + 31) / 32 * 16) * 2 * 2);
 }
 
 /* hi and lo */
 static gsize
-bf16x3_bytes (gint64 k, gint64 n)
+bf16x3_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return 2 * bf16_bytes (k, n);
+  return 2 * bf16_bytes (k, n, nr);
 }
 
 /* bf16x3 (AMX-BF16 only): each product as hi.hi + hi.lo + lo.hi of the
@@ -283,7 +285,7 @@ test_matmul_packed_bf16x3 (void)
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
     { 2, 47, 1000, 33 },
   };
-  check_packed (MOROK_PRECISION_BF16X3, cases, G_N_ELEMENTS (cases), ref_matmul, 1e-5,
+  check_packed (MOROK_PRECISION_BF16X3, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), ref_matmul, 1e-5,
                 bf16x3_bytes);
 }
 
@@ -301,7 +303,7 @@ test_matmul_packed_bf16 (void)
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 250, 768, 768 }, { 2, 47, 1000, 33 },
   };
-  check_packed (MOROK_PRECISION_BF16, cases, G_N_ELEMENTS (cases), product_of_bf16, 1e-6,
+  check_packed (MOROK_PRECISION_BF16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_bf16, 1e-6,
                 bf16_bytes);
 }
 
@@ -341,9 +343,9 @@ product_of_int8 (const Ref *a, const Ref *b)
 
 /* quads, then a scale and a correction per block of 512 k per column */
 static gsize
-int8_bytes (gint64 k, gint64 n)
+int8_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) ((n + 63) / 64 * 64 * ((k + 3) / 4 * 4 + 4 + 4 * ((k + 511) / 512)));
+  return (gsize) ((n + nr - 1) / nr * nr * ((k + 3) / 4 * 4 + 4 + 4 * ((k + 511) / 512)));
 }
 
 /* int8 (AVX512-VNNI, or AVX-VNNI on avx2): B quantised per column at
@@ -354,17 +356,24 @@ int8_bytes (gint64 k, gint64 n)
  * 1e-6 sqrt (K); one quantum of one operand off moves C by about 1 / 127^2
  * of a product, a dropped or misplaced quad by |C|, a missing correction by
  * 128 / 127 of a column sum. Odd K (a partial quad) and K past a block of
- * 512, partial tiles, batches, columns over threads. */
+ * 512, partial tiles, batches, columns over threads; zmm on the avx512 ISA,
+ * ymm on avx2. */
 static void
-test_matmul_packed_int8 (void)
+test_matmul_packed_int8 (gconstpointer data)
 {
-  if (skip_unless_runs (MOROK_PRECISION_INT8))
-    return;
+  MorokIsa isa = GPOINTER_TO_INT (data);
+  const char *missing = morok_weight_pack_missing (isa, MOROK_PRECISION_INT8);
+  if (isa > morok_isa_detect () || missing)
+    {
+      g_test_skip_printf ("precision int8, isa %s: %s missing", morok_isa_name (isa),
+                          isa > morok_isa_detect () ? morok_isa_name (isa) : missing);
+      return;
+    }
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
     { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 },
   };
-  check_packed (MOROK_PRECISION_INT8, cases, G_N_ELEMENTS (cases), product_of_int8, 1e-6,
+  check_packed (MOROK_PRECISION_INT8, isa, cases, G_N_ELEMENTS (cases), product_of_int8, 1e-6,
                 int8_bytes);
 }
 
@@ -758,7 +767,10 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/matmul/packed-weight-f16", test_matmul_packed_f16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16", test_matmul_packed_bf16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16x3", test_matmul_packed_bf16x3);
-  g_test_add_func ("/nn/matmul/packed-weight-int8", test_matmul_packed_int8);
+  g_test_add_data_func ("/nn/matmul/packed-weight-int8", GINT_TO_POINTER (MOROK_ISA_AVX512),
+                        test_matmul_packed_int8);
+  g_test_add_data_func ("/nn/matmul/packed-weight-int8-avx2", GINT_TO_POINTER (MOROK_ISA_AVX2),
+                        test_matmul_packed_int8);
   g_test_add_func ("/nn/linear", test_linear);
   g_test_add_func ("/nn/conv/1d-and-2d", test_conv);
   g_test_add_func ("/nn/softmax", test_softmax);
