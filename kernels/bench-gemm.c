@@ -86,19 +86,20 @@ run_once (const Run *r)
     r->k->gemm_f32 (M, N, K, r->a, K, 1, r->b, N, 1, r->c, N, 0);
 }
 
-/* Best GFLOP/s over 3 timed runs of >= 0.2 s each. */
+/* Best GFLOP/s of @flops per call of once (r) over 3 timed runs of >= 0.2 s
+ * each, after one untimed call. */
 static double
-measure (const Run *r)
+measure_calls (void (*once) (const void *r), const void *r, double flops)
 {
-  double flops = 2.0 * r->M * r->N * r->K, best = 0;
-  run_once (r);
+  double best = 0;
+  once (r);
   for (int rep = 0; rep < 3; rep++)
     {
       int64_t iters = 0;
       double t0 = now (), t;
       do
         {
-          run_once (r);
+          once (r);
           iters++;
           t = now () - t0;
         }
@@ -107,6 +108,18 @@ measure (const Run *r)
       best = g > best ? g : best;
     }
   return best;
+}
+
+static void
+run_call (const void *r)
+{
+  run_once (r);
+}
+
+static double
+measure (const Run *r)
+{
+  return measure_calls (run_call, r, 2.0 * r->M * r->N * r->K);
 }
 
 static float *
@@ -155,26 +168,10 @@ packed_once (const PackedRun *r)
     }
 }
 
-/* Best GFLOP/s over 3 timed runs of >= 0.2 s each. */
-static double
-packed_measure (const PackedRun *r)
+static void
+packed_call (const void *r)
 {
-  double flops = 2.0 * r->M * r->N * r->K, best = 0;
   packed_once (r);
-  for (int rep = 0; rep < 3; rep++)
-    {
-      int64_t iters = 0;
-      double t0 = now (), t;
-      do
-        {
-          packed_once (r);
-          iters++;
-          t = now () - t0;
-        }
-      while (t < 0.2);
-      best = fmax (best, flops * iters / t * 1e-9);
-    }
-  return best;
 }
 
 static int
@@ -221,7 +218,7 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
           PackedRun r = { M, N, K, pr, a, bp, bytes,
                           aligned_alloc (64, ((M + 8) * (K + 3) / 4 * 4 + 63) / 64 * 64),
                           calloc (M + 8, sizeof (float)), c };
-          double g = packed_measure (&r), err = 0;
+          double g = measure_calls (packed_call, &r, 2.0 * M * N * K), err = 0;
           for (int64_t i = 0; i < M * N; i++)
             err = fmax (err, fabs (c[i] - ref[i]));
           snprintf (cell[p], sizeof cell[p], "%.1f (%.1e)", g, err / cmax);

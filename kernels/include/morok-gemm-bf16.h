@@ -82,14 +82,8 @@ MOROK_INLINE void
 morok_gemmbf_dots (morok_f32x16 acc[MOROK_GEMM_MR][4], int64_t kq, const uint32_t *restrict a,
                    int64_t ars, const uint16_t *restrict b)
 {
-  /* one opaque pointer per row, as in morok_gemm_tile */
   const uint32_t *row[MOROK_GEMM_MR];
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MOROK_GEMM_MR; i++)
-    {
-      row[i] = a + i * ars;
-      __asm__("" : "+r"(row[i]));
-    }
+  MOROK_GEMM_ROWS (row, a, ars);
   for (int64_t q = 0; q < kq; q++)
     {
       morok_bf16x32 bv[4];

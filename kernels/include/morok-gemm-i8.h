@@ -83,14 +83,8 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
       for (int i = 0; i < MOROK_GEMM_MR; i++)
         acc[i][v] = init;
     }
-  /* one opaque pointer per row, as in morok_gemm_tile */
   const uint32_t *row[MOROK_GEMM_MR];
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MOROK_GEMM_MR; i++)
-    {
-      row[i] = a + i * ars;
-      __asm__("" : "+r"(row[i]));
-    }
+  MOROK_GEMM_ROWS (row, a, ars);
   for (int64_t q = 0; q < kq; q++)
     {
       morok_gemm8_ivec bv[MOROK_GEMM_NV];

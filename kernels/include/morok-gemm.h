@@ -80,6 +80,17 @@ morok_gemm_min (int64_t a, int64_t b)
   return a < b ? a : b;
 }
 
+/* row[i] = a + i * ars for the MR rows of a tile's A, each pointer opaque
+ * to the compiler: from a[i*ars] it derives every row's address from the
+ * last one, a chain of dependent adds in each step that measured 7 %
+ * slower (SPR, operands in L1). */
+#define MOROK_GEMM_ROWS(row, a, ars)                                                               \
+  _Pragma ("clang loop unroll(full)") for (int i_ = 0; i_ < MOROK_GEMM_MR; i_++)                   \
+  {                                                                                                \
+    row[i_] = (a) + i_ * (ars);                                                                    \
+    __asm__ ("" : "+r"(row[i_]));                                                                  \
+  }
+
 /* The mr x nr corner of an MR x NR tile of sums into c (row stride ldc), =,
  * or += when load_c: whole vectors, then the columns left of a row. */
 MOROK_INLINE void
@@ -127,16 +138,8 @@ morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
     for (int j = 0; j < MOROK_GEMM_NV; j++)
       acc[i][j] = (morok_gemm_vec)0.0f;
 
-  /* One pointer per row of A, each opaque to the compiler: from a[i*ars]
-   * it derives every row's address from the last one, a chain of dependent
-   * adds in each step that measured 7 % slower (SPR, operands in L1). */
   const float *row[MOROK_GEMM_MR];
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MOROK_GEMM_MR; i++)
-    {
-      row[i] = a + i * ars;
-      __asm__ ("" : "+r"(row[i]));
-    }
+  MOROK_GEMM_ROWS (row, a, ars);
   for (int64_t k = 0; k < kc; k++)
     {
       morok_gemm_vec bv[MOROK_GEMM_NV];
