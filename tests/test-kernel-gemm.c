@@ -241,8 +241,30 @@ int8_operand (GRand *rand, int64_t n)
   return x;
 }
 
+/* A row of max 3 whose other values times 127 / 3 round, in f32, to a tie
+ * (n + 1/2) that the exact product is not: a fused multiply-add, which
+ * rounds the exact product, would send them the other way. */
+static void
+tie_row (float *row, int64_t n)
+{
+  const float inv = 127.0f / 3.0f;
+  int64_t got = 1;
+  row[0] = 3.0f;
+  for (int t = 1; t < 126 && got < n; t++)
+    {
+      float y = (t + 0.5f) / inv;
+      for (int step = 0; step < 8; step++, y = nextafterf (y, 0.0f))
+        if (got < n && y * inv == t + 0.5f && (double) y * inv != t + 0.5)
+          row[got++] = y;
+    }
+  g_assert_cmpint (got, >, 10);
+  for (; got < n; got++)
+    row[got] = 0.0f;
+}
+
 /* i8_quantize on every ISA, byte for byte the reference: qa = q + 128 and
- * 128 past K up to lda, sa the scale; a row of zeros has scale 0. */
+ * 128 past K up to lda, sa the scale; a row of zeros has scale 0, a row of
+ * ties (tie_row) rounds them to even. */
 static void
 test_i8_quantize (gconstpointer data)
 {
@@ -250,7 +272,7 @@ test_i8_quantize (gconstpointer data)
   if (skip_unless_runnable (k))
     return;
   GRand *rand = g_rand_new_with_seed (8);
-  const int64_t sizes[][2] = { { 1, 1 }, { 3, 5 }, { 7, 33 }, { 20, 768 }, { 2, 3073 } };
+  const int64_t sizes[][2] = { { 1, 1 }, { 3, 5 }, { 7, 33 }, { 20, 768 }, { 2, 3073 }, { 3, 64 } };
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int strided = 0; strided < 2; strided++)
       {
@@ -261,6 +283,13 @@ test_i8_quantize (gconstpointer data)
         if (M > 1)
           for (int64_t kk = 0; kk < K; kk++)
             a[sam + kk * sak] = 0.0f; /* row 1: all zero */
+        if (M > 2 && K >= 64)
+          {
+            float row[768];
+            tie_row (row, K);
+            for (int64_t kk = 0; kk < K; kk++)
+              a[2 * sam + kk * sak] = row[kk]; /* row 2: ties of f32, not of the exact product */
+          }
         g_autofree uint8_t *qa = g_new (uint8_t, M * lda);
         g_autofree float *sa = g_new (float, M);
         g_autofree int32_t *q = g_new (int32_t, K);

@@ -24,6 +24,22 @@
  * MOROK_GEMM8_KC k. The sums cannot overflow below K = 66000. */
 #pragma once
 
+/* x rounded to the nearest integer, ties to even (|x| < 2^22): vroundps
+ * on the AVX ISAs; in the portable build, which may have no SSE4.1 and has
+ * no libm, x + 1.5 * 2^23 leaves the integer in the low bits (x passes
+ * through memory first, or -ffp-contract=fast would fuse the product that
+ * makes it into the add, and round the exact product instead of x). */
+MOROK_INLINE int32_t
+morok_gemm8_round (float x)
+{
+#if defined(MOROK_ISA_PORTABLE)
+  volatile float v = x;
+  return (int32_t)(morok_f32_bits (v + 12582912.0f) - 0x4b400000u);
+#else
+  return (int32_t)__builtin_rintf (x);
+#endif
+}
+
 /* On every ISA (the kernel tests hold it to a reference everywhere):
  * rows of A [M, K] (element (i, k) at A[i*sam + k*sak]) quantised: qa[i*lda
  * + k] = round (a / sa[i]) + 128, to nearest even, zero (128) past K up to
@@ -47,7 +63,7 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
       float amax = morok_f32_from_bits (m), inv = m ? 127.0f / amax : 0.0f;
       sa[i] = amax / 127.0f;
       for (int64_t k = 0; k < K; k++)
-        q[k] = (uint8_t)((int32_t)__builtin_rintf (a[k * sak] * inv) + 128);
+        q[k] = (uint8_t)(morok_gemm8_round (a[k * sak] * inv) + 128);
       for (int64_t k = K; k < lda; k++)
         q[k] = 128;
     }
