@@ -58,7 +58,7 @@ for precision in f16 bf16 bf16x3 int8; do
   echo "== Morok, precision $precision =="
   env -u MOROK_THREADS MOROK_PRECISION=$precision BENCH_GIGAAM_TOP=0 build/bench/bench-gigaam \
     "$model" "$inputs" "$reps" 1 2 | tee -a "$log" | grep -v '^RESULT' \
-    || echo "(precision $precision does not run on this CPU)"
+    || echo "(no precision $precision here: the line above says why)"
 done
 echo "== onnxruntime =="
 ORT_DIR="$ort_dir" node bench/gigaam-ort.mjs "$onnx" "$inputs" "$reps" 1 2 \

@@ -145,7 +145,7 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format, g
    * (read, never stored), 4 * K4 bytes each, then a scale per row */
   gsize qrows = (gsize) rows + 8;
   return block + (qrows * (gsize) morok_weight_pack_quads (k) * 4 + 63) / 64 * 64
-         + qrows * sizeof (float);
+         + (qrows * sizeof (float) + 63) / 64 * 64; /* the next thread's slice 64-byte aligned */
 }
 
 gint64
