@@ -12,11 +12,12 @@
  * cores unless MOROK_THREADS says otherwise) one plan is prepared with t
  * bound at 30 s and serves every length: the 2 s check (largest absolute
  * difference from the float64 reference, first thread count only), then
- * 10 s and 30 s, one untimed and REPS (default 5) timed executes each:
+ * 10 s and 30 s (or only $BENCH_GIGAAM_SECONDS), one untimed and REPS
+ * (default 5) timed executes each:
  *
  *   RESULT morok threads=1 seconds=10 median=0.8312 min=0.8123
  *
- * (morok-f16 or morok-bf16x3 under MOROK_PRECISION=f16 or bf16x3).
+ * (morok-f16, morok-int8, ... under MOROK_PRECISION=f16, int8, ...).
  *
  * With one thread ($BENCH_GIGAAM_PROFILE_THREADS), a per-kernel profile of
  * 10 s ($BENCH_GIGAAM_PROFILE_S seconds; median of 3 profiled executes; the
@@ -107,19 +108,21 @@ check (GigaAmEncoderJit *jit, MorokSafetensors *inputs, GError **error)
       return FALSE;
     }
   const float *o = out->data;
-  double err = 0;
+  double err = 0, big = 0;
   for (gint64 i = 0; i < r->n_elements; i++)
     {
       double d = fabs ((double)o[i] - ref[i]);
       err = d <= err ? err : d; /* a NaN sticks */
+      big = fmax (big, fabs (ref[i]));
     }
   printf ("morok check: %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-          " encoder output of 2 s, max abs error %.2e against the float64 reference\n",
-          out->shape[0], out->shape[1], out->shape[2], err);
+          " encoder output of 2 s, max abs error %.2e against the float64 reference (%.2e of its"
+          " max |x|)\n",
+          out->shape[0], out->shape[1], out->shape[2], err, err / big);
   return TRUE;
 }
 
-/* "morok", or "morok-f16" under MOROK_PRECISION=f16 (bf16x3 alike) */
+/* "morok", or "morok-f16" under MOROK_PRECISION=f16 (bf16, bf16x3, int8 alike) */
 static const char *
 side (void)
 {
@@ -145,6 +148,10 @@ time_lengths (GigaAmEncoderJit *jit, guint threads, const float *bench, guint re
   g_autofree double *t = g_new (double, reps);
   for (guint s = 0; s < G_N_ELEMENTS (seconds); s++)
     {
+      /* $BENCH_GIGAAM_SECONDS: only that length */
+      const char *only = g_getenv ("BENCH_GIGAAM_SECONDS");
+      if (only && atoi (only) != seconds[s])
+        continue;
       gint64 n = seconds[s] * 16000;
       if (!load_input (jit, bench, n, error) || !execute (jit, n, error))
         return FALSE;

@@ -10,6 +10,8 @@
 // Then, per thread count and length, one untimed run and `reps` timed runs of
 // session.run (), and one line per case:
 //   RESULT ort threads=1 seconds=10 median=0.8312 min=0.8123
+// ($ORT_LABEL in place of "ort": ort-int8 for the model of
+// scripts/gigaam/quantize-bench-onnx.py; $BENCH_GIGAAM_SECONDS=10: 10 s only).
 //
 // usage: ORT_DIR=<dir with node_modules/onnxruntime-node> \
 //        node gigaam-ort.mjs model.onnx inputs.safetensors [reps] [threads...]
@@ -24,6 +26,9 @@ const version = require('onnxruntime-node/package.json').version;
 const reps = Number(repsArg || 5);
 const threadCounts = threadArgs.length ? threadArgs.map(Number) : [1, 2];
 const SR = 16000;
+const label = process.env.ORT_LABEL || 'ort'; // ort-int8 for the quantised model
+// $BENCH_GIGAAM_SECONDS: only that length
+const lengths = [10, 30].filter((s) => !process.env.BENCH_GIGAAM_SECONDS || s === Number(process.env.BENCH_GIGAAM_SECONDS));
 
 // The F32 tensors of a safetensors file, by name (copied, so aligned).
 function readSafetensors (file) {
@@ -57,17 +62,20 @@ for (const threads of threadCounts) {
     executionMode: 'sequential',
   });
   const createS = Number(process.hrtime.bigint() - t0) / 1e9;
-  console.log(`ort ${threads} thread(s): session created in ${createS.toFixed(2)} s`);
+  console.log(`${label} ${threads} thread(s): session created in ${createS.toFixed(2)} s`);
   if (threads === threadCounts[0]) {
     const ref = inputs['check.encoded'];
     const got = (await session.run(feeds(inputs['audio.check'].data))).encoded;
     if (got.dims.join() !== ref.shape.join())
       throw new Error(`check: output ${got.dims} expected ${ref.shape}`);
-    let err = 0;
-    for (let i = 0; i < ref.data.length; i++) err = Math.max(err, Math.abs(got.data[i] - ref.data[i]));
-    console.log(`ort check: ${got.dims.join('x')} encoder output of 2 s, max abs error ${err.toExponential(2)} against the float64 reference`);
+    let err = 0, big = 0;
+    for (let i = 0; i < ref.data.length; i++) {
+      err = Math.max(err, Math.abs(got.data[i] - ref.data[i]));
+      big = Math.max(big, Math.abs(ref.data[i]));
+    }
+    console.log(`${label} check: ${got.dims.join('x')} encoder output of 2 s, max abs error ${err.toExponential(2)} against the float64 reference (${(err / big).toExponential(2)} of its max |x|)`);
   }
-  for (const seconds of [10, 30]) {
+  for (const seconds of lengths) {
     const samples = inputs['audio.bench'].data.slice(0, seconds * SR);
     const f = feeds(samples);
     await session.run(f);
@@ -77,7 +85,7 @@ for (const threads of threadCounts) {
       await session.run(f);
       times.push(Number(process.hrtime.bigint() - s0) / 1e9);
     }
-    console.log(`RESULT ort threads=${threads} seconds=${seconds} median=${median(times).toFixed(4)} min=${Math.min(...times).toFixed(4)}`);
+    console.log(`RESULT ${label} threads=${threads} seconds=${seconds} median=${median(times).toFixed(4)} min=${Math.min(...times).toFixed(4)}`);
   }
   await session.release();
 }

@@ -3,11 +3,17 @@
  * ISA path, next to OpenBLAS's cblas_sgemm on the same operands: the yardstick
  * of DESIGN.md. Not a test; built only where OpenBLAS is found:
  *
- *   ninja -C build kernels/bench-gemm
- *   OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 build/kernels/bench-gemm [--best] [M N K ...]
+ *   ninja -C build bench/bench-gemm
+ *   OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 build/bench/bench-gemm [--best] [M N K ...]
+ *   build/bench/bench-gemm --packed [M N K ...]
  *
  * --best measures only the best ISA this CPU runs (the one plans use) and
- * prints "-" for the others.
+ * prints "-" for the others. --packed measures, on AVX-512, the products a
+ * plan runs with a constant weight ([N, K], packed by morok_weight_pack):
+ * f32, bf16 and bf16x3 on vdpbf16ps (AVX512-BF16) and int8 on vpdpbusd
+ * (AVX512-VNNI; A quantised in each call, as in a plan), "-" where this
+ * CPU lacks the instructions, each with its largest error against a double
+ * product relative to the largest |C|; int8 counts 2 M N K operations.
  * Each shape runs with B stored [K, N] ("nn") and [N, K] ("nt", PyTorch's
  * Linear weight); A is [M, K], C is [M, N]. Each figure is the best of a few
  * runs of at least 0.2 s, after one untimed call. The largest difference from
@@ -48,6 +54,7 @@
 #include <cblas.h>
 
 #include "kernel-headers-export.h"
+#include "kernels/weight-pack.h"
 
 static double
 now (void)
@@ -79,19 +86,20 @@ run_once (const Run *r)
     r->k->gemm_f32 (M, N, K, r->a, K, 1, r->b, N, 1, r->c, N, 0);
 }
 
-/* Best GFLOP/s over 3 timed runs of >= 0.2 s each. */
+/* Best GFLOP/s of @flops per call of once (r) over 3 timed runs of >= 0.2 s
+ * each, after one untimed call. */
 static double
-measure (const Run *r)
+measure_calls (void (*once) (const void *r), const void *r, double flops)
 {
-  double flops = 2.0 * r->M * r->N * r->K, best = 0;
-  run_once (r);
+  double best = 0;
+  once (r);
   for (int rep = 0; rep < 3; rep++)
     {
       int64_t iters = 0;
       double t0 = now (), t;
       do
         {
-          run_once (r);
+          once (r);
           iters++;
           t = now () - t0;
         }
@@ -102,6 +110,18 @@ measure (const Run *r)
   return best;
 }
 
+static void
+run_call (const void *r)
+{
+  run_once (r);
+}
+
+static double
+measure (const Run *r)
+{
+  return measure_calls (run_call, r, 2.0 * r->M * r->N * r->K);
+}
+
 static float *
 random_floats (int64_t n)
 {
@@ -109,6 +129,106 @@ random_floats (int64_t n)
   for (int64_t i = 0; i < n; i++)
     p[i] = (float)rand () / RAND_MAX * 2.0f - 1.0f;
   return p;
+}
+
+/* ---- --packed ---- */
+
+typedef struct
+{
+  int64_t M, N, K;
+  MorokPrecision precision;
+  const float *a;
+  const void *bp; /* packed */
+  size_t bytes;
+  uint8_t *qa; /* int8: A quantised, M + 8 rows */
+  float *sa, *c;
+} PackedRun;
+
+static void
+packed_once (const PackedRun *r)
+{
+  const MorokKernelExports *k = &morok_kernel_exports_avx512;
+  int64_t M = r->M, N = r->N, K = r->K, panels = (N + 63) / 64;
+  if (r->precision == MOROK_PRECISION_F32)
+    k->gemm_f32_packed (M, N, K, r->a, K, 1, r->bp, r->c, N, 0);
+  else if (r->precision == MOROK_PRECISION_INT8)
+    {
+      int64_t lda = morok_weight_pack_quads (K) * 4;
+      const float *sb = (const float *)((const int8_t *)r->bp + panels * 64 * lda);
+      k->i8_quantize (M, K, r->a, K, 1, r->qa, r->sa, lda);
+      k->gemm_i8_packed (M, N, r->qa, r->sa, lda, r->bp, sb, (const int32_t *)(sb + panels * 64),
+                         panels * 64, r->c, N, 0);
+    }
+  else
+    {
+      const uint16_t *lo = r->precision == MOROK_PRECISION_BF16X3
+                               ? (const uint16_t *)r->bp + r->bytes / 4 : NULL;
+      k->gemm_bf16_packed (M, N, K, r->a, K, 1, r->bp, lo, morok_weight_pack_pairs (K, r->precision),
+                           r->c, N, 0);
+    }
+}
+
+static void
+packed_call (const void *r)
+{
+  packed_once (r);
+}
+
+static int
+bench_packed (int64_t (*shapes)[3], int n_shapes)
+{
+  const MorokKernelExports *k = &morok_kernel_exports_avx512;
+  if (!morok_kernel_exports_runnable (k))
+    {
+      printf ("no AVX-512 here\n");
+      return 0;
+    }
+  static const MorokPrecision precisions[] = { MOROK_PRECISION_F32, MOROK_PRECISION_BF16,
+                                               MOROK_PRECISION_BF16X3, MOROK_PRECISION_INT8 };
+  printf ("%-18s %18s %18s %18s %18s\n", "M x N x K", "f32 GF/s (err)", "bf16", "bf16x3",
+          "int8 GOP/s");
+  for (int s = 0; s < n_shapes; s++)
+    {
+      int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+      float *a = random_floats (M * K), *b = random_floats (N * K), *c = random_floats (M * N);
+      double *ref = calloc (M * N, sizeof *ref), cmax = 0;
+      for (int64_t m = 0; m < M; m++)
+        for (int64_t n = 0; n < N; n++)
+          {
+            for (int64_t kk = 0; kk < K; kk++)
+              ref[m * N + n] += (double)a[m * K + kk] * b[n * K + kk];
+            cmax = fmax (cmax, fabs (ref[m * N + n]));
+          }
+      char name[64], cell[4][32];
+      snprintf (name, sizeof name, "%ld x %ld x %ld", (long)M, (long)N, (long)K);
+      for (int p = 0; p < 4; p++)
+        {
+          MorokPrecision pr = precisions[p];
+          int has = pr == MOROK_PRECISION_F32   ? 1
+                    : pr == MOROK_PRECISION_INT8 ? k->gemm_i8_packed != NULL
+                                                 : k->gemm_bf16_packed != NULL;
+          if (!has || morok_weight_pack_missing (MOROK_ISA_AVX512, pr))
+            {
+              snprintf (cell[p], sizeof cell[p], "-");
+              continue;
+            }
+          size_t bytes = morok_weight_pack_bytes (K, N, 64, pr);
+          void *bp = aligned_alloc (64, (bytes + 63) / 64 * 64);
+          morok_weight_pack (b, K, N, 1, K, 64, pr, bp); /* B = W^T, W [N, K] */
+          PackedRun r = { M, N, K, pr, a, bp, bytes,
+                          aligned_alloc (64, ((M + 8) * (K + 3) / 4 * 4 + 63) / 64 * 64),
+                          calloc (M + 8, sizeof (float)), c };
+          double g = measure_calls (packed_call, &r, 2.0 * M * N * K), err = 0;
+          for (int64_t i = 0; i < M * N; i++)
+            err = fmax (err, fabs (c[i] - ref[i]));
+          snprintf (cell[p], sizeof cell[p], "%.1f (%.1e)", g, err / cmax);
+          free (bp), free (r.qa), free (r.sa);
+        }
+      printf ("%-18s %18s %18s %18s %18s\n", name, cell[0], cell[1], cell[2], cell[3]);
+      fflush (stdout);
+      free (a), free (b), free (c), free (ref);
+    }
+  return 0;
 }
 
 int
@@ -121,7 +241,8 @@ main (int argc, char **argv)
   int64_t (*shapes)[3] = (int64_t (*)[3])default_shapes;
   int n_shapes = sizeof (default_shapes) / sizeof (default_shapes[0]);
   int best_only = argc > 1 && strcmp (argv[1], "--best") == 0;
-  argc -= best_only, argv += best_only;
+  int packed = argc > 1 && strcmp (argv[1], "--packed") == 0;
+  argc -= best_only + packed, argv += best_only + packed;
   if (argc > 1)
     {
       n_shapes = (argc - 1) / 3;
@@ -129,6 +250,8 @@ main (int argc, char **argv)
       for (int i = 0; i < n_shapes * 3; i++)
         shapes[i / 3][i % 3] = atoll (argv[1 + i]);
     }
+  if (packed)
+    return bench_packed (shapes, n_shapes);
   const MorokKernelExports *isas[] = { &morok_kernel_exports_avx512, &morok_kernel_exports_avx2,
                                        &morok_kernel_exports_portable };
 

@@ -16,6 +16,8 @@
 #include "morok-vmath.h"
 #include "morok-gemm.h"
 #include "morok-gemm-amx.h"
+#include "morok-gemm-bf16.h"
+#include "morok-gemm-i8.h"
 #include "morok-attention.h"
 
 #include "kernel-headers-export.h"
@@ -127,4 +129,12 @@ const MorokKernelExports MOROK_EXPORT_NAME (morok_kernel_exports, MOROK_EXPORT_I
   .f32_to_bf16 = f32_to_bf16,
   .vmath = vmath,
   .gemm_f32 = morok_gemm_f32,
+  .gemm_f32_packed = morok_gemm_f32_packed,
+#if defined(MOROK_GEMMBF_KC)
+  .gemm_bf16_packed = morok_gemm_bf16_packed,
+#endif
+  .i8_quantize = morok_gemm_i8_quantize,
+#if defined(MOROK_GEMM8_KC)
+  .gemm_i8_packed = morok_gemm_i8_packed,
+#endif
 };

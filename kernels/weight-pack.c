@@ -2,9 +2,12 @@
 /* Constant matmul operands in the GEMM's panel layout: see weight-pack.h. */
 #include "kernels/weight-pack.h"
 #include "io/safetensors.h"
+#include <math.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__linux__)
+#if defined(__x86_64__)
 #include <cpuid.h>
+#endif
+#if defined(__x86_64__) && defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
 #define ARCH_REQ_XCOMP_PERM 0x1023 /* asm/prctl.h */
@@ -70,10 +73,61 @@ morok_weight_pack_amx_supported (void)
 #endif
 }
 
+#if defined(__x86_64__)
+/* CPUID.(7, @sub) register @reg (0 EAX .. 3 EDX) bit @bit */
+static gboolean
+cpuid7_bit (guint sub, guint reg, guint bit)
+{
+  guint r[4];
+  return __get_cpuid_count (7, sub, &r[0], &r[1], &r[2], &r[3]) && (r[reg] >> bit & 1u);
+}
+#define CPU_AVX512_VNNI cpuid7_bit (0, 2, 11) /* ECX 11 */
+#define CPU_AVX512_BF16 cpuid7_bit (1, 0, 5)  /* (7, 1).EAX 5 */
+#define CPU_AVX_VNNI cpuid7_bit (1, 0, 4)     /* (7, 1).EAX 4 */
+#else
+#define CPU_AVX512_VNNI FALSE
+#define CPU_AVX512_BF16 FALSE
+#define CPU_AVX_VNNI FALSE
+#endif
+
+const char *
+morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
+{
+  gboolean avx512 = isa == MOROK_ISA_AVX512;
+  switch (precision)
+    {
+    case MOROK_PRECISION_F32:
+      return NULL;
+    case MOROK_PRECISION_F16:
+      return !avx512 ? "the avx512 ISA" : morok_weight_pack_f16_supported () ? NULL : "AVX512-FP16";
+    case MOROK_PRECISION_BF16:
+    case MOROK_PRECISION_BF16X3:
+      if (!avx512)
+        return "the avx512 ISA";
+      return morok_weight_pack_amx_supported () || CPU_AVX512_BF16 ? NULL
+                                                                   : "AVX512-BF16 (or AMX-BF16)";
+    case MOROK_PRECISION_INT8:
+      if (avx512)
+        return CPU_AVX512_VNNI ? NULL : "AVX512-VNNI";
+      if (isa == MOROK_ISA_AVX2)
+        return CPU_AVX_VNNI || CPU_AVX512_VNNI ? NULL : "AVX-VNNI";
+      return "the avx512 or avx2 ISA";
+    default:
+      return "a known precision";
+    }
+}
+
+guint
+morok_weight_pack_bf16_parts (MorokPrecision format)
+{
+  return format == MOROK_PRECISION_BF16X3 ? 2 : format == MOROK_PRECISION_BF16 ? 1 : 0;
+}
+
 guint
 morok_weight_pack_amx_parts (MorokPrecision format)
 {
-  return format == MOROK_PRECISION_BF16X3 ? 2 : format == MOROK_PRECISION_BF16 ? 1 : 0;
+  guint parts = morok_weight_pack_bf16_parts (format);
+  return parts && morok_weight_pack_amx_supported () ? parts : 0;
 }
 
 gsize
@@ -84,20 +138,42 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format, g
    * bf16x3), as kernels/include/morok-gemm-amx.h lays it out */
   if (parts)
     return (gsize) ((rows + 31) / 32 * 32) * (gsize) ((k + 31) / 32 * 32) * 2 * parts;
-  return epilogue ? (gsize) rows * MOROK_WEIGHT_PACK_EPILOGUE_COLS * sizeof (float) : 0;
+  gsize block = epilogue ? (gsize) rows * MOROK_WEIGHT_PACK_EPILOGUE_COLS * sizeof (float) : 0;
+  if (format != MOROK_PRECISION_INT8)
+    return block;
+  /* then A quantised (morok-gemm-i8.h): rows and a tile's worth past them
+   * (read, never stored), 4 * K4 bytes each, then a scale per row */
+  gsize qrows = (gsize) rows + 8;
+  return block + (qrows * (gsize) morok_weight_pack_quads (k) * 4 + 63) / 64 * 64
+         + (qrows * sizeof (float) + 63) / 64 * 64; /* the next thread's slice 64-byte aligned */
+}
+
+gint64
+morok_weight_pack_quads (gint64 k)
+{
+  return (k + 3) / 4;
+}
+
+gint64
+morok_weight_pack_int8_blocks (gint64 k)
+{
+  return (k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC;
 }
 
 gint64
 morok_weight_pack_pairs (gint64 k, MorokPrecision format)
 {
-  return morok_weight_pack_amx_parts (format) ? (k + 31) / 32 * 16 : (k + 1) / 2;
+  return morok_weight_pack_bf16_parts (format) ? (k + 31) / 32 * 16 : (k + 1) / 2;
 }
 
 gsize
 morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
 {
   gint64 panels = (n + nr - 1) / nr;
-  gint64 copies = MAX (morok_weight_pack_amx_parts (format), 1);
+  gint64 copies = MAX (morok_weight_pack_bf16_parts (format), 1);
+  if (format == MOROK_PRECISION_INT8) /* quads, then a scale and corrections per column */
+    return (gsize) (panels * nr
+                    * (morok_weight_pack_quads (k) * 4 + 4 + 4 * morok_weight_pack_int8_blocks (k)));
   if (format != MOROK_PRECISION_F32)
     return (gsize) (copies * panels * morok_weight_pack_pairs (k, format) * nr * 2 * 2);
   return (gsize) (panels * k * nr * 4);
@@ -114,12 +190,50 @@ f32_to_bf16 (float v)
   return (guint16) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
+/* int8 (weight-pack.h): each column's largest magnitude, then each value
+ * rounded (to nearest even) to a multiple of it / 127; both passes walk B
+ * along its contiguous axis, as morok_weight_pack does */
+static void
+pack_int8 (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr, gint8 *dst)
+{
+  gint64 k4 = morok_weight_pack_quads (k), panels = (n + nr - 1) / nr;
+  float *scale = (float *) (dst + panels * k4 * nr * 4);
+  gint32 *corr = (gint32 *) (scale + panels * nr);
+  g_autofree float *inv = g_new0 (float, n);
+  gboolean by_col = sbk == 1 && sbn != 1;
+  gint64 outer = by_col ? n : k, inner = by_col ? k : n;
+  for (gint64 o = 0; o < outer; o++)
+    for (gint64 i = 0; i < inner; i++)
+      {
+        gint64 kk = by_col ? i : o, col = by_col ? o : i;
+        inv[col] = MAX (inv[col], fabsf (b[kk * sbk + col * sbn])); /* the max, for now */
+      }
+  for (gint64 col = 0; col < n; col++)
+    {
+      scale[col] = inv[col] / 127.0f;
+      inv[col] = inv[col] > 0.0f ? 127.0f / inv[col] : 0.0f;
+    }
+  for (gint64 o = 0; o < outer; o++)
+    for (gint64 i = 0; i < inner; i++)
+      {
+        gint64 kk = by_col ? i : o, col = by_col ? o : i;
+        gint8 q = (gint8) CLAMP (rintf (b[kk * sbk + col * sbn] * inv[col]), -127.0f, 127.0f);
+        dst[((col / nr * k4 + kk / 4) * nr + col % nr) * 4 + (kk & 3)] = q;
+        corr[kk / MOROK_WEIGHT_PACK_INT8_KC * panels * nr + col] += 128 * q;
+      }
+}
+
 void
 morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,
                    MorokPrecision format, void *dst)
 {
   gsize bytes = morok_weight_pack_bytes (k, n, nr, format);
   memset (dst, 0, bytes); /* the padding */
+  if (format == MOROK_PRECISION_INT8)
+    {
+      pack_int8 (b, k, n, sbk, sbn, nr, dst);
+      return;
+    }
   gint64 k2 = morok_weight_pack_pairs (k, format);
   guint16 *lo = (guint16 *) dst + bytes / 4; /* bf16x3: the second half */
   /* walk B along its contiguous axis: reading a 900 MB model across its

@@ -11,9 +11,19 @@
  *        as the f16 micro-kernel multiplies a broadcast pair of A against it.
  *   bf16: the same pairs in bf16 with K2 rounded up to a multiple of 16
  *        (an AMX tile is 16 pairs deep; a tile of 16 columns is then 16 rows
- *        of 64 bytes, 256 bytes apart).
+ *        of 64 bytes, 256 bytes apart). Without AMX vdpbf16ps reads the same
+ *        layout: a pair of 16 columns is one zmm.
  *   bf16x3: the bf16 layout twice: hi = bf16 (b), then at element
  *        panels*K2*NR*2 lo = bf16 (b - hi).
+ *   int8: column j quantised symmetrically, q = round (b / s[j]) in
+ *        [-127, 127] with s[j] = max_k |b[k, j]| / 127 (to nearest even), k
+ *        in quads (K4 = ceil (K / 4), zero past K), the quad's four values
+ *        side by side: dst[((p*K4 + q)*NR + j)*4 + (k & 3)], q = k / 4, as
+ *        vpdpbusd reads them; then, at byte panels*K4*NR*4, s as float
+ *        [panels*NR], then corr[blk][j] = 128 * sum q[k, j] over the k of
+ *        block blk (MOROK_WEIGHT_PACK_INT8_KC each) as int32
+ *        [blocks][panels*NR] (zero past N): the sum an activation offset by
+ *        128 adds (kernels/include/morok-gemm-i8.h).
  *
  *   gsize bytes = morok_weight_pack_bytes (768, 3072, 64, MOROK_PRECISION_F16);
  *   morok_weight_pack (w, 768, 3072, 1, 768, 64, MOROK_PRECISION_F16, dst);  // W^T of [3072, 768] */
@@ -36,8 +46,19 @@ gboolean morok_weight_pack_f16_supported (void);
 /* TRUE if this CPU has AMX-BF16 and the kernel lets this process use its
  * tiles (asked for once, process-wide: arch_prctl ARCH_REQ_XCOMP_PERM). */
 gboolean morok_weight_pack_amx_supported (void);
-/* The bf16 copies of the weight an AMX format keeps (bf16: 1, bf16x3: hi
+/* Whether a plan for @isa runs @precision's products on this CPU: NULL if
+ * it does, else what is missing ("AVX512-VNNI", "the avx512 ISA"): the one
+ * answer the plan's precision check, its error and the tests' skips give.
+ * f32 runs everywhere; f16 needs avx512 and AVX512-FP16; bf16 and bf16x3
+ * avx512 and AMX-BF16 (tile multiplies) or AVX512-BF16 (vdpbf16ps); int8
+ * avx512 and AVX512-VNNI (zmm vpdpbusd) or avx2 and AVX-VNNI (ymm). */
+const char *morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision);
+/* The bf16 copies of the weight a bf16 format keeps (bf16: 1, bf16x3: hi
  * and lo, 2); 0 for the other formats. */
+guint morok_weight_pack_bf16_parts (MorokPrecision format);
+/* morok_weight_pack_bf16_parts where this CPU runs the format's products on
+ * AMX; 0 elsewhere, where they run as vdpbf16ps on AVX512-BF16 (the same
+ * packed layout, kernels/include/morok-gemm-bf16.h). */
 guint morok_weight_pack_amx_parts (MorokPrecision format);
 /* Columns of C a product with packed weights and an epilogue stores at a
  * time, into the kernel's scratch memory, before the epilogue reads them
@@ -47,13 +68,21 @@ guint morok_weight_pack_amx_parts (MorokPrecision format);
 #define MOROK_WEIGHT_PACK_EPILOGUE_COLS 256
 /* Scratch bytes per thread that a product with B packed in @format needs,
  * for at most @rows rows of A and K = @k: the AMX formats convert A into
- * tiles there; f32 and f16 with an @epilogue store blocks of C there. */
+ * tiles there; the others with an @epilogue store blocks of C there, int8
+ * then A quantised. */
 gsize morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format,
                                        gboolean epilogue);
 /* K2 of a pairs layout (f16, bf16, bf16x3): pairs per panel. */
 gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
+/* K4 of the int8 layout: quads per panel. */
+gint64 morok_weight_pack_quads (gint64 k);
+/* k per block of the int8 kernel, each with its own corrections (its
+ * MOROK_GEMM8_KC) */
+#define MOROK_WEIGHT_PACK_INT8_KC 512
+/* Blocks of MOROK_WEIGHT_PACK_INT8_KC k in K = @k (rows of corrections). */
+gint64 morok_weight_pack_int8_blocks (gint64 k);
 gsize morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format);
-/* Rounds to nearest even. */
+/* Rounds to nearest even (int8: weight-pack.h above). */
 void morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,
                         MorokPrecision format, void *dst);
 

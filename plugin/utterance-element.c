@@ -59,13 +59,17 @@ morok_precision_enum_get_type (void)
       "Products with the weights in f16, sums in f32: faster, about 1e-2 off (AVX512-FP16 only)",
       "f16" },
     { MOROK_PRECISION_BF16,
-      "Products with the weights in bf16 on AMX, sums in f32: fastest, about 5e-2 off "
-      "(AMX-BF16 only)",
+      "Products with the weights in bf16, sums in f32: fast, about 5e-2 off "
+      "(AMX-BF16 or AVX512-BF16 only)",
       "bf16" },
     { MOROK_PRECISION_BF16X3,
-      "Products with the weights as three bf16 products on AMX, sums in f32: fast, within "
-      "about 1e-4 of f32 (AMX-BF16 only)",
+      "Products with the weights as three bf16 products, sums in f32: within about 1e-4 of "
+      "f32 (AMX-BF16 or AVX512-BF16 only; faster than f32 on AMX only)",
       "bf16x3" },
+    { MOROK_PRECISION_INT8,
+      "Products with the weights in int8 per column and activations in uint8 per row, sums "
+      "in int32: fastest, about 1e-1 off on the tiny fixtures (AVX512-VNNI or AVX-VNNI only)",
+      "int8" },
     { 0, NULL, NULL },
   };
   if (g_once_init_enter (&type))

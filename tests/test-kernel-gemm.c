@@ -14,9 +14,11 @@
 #include <glib.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel-test-util.h"
+#include "kernels/weight-pack.h"
 
 static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_avx512,
@@ -211,6 +213,218 @@ test_gemm_empty (gconstpointer data)
     g_assert_cmpfloat (c[i], ==, 9.0f);
 }
 
+/* ---- int8 (kernels/include/morok-gemm-i8.h, kernels/weight-pack.h) ---- */
+
+/* The quantisation int8 specifies, written out plainly: the values x[i*step],
+ * i < n, as round (x / s) to nearest even with s = max |x| / 127 (f32
+ * arithmetic, as the kernels do it); returns s. */
+static float
+ref_quantize (const float *x, int64_t n, int64_t step, int32_t *q)
+{
+  float m = 0.0f;
+  for (int64_t i = 0; i < n; i++)
+    m = fmaxf (m, fabsf (x[i * step]));
+  float inv = m > 0.0f ? 127.0f / m : 0.0f;
+  for (int64_t i = 0; i < n; i++)
+    q[i] = (int32_t) rintf (x[i * step] * inv);
+  return m / 127.0f;
+}
+
+/* uniform in [-1, 1], with a few rows' or columns' values 50 times larger
+ * and some exact zeros, so that scales differ and ties to even occur */
+static float *
+int8_operand (GRand *rand, int64_t n)
+{
+  float *x = g_new (float, n);
+  for (int64_t i = 0; i < n; i++)
+    x[i] = i % 97 == 0 ? 0.0f : (float) g_rand_double_range (rand, -1.0, 1.0) * (i % 13 ? 1 : 50);
+  return x;
+}
+
+/* A row of max 3 whose other values times 127 / 3 round, in f32, to a tie
+ * (n + 1/2) that the exact product is not: a fused multiply-add, which
+ * rounds the exact product, would send them the other way. */
+static void
+tie_row (float *row, int64_t n)
+{
+  const float inv = 127.0f / 3.0f;
+  int64_t got = 1;
+  row[0] = 3.0f;
+  for (int t = 1; t < 126 && got < n; t++)
+    {
+      float y = (t + 0.5f) / inv;
+      for (int step = 0; step < 8; step++, y = nextafterf (y, 0.0f))
+        if (got < n && y * inv == t + 0.5f && (double) y * inv != t + 0.5)
+          row[got++] = y;
+    }
+  g_assert_cmpint (got, >, 10);
+  for (; got < n; got++)
+    row[got] = 0.0f;
+}
+
+/* i8_quantize on every ISA, byte for byte the reference: qa = q + 128 and
+ * 128 past K up to lda, sa the scale; a row of zeros has scale 0, a row of
+ * ties (tie_row) rounds them to even. */
+static void
+test_i8_quantize (gconstpointer data)
+{
+  const MorokKernelExports *k = data;
+  if (skip_unless_runnable (k))
+    return;
+  GRand *rand = g_rand_new_with_seed (8);
+  const int64_t sizes[][2] = { { 1, 1 }, { 3, 5 }, { 7, 33 }, { 20, 768 }, { 2, 3073 }, { 3, 64 } };
+  for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
+    for (int strided = 0; strided < 2; strided++)
+      {
+        int64_t M = sizes[t][0], K = sizes[t][1], lda = (K + 3) / 4 * 4;
+        /* strided: k-major storage, A[k*M + i] */
+        int64_t sam = strided ? 1 : K, sak = strided ? M : 1;
+        g_autofree float *a = int8_operand (rand, M * K);
+        if (M > 1)
+          for (int64_t kk = 0; kk < K; kk++)
+            a[sam + kk * sak] = 0.0f; /* row 1: all zero */
+        if (M > 2 && K >= 64)
+          {
+            float row[768];
+            tie_row (row, K);
+            for (int64_t kk = 0; kk < K; kk++)
+              a[2 * sam + kk * sak] = row[kk]; /* row 2: ties of f32, not of the exact product */
+          }
+        g_autofree uint8_t *qa = g_new (uint8_t, M * lda);
+        g_autofree float *sa = g_new (float, M);
+        g_autofree int32_t *q = g_new (int32_t, K);
+        k->i8_quantize (M, K, a, sam, sak, qa, sa, lda);
+        for (int64_t i = 0; i < M; i++)
+          {
+            float s = ref_quantize (a + i * sam, K, sak, q);
+            g_assert_cmpfloat (sa[i], ==, s);
+            for (int64_t kk = 0; kk < lda; kk++)
+              g_assert_cmpint (qa[i * lda + kk], ==, kk < K ? q[kk] + 128 : 128);
+          }
+      }
+  g_rand_free (rand);
+}
+
+/* morok_weight_pack in int8 (host code, every CPU), byte for byte the
+ * layout weight-pack.h gives: per column the reference's quantisation,
+ * its scale and 128 times its sum over each block of 512 k; zeros past K
+ * and past N (K up to two blocks here). B given [K, N]
+ * and as a transposed [N, K]. */
+static void
+test_i8_pack (void)
+{
+  GRand *rand = g_rand_new_with_seed (9);
+  const int64_t sizes[][3] = { { 5, 70, 16 }, { 33, 64, 64 }, { 770, 130, 64 } }; /* K, N, NR */
+  for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
+    for (int transposed = 0; transposed < 2; transposed++)
+      {
+        int64_t K = sizes[t][0], N = sizes[t][1], nr = sizes[t][2], k4 = (K + 3) / 4;
+        int64_t panels = (N + nr - 1) / nr, sbk = transposed ? 1 : N, sbn = transposed ? K : 1;
+        g_autofree float *b = int8_operand (rand, K * N);
+        gsize bytes = morok_weight_pack_bytes (K, N, nr, MOROK_PRECISION_INT8);
+        int64_t blocks = (K + 511) / 512;
+        g_assert_cmpuint (bytes, ==, panels * nr * (k4 * 4 + 4 + 4 * blocks));
+        g_autofree int8_t *dst = g_malloc (bytes);
+        morok_weight_pack (b, K, N, sbk, sbn, nr, MOROK_PRECISION_INT8, dst);
+        const float *scale = (const float *) (dst + panels * k4 * nr * 4);
+        const int32_t *corr = (const int32_t *) (scale + panels * nr);
+        g_autofree int32_t *q = g_new (int32_t, K);
+        for (int64_t col = 0; col < panels * nr; col++)
+          {
+            float s = col < N ? ref_quantize (b + col * sbn, K, sbk, q) : 0.0f;
+            int32_t sum[2] = { 0, 0 }; /* per block of 512 k */
+            for (int64_t kk = 0; kk < k4 * 4; kk++)
+              {
+                int32_t want = col < N && kk < K ? q[kk] : 0;
+                sum[kk / 512] += want;
+                g_assert_cmpint (dst[((col / nr * k4 + kk / 4) * nr + col % nr) * 4 + kk % 4], ==,
+                                 want);
+              }
+            g_assert_cmpfloat (scale[col], ==, s);
+            for (int64_t blk = 0; blk < blocks; blk++)
+              g_assert_cmpint (corr[blk * panels * nr + col], ==, 128 * sum[blk]);
+          }
+      }
+  g_rand_free (rand);
+}
+
+/* gemm_i8_packed where the object has VNNI and the CPU runs it: A quantised
+ * by i8_quantize, B packed by morok_weight_pack, against the exact sums of
+ * the reference's integers times the two scales (double): within 2e-7 of
+ * the sum of the terms' magnitudes (or of 1), the f32 rounding of the sums
+ * of each block of k and of the scales; a misplaced quad or
+ * a missing correction is off by a large part of it. Shapes straddle the tile (6 x 64),
+ * the blocks (512 k, 256 columns, 72 rows) and a partial quad; accumulate
+ * off and on. */
+static void
+test_i8_packed (gconstpointer data)
+{
+  const MorokKernelExports *k = data;
+  if (skip_unless_runnable (k))
+    return;
+  const char *missing = morok_weight_pack_missing (
+      k->isa == MOROK_EXPORT_ISA_AVX512 ? MOROK_ISA_AVX512 : MOROK_ISA_AVX2, MOROK_PRECISION_INT8);
+  if (!k->gemm_i8_packed || missing)
+    {
+      g_test_skip_printf ("%s missing", missing ? missing : "VNNI (in this object)");
+      return;
+    }
+  GRand *rand = g_rand_new_with_seed (10);
+  const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64 : 16;
+  const int64_t sizes[][3] = { { 1, 17, 5 },     { 6, 64, 4 },    { 7, 65, 513 },
+                               { 73, 300, 1030 }, { 250, 768, 768 } }; /* M, N, K */
+  for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
+    for (int acc = 0; acc < 2; acc++)
+      {
+        int64_t M = sizes[t][0], N = sizes[t][1], K = sizes[t][2], lda = (K + 3) / 4 * 4;
+        int64_t panels = (N + nr - 1) / nr;
+        g_autofree float *a = int8_operand (rand, M * K), *b = int8_operand (rand, K * N);
+        /* 64-byte aligned, as the plan's buffers */
+        gsize bytes = (morok_weight_pack_bytes (K, N, nr, MOROK_PRECISION_INT8) + 63) / 64 * 64;
+        int8_t *bp = aligned_alloc (64, bytes);
+        morok_weight_pack (b, K, N, N, 1, nr, MOROK_PRECISION_INT8, bp);
+        /* rows past M (a tile's worth) are read, never stored */
+        g_autofree uint8_t *qa = g_new0 (uint8_t, (M + 8) * lda);
+        g_autofree float *sa = g_new0 (float, M + 8);
+        k->i8_quantize (M, K, a, K, 1, qa, sa, lda);
+        g_autofree float *c = g_new (float, M * N);
+        for (int64_t i = 0; i < M * N; i++)
+          c[i] = acc ? 0.5f : NAN;
+        const float *sb = (const float *) (bp + panels * nr * lda);
+        k->gemm_i8_packed (M, N, qa, sa, lda, bp, sb, (const int32_t *) (sb + panels * nr),
+                           panels * nr, c, N, acc);
+        g_autofree int32_t *qa_ref = g_new (int32_t, M * K), *qb_ref = g_new (int32_t, K * N);
+        g_autofree float *sa_ref = g_new (float, M), *sb_ref = g_new (float, N);
+        for (int64_t i = 0; i < M; i++)
+          sa_ref[i] = ref_quantize (a + i * K, K, 1, qa_ref + i * K);
+        g_autofree int32_t *col = g_new (int32_t, K);
+        for (int64_t j = 0; j < N; j++)
+          {
+            sb_ref[j] = ref_quantize (b + j, K, N, col);
+            for (int64_t kk = 0; kk < K; kk++)
+              qb_ref[kk * N + j] = col[kk];
+          }
+        double worst = 0;
+        for (int64_t i = 0; i < M; i++)
+          for (int64_t j = 0; j < N; j++)
+            {
+              int64_t sum = 0, mag = 0;
+              for (int64_t kk = 0; kk < K; kk++)
+                {
+                  int64_t t = (int64_t) qa_ref[i * K + kk] * qb_ref[kk * N + j];
+                  sum += t, mag += t < 0 ? -t : t;
+                }
+              double s = (double) sa_ref[i] * sb_ref[j];
+              double want = (acc ? 0.5 : 0.0) + s * (double) sum;
+              double e = fabs (c[i * N + j] - want) / fmax (1.0, s * (double) mag);
+              worst = fmax (worst, e);
+            }
+        g_assert_cmpfloat (worst, <=, 2e-7);
+        free (bp);
+      }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -221,6 +435,13 @@ main (int argc, char **argv)
       g_autofree char *p2 = g_strdup_printf ("/kernel-gemm/%s/empty", isas[i]->name);
       g_test_add_data_func (p1, isas[i], test_gemm_matches_reference);
       g_test_add_data_func (p2, isas[i], test_gemm_empty);
+      g_autofree char *p3 = g_strdup_printf ("/kernel-gemm/%s/i8-quantize", isas[i]->name);
+      g_test_add_data_func (p3, isas[i], test_i8_quantize);
+      if (isas[i]->isa == MOROK_EXPORT_ISA_PORTABLE)
+        continue;
+      g_autofree char *p4 = g_strdup_printf ("/kernel-gemm/%s/i8-packed", isas[i]->name);
+      g_test_add_data_func (p4, isas[i], test_i8_packed);
     }
+  g_test_add_func ("/kernel-gemm/i8-pack", test_i8_pack);
   return g_test_run ();
 }

@@ -96,17 +96,30 @@ test_matmul_packed (void)
           }
 }
 
+/* TRUE, the test skipped saying which instruction is missing, where this
+ * CPU does not run @precision's products */
+static gboolean
+skip_unless_runs (MorokPrecision precision)
+{
+  const char *missing = morok_weight_pack_missing (morok_isa_detect (), precision);
+  if (!missing)
+    return FALSE;
+  g_test_skip_printf ("precision %s: %s missing", morok_precision_name (precision), missing);
+  return TRUE;
+}
+
 typedef struct { gint64 batch, m, k, n; } PackedShape;
 
-/* Packed weights in a reduced precision: A [batch, m, k] . B [k, n] (and B
- * given as a transposed [n, k] weight) against @want_of (a, b), within
- * @tol_per_sqrt_k * sqrt (K) of max (1, |C|); the packed panels take
- * @bytes_of (k, n) bytes. */
+/* Packed weights in a reduced precision, plans for @isa: A [batch, m, k] . B
+ * [k, n] (and B given as a transposed [n, k] weight) against @want_of (a,
+ * b), within @tol_per_sqrt_k * sqrt (K) of max (1, |C|); the packed panels
+ * of @nr columns take @bytes_of (k, n, nr) bytes. */
 static void
-check_packed (MorokPrecision precision, const PackedShape *cases, guint n_cases,
+check_packed (MorokPrecision precision, MorokIsa isa, const PackedShape *cases, guint n_cases,
               Ref *(*want_of) (const Ref *a, const Ref *b), double tol_per_sqrt_k,
-              gsize (*bytes_of) (gint64 k, gint64 n))
+              gsize (*bytes_of) (gint64 k, gint64 n, gint64 nr))
 {
+  gint64 nr = morok_weight_pack_nr (isa);
   g_autofree char *what = g_strdup_printf ("matmul packed weight, %s", morok_precision_name (precision));
   for (guint k = 0; k < n_cases; k++)
     for (int transposed = 0; transposed < 2; transposed++)
@@ -118,13 +131,14 @@ check_packed (MorokPrecision precision, const PackedShape *cases, guint n_cases,
         Case c;
         case_init (&c);
         c.precision = precision;
+        c.isa = isa, c.isa_set = TRUE;
         GError *e = NULL;
         MorokTensor *w = transposed ? morok_tensor_transpose (case_weight (&c, bt), 0, 1, &e)
                                     : case_weight (&c, b);
         MorokTensor *y = morok_tensor_matmul (case_input (&c, a), w, &e);
         g_assert_no_error (e);
         case_check (&c, y, want, tol_per_sqrt_k * sqrt ((double) cases[k].k), what);
-        g_assert_cmpuint (c.packed_bytes, ==, bytes_of (cases[k].k, cases[k].n));
+        g_assert_cmpuint (c.packed_bytes, ==, bytes_of (cases[k].k, cases[k].n, nr));
       }
 }
 
@@ -151,9 +165,9 @@ product_of_f16 (const Ref *a, const Ref *b)
 }
 
 static gsize
-f16_bytes (gint64 k, gint64 n)
+f16_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) ((n + 63) / 64 * 64 * ((k + 1) / 2) * 2 * 2);
+  return (gsize) ((n + nr - 1) / nr * nr * ((k + 1) / 2) * 2 * 2);
 }
 
 /* f16 (AVX512-FP16 only): B packed in f16 pairs, A rounded to f16, at most
@@ -165,15 +179,12 @@ f16_bytes (gint64 k, gint64 n)
 static void
 test_matmul_packed_f16 (void)
 {
-  if (morok_isa_detect () != MOROK_ISA_AVX512 || !morok_weight_pack_f16_supported ())
-    {
-      g_test_skip ("no AVX512-FP16 on this CPU");
-      return;
-    }
+  if (skip_unless_runs (MOROK_PRECISION_F16))
+    return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
   };
-  check_packed (MOROK_PRECISION_F16, cases, G_N_ELEMENTS (cases), product_of_f16, 2.5e-3,
+  check_packed (MOROK_PRECISION_F16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_f16, 2.5e-3,
                 f16_bytes);
 }
 
@@ -194,7 +205,7 @@ test_matmul_packed_epilogue (void)
 {
   const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
   /* f32 on every ISA, then f16 */
-  int f16_runs = morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_f16_supported ();
+  int f16_runs = !morok_weight_pack_missing (morok_isa_detect (), MOROK_PRECISION_F16);
   for (int run = MOROK_ISA_PORTABLE; run <= (int) morok_isa_detect () + f16_runs; run++)
     for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
       for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
@@ -227,16 +238,6 @@ test_matmul_packed_epilogue (void)
         }
 }
 
-/* TRUE, the test skipped, where the AMX kernels cannot run */
-static gboolean
-skip_without_amx (void)
-{
-  if (morok_isa_detect () == MOROK_ISA_AVX512 && morok_weight_pack_amx_supported ())
-    return FALSE;
-  g_test_skip ("no AMX-BF16 on this CPU, or the kernel does not let this process use it");
-  return TRUE;
-}
-
 /* x rounded to bf16, to nearest even (as vcvtne2ps2bf16 and the packing) */
 static double
 round_bf16 (double x)
@@ -256,16 +257,16 @@ product_of_bf16 (const Ref *a, const Ref *b)
 }
 
 static gsize
-bf16_bytes (gint64 k, gint64 n)
+bf16_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) (((n + 63) / 64) * 64 * ((k + 31) / 32 * 16) * 2 * 2);
+  return (gsize) (((n + nr - 1) / nr) * nr * ((k + 31) / 32 * 16) * 2 * 2);
 }
 
 /* hi and lo */
 static gsize
-bf16x3_bytes (gint64 k, gint64 n)
+bf16x3_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return 2 * bf16_bytes (k, n);
+  return 2 * bf16_bytes (k, n, nr);
 }
 
 /* bf16x3 (AMX-BF16 only): each product as hi.hi + hi.lo + lo.hi of the
@@ -278,13 +279,13 @@ bf16x3_bytes (gint64 k, gint64 n)
 static void
 test_matmul_packed_bf16x3 (void)
 {
-  if (skip_without_amx ())
+  if (skip_unless_runs (MOROK_PRECISION_BF16X3))
     return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
     { 2, 47, 1000, 33 },
   };
-  check_packed (MOROK_PRECISION_BF16X3, cases, G_N_ELEMENTS (cases), ref_matmul, 1e-5,
+  check_packed (MOROK_PRECISION_BF16X3, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), ref_matmul, 1e-5,
                 bf16x3_bytes);
 }
 
@@ -297,13 +298,83 @@ test_matmul_packed_bf16x3 (void)
 static void
 test_matmul_packed_bf16 (void)
 {
-  if (skip_without_amx ())
+  if (skip_unless_runs (MOROK_PRECISION_BF16))
     return;
   const PackedShape cases[] = {
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 250, 768, 768 }, { 2, 47, 1000, 33 },
   };
-  check_packed (MOROK_PRECISION_BF16, cases, G_N_ELEMENTS (cases), product_of_bf16, 1e-6,
+  check_packed (MOROK_PRECISION_BF16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_bf16, 1e-6,
                 bf16_bytes);
+}
+
+/* @r [..., rows, cols] as f32, each row (@by_row) or column quantised the
+ * way precision int8 does (kernels/weight-pack.h, morok-gemm-i8.h): scale
+ * s = max |x| / 127 in f32, x -> s * rint (x * (127 / max)), to nearest
+ * even */
+static Ref *
+quantised (const Ref *r, gboolean by_row)
+{
+  gint64 rows = r->shape[r->rank - 2], cols = r->shape[r->rank - 1];
+  gint64 lines = by_row ? r->n / cols : cols, len = by_row ? cols : rows;
+  Ref *q = ref_new (r->rank, r->shape);
+  for (gint64 batch = 0; batch < r->n / (rows * cols); batch++)
+    for (gint64 l = 0; l < (by_row ? rows : lines); l++)
+      {
+        const gint64 base = batch * rows * cols, step = by_row ? 1 : cols;
+        const gint64 first = base + (by_row ? l * cols : l);
+        float m = 0.0f;
+        for (gint64 t = 0; t < len; t++)
+          m = MAX (m, fabsf ((float) r->v[first + t * step]));
+        float inv = m > 0.0f ? 127.0f / m : 0.0f, s = m / 127.0f;
+        for (gint64 t = 0; t < len; t++)
+          q->v[first + t * step] = (double) s * rintf ((float) r->v[first + t * step] * inv);
+      }
+  return q;
+}
+
+/* the exact product of A quantised per row and B per column */
+static Ref *
+product_of_int8 (const Ref *a, const Ref *b)
+{
+  g_autoptr (Ref) aq = quantised (a, TRUE);
+  g_autoptr (Ref) bq = quantised (b, FALSE);
+  return ref_matmul (aq, bq);
+}
+
+/* quads, then a scale and a correction per block of 512 k per column */
+static gsize
+int8_bytes (gint64 k, gint64 n, gint64 nr)
+{
+  return (gsize) ((n + nr - 1) / nr * nr * ((k + 3) / 4 * 4 + 4 + 4 * ((k + 511) / 512)));
+}
+
+/* int8 (AVX512-VNNI, or AVX-VNNI on avx2): B quantised per column at
+ * prepare, A per row at run time, int32 sums of uint8 x int8 quads with the
+ * offset of 128 taken back. Against the exact product of the operands so
+ * quantised, what is left is the f32 rounding of the sums and scales:
+ * measured about 2e-8 sqrt (K) relative to max (1, |C|), held to
+ * 1e-6 sqrt (K); one quantum of one operand off moves C by about 1 / 127^2
+ * of a product, a dropped or misplaced quad by |C|, a missing correction by
+ * 128 / 127 of a column sum. Odd K (a partial quad) and K past a block of
+ * 512, partial tiles, batches, columns over threads; zmm on the avx512 ISA,
+ * ymm on avx2. */
+static void
+test_matmul_packed_int8 (gconstpointer data)
+{
+  MorokIsa isa = GPOINTER_TO_INT (data);
+  const char *missing = morok_weight_pack_missing (isa, MOROK_PRECISION_INT8);
+  if (isa > morok_isa_detect () || missing)
+    {
+      g_test_skip_printf ("precision int8, isa %s: %s missing", morok_isa_name (isa),
+                          isa > morok_isa_detect () ? morok_isa_name (isa) : missing);
+      return;
+    }
+  const PackedShape cases[] = {
+    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
+    { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 },
+  };
+  check_packed (MOROK_PRECISION_INT8, isa, cases, G_N_ELEMENTS (cases), product_of_int8, 1e-6,
+                int8_bytes);
 }
 
 /* linear: x [2, 3, 10] · w[6, 10]ᵀ + b. */
@@ -696,6 +767,10 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/matmul/packed-weight-f16", test_matmul_packed_f16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16", test_matmul_packed_bf16);
   g_test_add_func ("/nn/matmul/packed-weight-bf16x3", test_matmul_packed_bf16x3);
+  g_test_add_data_func ("/nn/matmul/packed-weight-int8", GINT_TO_POINTER (MOROK_ISA_AVX512),
+                        test_matmul_packed_int8);
+  g_test_add_data_func ("/nn/matmul/packed-weight-int8-avx2", GINT_TO_POINTER (MOROK_ISA_AVX2),
+                        test_matmul_packed_int8);
   g_test_add_func ("/nn/linear", test_linear);
   g_test_add_func ("/nn/conv/1d-and-2d", test_conv);
   g_test_add_func ("/nn/softmax", test_softmax);

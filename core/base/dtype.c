@@ -34,7 +34,7 @@ morok_dtype_is_float (MorokDType dtype)
 const char *
 morok_precision_name (MorokPrecision precision)
 {
-  static const char *const names[] = { "f32", "f16", "bf16", "bf16x3" };
+  static const char *const names[] = { "f32", "f16", "bf16", "bf16x3", "int8" };
   G_STATIC_ASSERT (G_N_ELEMENTS (names) == MOROK_PRECISION_COUNT);
   return (guint) precision < MOROK_PRECISION_COUNT ? names[precision] : "?";
 }

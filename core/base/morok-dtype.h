@@ -34,8 +34,10 @@ typedef enum
 {
   MOROK_PRECISION_F32,    /* f32 FMAs */
   MOROK_PRECISION_F16,    /* f16 products, f32 sums (AVX512-FP16) */
-  MOROK_PRECISION_BF16,   /* bf16 products, f32 sums (AMX-BF16) */
-  MOROK_PRECISION_BF16X3, /* three bf16 products per f32 product, f32 sums (AMX-BF16) */
+  MOROK_PRECISION_BF16,   /* bf16 products, f32 sums (AMX-BF16 or AVX512-BF16) */
+  MOROK_PRECISION_BF16X3, /* three bf16 products per f32 product, f32 sums (as bf16) */
+  MOROK_PRECISION_INT8,   /* int8 weights per column, uint8 activations per row, int32
+                           * sums (AVX512-VNNI or AVX-VNNI) */
   MOROK_PRECISION_COUNT
 } MorokPrecision;
 
@@ -44,7 +46,7 @@ gsize morok_dtype_size (MorokDType dtype);
 /* "f32", "f16", ...; "?" for an invalid value. */
 const char *morok_dtype_name (MorokDType dtype);
 gboolean morok_dtype_is_float (MorokDType dtype);
-/* "f32", "f16", "bf16", "bf16x3"; "?" for an invalid value. */
+/* "f32", "f16", "bf16", "bf16x3", "int8"; "?" for an invalid value. */
 const char *morok_precision_name (MorokPrecision precision);
 
 G_END_DECLS

@@ -141,11 +141,14 @@ void morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa);
 /* The arithmetic of products with constant weights (docs/jit-wrapper.md,
  * "Precision"): MOROK_PRECISION_F32 (the default); MOROK_PRECISION_F16, f16
  * products with f32 sums, about 1e-3 relative error (AVX512-FP16 CPUs);
- * MOROK_PRECISION_BF16, bf16 products on AMX with f32 sums, about 4e-3;
- * MOROK_PRECISION_BF16X3, each product as three bf16 products on AMX with
- * f32 sums, about 1e-5 (AMX-BF16 CPUs). */
+ * MOROK_PRECISION_BF16, bf16 products with f32 sums, about 4e-3;
+ * MOROK_PRECISION_BF16X3, each product as three bf16 products with f32
+ * sums, about 1e-5 (both on AMX-BF16, else AVX512-BF16 CPUs);
+ * MOROK_PRECISION_INT8, int8 weights per output column and uint8
+ * activations per row with int32 sums, about 1e-2 (AVX512-VNNI or AVX-VNNI
+ * CPUs). What a CPU lacks for one: morok_plan_precision_supported. */
 void morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokPrecision precision);
-/* "f32", "f16", "bf16" or "bf16x3"; FALSE for anything else. */
+/* "f32", "f16", "bf16", "bf16x3" or "int8"; FALSE for anything else. */
 gboolean morok_precision_parse (const char *name, MorokPrecision *out);
 
 /* Fills @out_opts for morok_plan_build; its strings are borrowed from

@@ -74,7 +74,7 @@ morok_prepare_config_from_env (void)
         = g_strdup_printf ("MOROK_ISA='%s' is not one of avx512, avx2, portable", v);
   if ((v = env ("MOROK_PRECISION")) && !morok_precision_parse (v, &config->precision))
     config->bad[BAD_PRECISION]
-        = g_strdup_printf ("MOROK_PRECISION='%s' is not one of f32, f16, bf16, bf16x3", v);
+        = g_strdup_printf ("MOROK_PRECISION='%s' is not one of f32, f16, bf16, bf16x3, int8", v);
   config->use_cache = g_strcmp0 (env ("MOROK_CACHE"), "0") != 0;
   config->cache_dir = g_strdup (env ("MOROK_CACHE_DIR"));
   config->dump_dir = g_strdup (env ("MOROK_DUMP_DIR"));

@@ -652,34 +652,17 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
 gboolean
 morok_plan_precision_supported (MorokIsa isa, MorokPrecision precision, GError **error)
 {
-  const char *needs;
-  gboolean cpu;
-  switch (precision)
-    {
-    case MOROK_PRECISION_F32:
-      return TRUE;
-    case MOROK_PRECISION_F16:
-      needs = "AVX512-FP16", cpu = morok_weight_pack_f16_supported ();
-      break;
-    case MOROK_PRECISION_BF16:
-    case MOROK_PRECISION_BF16X3:
-      needs = "AMX-BF16 (and a kernel that lets this process use it)";
-      cpu = morok_weight_pack_amx_supported ();
-      break;
-    default:
-      g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
-                   "precision %d: not one of f32, f16, bf16, bf16x3", precision);
-      return FALSE;
-    }
-  if (isa != MOROK_ISA_AVX512 || !cpu)
-    {
-      g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
-                   "precision %s needs the avx512 ISA on a CPU with %s%s",
-                   morok_precision_name (precision), needs,
-                   isa == MOROK_ISA_AVX512 ? ", which this one lacks" : "");
-      return FALSE;
-    }
-  return TRUE;
+  const char *missing = morok_weight_pack_missing (isa, precision);
+  if (!missing)
+    return TRUE;
+  if ((guint) precision >= MOROK_PRECISION_COUNT)
+    g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                 "precision %d: not one of f32, f16, bf16, bf16x3, int8", precision);
+  else
+    g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                 "precision %s does not run here: it needs %s (plan ISA %s)",
+                 morok_precision_name (precision), missing, morok_isa_name (isa));
+  return FALSE;
 }
 
 MorokPlan *

@@ -759,8 +759,9 @@ declare_buffers (Ctx *c)
       guint b = g_array_index (k->reads, guint, r);
       const MorokScheduleBuffer *rb = &g_array_index (c->sched->buffers, MorokScheduleBuffer, b);
       const char *t = rb->kind != MOROK_BUFFER_PACKED ? storage_type (rb->node->dtype)
-                      : rb->pack.format == MOROK_PRECISION_F32 ? "float"
-                                                               : "uint16_t";
+                      : rb->pack.format == MOROK_PRECISION_F32  ? "float"
+                      : rb->pack.format == MOROK_PRECISION_INT8 ? "int8_t"
+                                                                : "uint16_t";
       line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", t, b, t, b);
     }
   /* this thread's slice of the plan's scratch memory */
@@ -919,6 +920,20 @@ render_matmul_kernel (Ctx *c)
         align);
   line (c, "nt = (N + nb - 1) / nb;");
   line (c, "const int64_t mt = (M + mb - 1) / mb, tasks = batches * mt * nt;");
+  /* int8: A quantised into the thread's scratch, after the epilogue's block,
+   * once per batch item this thread has tasks in (mb is M) */
+  gboolean int8 = pb && pb->pack.format == MOROK_PRECISION_INT8;
+  gint64 lda = int8 ? morok_weight_pack_quads (pb->pack.k) * 4 : 0;
+  if (int8)
+    {
+      gint64 rows = m->shape[r - 2]->hi;
+      gsize block = morok_weight_pack_scratch_bytes (rows, pb->pack.k, MOROK_PRECISION_F32,
+                                                     root != m);
+      gsize qbytes = ((gsize) (rows + 8) * lda + 63) / 64 * 64;
+      line (c, "uint8_t *restrict qa = (uint8_t *) scratch + %" G_GSIZE_FORMAT ";", block);
+      line (c, "float *restrict sa = (float *) (qa + %" G_GSIZE_FORMAT ");", qbytes);
+      line (c, "int64_t quantised = -1; /* the batch item in qa */");
+    }
   if (c->ker->shared_tasks)
     line (c, "for (int64_t task = __atomic_fetch_add (next_task, 1, __ATOMIC_RELAXED); task < tasks;"
           " task = __atomic_fetch_add (next_task, 1, __ATOMIC_RELAXED)) {");
@@ -942,6 +957,14 @@ render_matmul_kernel (Ctx *c)
   /* the batch's C block: flat index of (idx..., 0, 0) */
   g_autofree char *batch = dims_flat (m, r - 2, idx);
   line (c, "float *restrict cb = out + (%s) * M * N;", batch);
+  if (int8)
+    {
+      line (c, "if (quantised != task / (nt * mt)) {");
+      line (c, "  quantised = task / (nt * mt);");
+      line (c, "  morok_gemm_i8_quantize (M, K, b%u + (%s), %s, %s, qa, sa, %" G_GINT64_FORMAT ");",
+            ba, offa->str, sam, sak, lda);
+      line (c, "}");
+    }
   /* An epilogue runs over the columns the GEMM has just stored, MOROK_GEMM_NC
    * at a time, so that it reads them from L2 (FF1 + SiLU, 250 x 3072: the
    * pass over the whole block read 3 MB back from L3). The AMX kernel
@@ -976,21 +999,35 @@ render_matmul_kernel (Ctx *c)
     {
       /* a panel of B is K x NR (f32) or K2 x NR pairs (f16, bf16, bf16x3):
        * column n0 starts n0 / NR panels in, n0 times a column's elements */
-      guint bp = c->ker->packed_b - 1, parts = morok_weight_pack_amx_parts (pb->pack.format);
+      guint bp = c->ker->packed_b - 1, parts = morok_weight_pack_bf16_parts (pb->pack.format);
       gint64 k2 = morok_weight_pack_pairs (pb->pack.k, pb->pack.format);
       gint64 col = pb->pack.format == MOROK_PRECISION_F32 ? pb->pack.k : k2 * 2;
       g_autofree char *bhi = g_strdup_printf ("b%u + n0 * %" G_GINT64_FORMAT, bp, col);
-      if (parts)
+      /* bf16x3: the lo copy in the buffer's second half */
+      g_autofree char *blo
+          = parts == 2 ? g_strdup_printf ("b%u + %" G_GSIZE_FORMAT " + n0 * %" G_GINT64_FORMAT,
+                                          bp, pb->bytes / 4, col)
+                       : g_strdup ("(const uint16_t *) 0");
+      if (int8)
         {
-          /* bf16x3: the lo copy in the buffer's second half */
-          g_autofree char *blo
-              = parts == 2 ? g_strdup_printf ("b%u + %" G_GSIZE_FORMAT " + n0 * %" G_GINT64_FORMAT,
-                                              bp, pb->bytes / 4, col)
-                           : g_strdup ("(const uint16_t *) 0");
-          line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
-                G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
-                sak, bhi, blo, k2);
+          /* the quads, then a scale and a row of corrections per block of k */
+          gint64 panels = (pb->pack.n + pb->pack.nr - 1) / pb->pack.nr;
+          gsize scales = (gsize) (panels * pb->pack.nr * lda);
+          line (c, "morok_gemm_i8_packed (ml, nl, qa + m0 * %" G_GINT64_FORMAT ", sa + m0, %"
+                G_GINT64_FORMAT ", b%u + n0 * %" G_GINT64_FORMAT ", (const float *) (b%u + %"
+                G_GSIZE_FORMAT ") + n0, (const int32_t *) (b%u + %" G_GSIZE_FORMAT ") + n0, %"
+                G_GINT64_FORMAT ", %s, 0);", lda, lda, bp, lda, bp, scales, bp,
+                scales + panels * pb->pack.nr * 4, panels * (gint64) pb->pack.nr,
+                c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
         }
+      else if (amx)
+        line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
+              G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
+              sak, bhi, blo, k2);
+      else if (parts) /* vdpbf16ps on the same layout, where there is no AMX */
+        line (c, "morok_gemm_bf16_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
+              G_GINT64_FORMAT ", %s, 0);", ba, offa->str, sam, sam, sak, bhi, blo, k2,
+              c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
       else
         line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, 0);",
               pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",

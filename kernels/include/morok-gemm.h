@@ -80,53 +80,23 @@ morok_gemm_min (int64_t a, int64_t b)
   return a < b ? a : b;
 }
 
-/* The MR x NR tile at c += or = A-sliver . B-panel over kc, with A read at
- * a[i*ars + k*aks] (packed: ars = 1, aks = MR; direct rows: ars = sam, aks = 1)
- * and the packed B panel at b[k*NR + j]. Only the top-left mr x nr part of the
- * tile is stored. One out-of-line copy serves both kinds of A: inlined at each
- * call site it measured no faster and cost ~80 ms more compile time. */
-static MOROK_VEC512 __attribute__ ((noinline, unused)) void
-morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
-                 const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
-                 int load_c)
+/* row[i] = a + i * ars for the MR rows of a tile's A, each pointer opaque
+ * to the compiler: from a[i*ars] it derives every row's address from the
+ * last one, a chain of dependent adds in each step that measured 7 %
+ * slower (SPR, operands in L1). */
+#define MOROK_GEMM_ROWS(row, a, ars)                                                               \
+  _Pragma ("clang loop unroll(full)") for (int i_ = 0; i_ < MOROK_GEMM_MR; i_++)                   \
+  {                                                                                                \
+    row[i_] = (a) + i_ * (ars);                                                                    \
+    __asm__ ("" : "+r"(row[i_]));                                                                  \
+  }
+
+/* The mr x nr corner of an MR x NR tile of sums into c (row stride ldc), =,
+ * or += when load_c: whole vectors, then the columns left of a row. */
+MOROK_INLINE void
+morok_gemm_store_tile (morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV], float *restrict c,
+                       int64_t ldc, int64_t mr, int64_t nr, int load_c)
 {
-  /* The accumulators live in registers only if every loop over i and j is
-   * unrolled; clang's own heuristics stop short at 12 x 2. */
-  morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MOROK_GEMM_MR; i++)
-#pragma clang loop unroll(full)
-    for (int j = 0; j < MOROK_GEMM_NV; j++)
-      acc[i][j] = (morok_gemm_vec)0.0f;
-
-  /* One pointer per row of A, each opaque to the compiler: from a[i*ars]
-   * it derives every row's address from the last one, a chain of dependent
-   * adds in each step that measured 7 % slower (SPR, operands in L1). */
-  const float *row[MOROK_GEMM_MR];
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MOROK_GEMM_MR; i++)
-    {
-      row[i] = a + i * ars;
-      __asm__ ("" : "+r"(row[i]));
-    }
-  for (int64_t k = 0; k < kc; k++)
-    {
-      morok_gemm_vec bv[MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-      for (int j = 0; j < MOROK_GEMM_NV; j++)
-        bv[j] = *(const morok_gemm_vec *)(b + j * MOROK_GEMM_VL);
-#pragma clang loop unroll(full)
-      for (int i = 0; i < MOROK_GEMM_MR; i++)
-        {
-          morok_gemm_vec av = (morok_gemm_vec)row[i][k * aks];
-#pragma clang loop unroll(full)
-          for (int j = 0; j < MOROK_GEMM_NV; j++)
-            acc[i][j] += av * bv[j];
-        }
-      b += MOROK_GEMM_NR;
-    }
-
-  /* whole vectors of the mr x nr corner, then the columns left of a row */
 #pragma clang loop unroll(full)
   for (int i = 0; i < MOROK_GEMM_MR; i++)
 #pragma clang loop unroll(full)
@@ -147,6 +117,47 @@ morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
         for (int64_t l = 0; l < left; l++)
           p[l] = (load_c ? p[l] : 0.0f) + lanes[l];
       }
+}
+
+/* The MR x NR tile at c += or = A-sliver . B-panel over kc, with A read at
+ * a[i*ars + k*aks] (packed: ars = 1, aks = MR; direct rows: ars = sam, aks = 1)
+ * and the packed B panel at b[k*NR + j]. Only the top-left mr x nr part of the
+ * tile is stored. One out-of-line copy serves both kinds of A: inlined at each
+ * call site it measured no faster and cost ~80 ms more compile time. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
+                 const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
+                 int load_c)
+{
+  /* The accumulators live in registers only if every loop over i and j is
+   * unrolled; clang's own heuristics stop short at 12 x 2. */
+  morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+  for (int i = 0; i < MOROK_GEMM_MR; i++)
+#pragma clang loop unroll(full)
+    for (int j = 0; j < MOROK_GEMM_NV; j++)
+      acc[i][j] = (morok_gemm_vec)0.0f;
+
+  const float *row[MOROK_GEMM_MR];
+  MOROK_GEMM_ROWS (row, a, ars);
+  for (int64_t k = 0; k < kc; k++)
+    {
+      morok_gemm_vec bv[MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+      for (int j = 0; j < MOROK_GEMM_NV; j++)
+        bv[j] = *(const morok_gemm_vec *)(b + j * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+      for (int i = 0; i < MOROK_GEMM_MR; i++)
+        {
+          morok_gemm_vec av = (morok_gemm_vec)row[i][k * aks];
+#pragma clang loop unroll(full)
+          for (int j = 0; j < MOROK_GEMM_NV; j++)
+            acc[i][j] += av * bv[j];
+        }
+      b += MOROK_GEMM_NR;
+    }
+
+  morok_gemm_store_tile (acc, c, ldc, mr, nr, load_c);
 }
 
 /* Packs rows [0, mr) of A (row stride sam, k stride sak) over kc into one

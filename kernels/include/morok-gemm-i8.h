@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* ---- int8 products, int32 sums (MorokPlanOptions.precision = MOROK_PRECISION_INT8) ----
+ *
+ * vpdpbusd adds to each 32-bit lane of an accumulator the four products of
+ * a quad of unsigned bytes (A) with a quad of signed bytes (B), exactly.
+ * The weights come quantised at prepare (kernels/weight-pack.h): column j
+ * as round (b / sb[j]) in [-127, 127], sb[j] = max_k |b[k, j]| / 127, in
+ * panels of NR columns with k in quads, quad q of column j at
+ * b[(q*NR + j)*4 + (k & 3)] (a quad of 16 columns is one zmm), followed by
+ * sb and by corr[b][j] = 128 * sum qb[k, j] over the k of block b
+ * (MOROK_GEMM8_KC of them). Each call quantises A first
+ * (morok_gemm_i8_quantize): row i as round (a / sa[i]) + 128 in [1, 255],
+ * sa[i] = max_k |a[i, k]| / 127, so that
+ *
+ *   sum_k qa[i, k] qb[k, j] - corr[b][j] = sum_k round (a / sa) round (b / sb)
+ *
+ * over each block, exactly, and C[i, j] += sa[i] sb[j] (that sum), applied
+ * as the tile is stored. (One correction over all of K, taken in the first
+ * block, measured 1e-6 of the terms' magnitudes off: the blocks' f32 sums
+ * then carry 128 times the columns' sums, which cancel.) One
+ * scale per row rather than per block of k: see docs/jit-wrapper.md
+ * ("Precision") for the error of each. The tile is MR x NR as in f32 (6 x 64
+ * zmm on AVX512-VNNI, 6 x 16 ymm on AVX-VNNI), over blocks of
+ * MOROK_GEMM8_KC k. The sums cannot overflow below K = 66000. */
+#pragma once
+
+/* x rounded to the nearest integer, ties to even (|x| < 2^22): vroundps
+ * on the AVX ISAs; in the portable build, which may have no SSE4.1 and has
+ * no libm, x + 1.5 * 2^23 leaves the integer in the low bits (x passes
+ * through memory first, or -ffp-contract=fast would fuse the product that
+ * makes it into the add, and round the exact product instead of x). */
+MOROK_INLINE int32_t
+morok_gemm8_round (float x)
+{
+#if defined(MOROK_ISA_PORTABLE)
+  volatile float v = x;
+  return (int32_t)(morok_f32_bits (v + 12582912.0f) - 0x4b400000u);
+#else
+  return (int32_t)__builtin_rintf (x);
+#endif
+}
+
+/* On every ISA (the kernel tests hold it to a reference everywhere):
+ * rows of A [M, K] (element (i, k) at A[i*sam + k*sak]) quantised: qa[i*lda
+ * + k] = round (a / sa[i]) + 128, to nearest even, zero (128) past K up to
+ * lda (K rounded up to 4); sa[i] = max_k |a[i, k]| / 127 (0 for a row of
+ * zeros; inf or NaN for a row that holds one, which the products carry). */
+static MOROK_VEC512 __attribute__ ((unused)) void
+morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, uint8_t *qa,
+                        float *sa, int64_t lda)
+{
+  for (int64_t i = 0; i < M; i++)
+    {
+      const float *a = A + i * sam;
+      uint8_t *q = qa + i * lda;
+      /* the largest magnitude as bits: an integer max vectorises */
+      uint32_t m = 0;
+      for (int64_t k = 0; k < K; k++)
+        {
+          uint32_t u = morok_f32_bits (a[k * sak]) & 0x7fffffffu;
+          m = u > m ? u : m;
+        }
+      float amax = morok_f32_from_bits (m), inv = m ? 127.0f / amax : 0.0f;
+      sa[i] = amax / 127.0f;
+      for (int64_t k = 0; k < K; k++)
+        q[k] = (uint8_t)(morok_gemm8_round (a[k * sak] * inv) + 128);
+      for (int64_t k = K; k < lda; k++)
+        q[k] = 128;
+    }
+}
+
+#if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                         \
+    || (defined(MOROK_ISA_AVX2)                                                                    \
+        && (defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))))
+/* k per block: 128 quads x 64 columns, 32 KB of B (weight-pack.h's
+ * MOROK_WEIGHT_PACK_INT8_KC) */
+#define MOROK_GEMM8_KC 512
+typedef int32_t morok_gemm8_ivec __attribute__ ((ext_vector_type (MOROK_GEMM_VL)));
+typedef int32_t morok_gemm8_ivecu __attribute__ ((ext_vector_type (MOROK_GEMM_VL), aligned (4)));
+#if defined(MOROK_ISA_AVX512)
+#define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd512 ((acc), (a), (b))
+#else
+#define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd256 ((acc), (a), (b))
+#endif
+
+/* The MR x NR tile at c (=|+=) sa[i] sb[j] (sum over kq quads of qa . qb -
+ * corr[j]): row i's quads at a[i*ars + q], B's at b + q*NR*4. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const float *restrict sa,
+                  const int8_t *restrict b, const float *restrict sb, const int32_t *restrict corr,
+                  float *restrict c, int64_t ldc, int64_t mr, int64_t nr, int load_c)
+{
+  morok_gemm8_ivec acc[MOROK_GEMM_MR][MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+  for (int v = 0; v < MOROK_GEMM_NV; v++)
+    {
+      morok_gemm8_ivec init = -*(const morok_gemm8_ivecu *)(corr + v * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+      for (int i = 0; i < MOROK_GEMM_MR; i++)
+        acc[i][v] = init;
+    }
+  const uint32_t *row[MOROK_GEMM_MR];
+  MOROK_GEMM_ROWS (row, a, ars);
+  for (int64_t q = 0; q < kq; q++)
+    {
+      morok_gemm8_ivec bv[MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+      for (int v = 0; v < MOROK_GEMM_NV; v++)
+        bv[v] = *(const morok_gemm8_ivec *)(b + (q * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4);
+#pragma clang loop unroll(full)
+      for (int i = 0; i < MOROK_GEMM_MR; i++)
+        {
+          morok_gemm8_ivec av = (morok_gemm8_ivec)(int32_t)row[i][q];
+#pragma clang loop unroll(full)
+          for (int v = 0; v < MOROK_GEMM_NV; v++)
+            acc[i][v] = MOROK_GEMM8_DOT (acc[i][v], av, bv[v]);
+        }
+    }
+  morok_gemm_vec out[MOROK_GEMM_MR][MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+  for (int v = 0; v < MOROK_GEMM_NV; v++)
+    {
+      morok_gemm_vec s = *(const morok_gemm_vecu *)(sb + v * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+      for (int i = 0; i < MOROK_GEMM_MR; i++)
+        out[i][v] = __builtin_convertvector(acc[i][v], morok_gemm_vec) * (s * sa[i]);
+    }
+  morok_gemm_store_tile (out, c, ldc, mr, nr, load_c);
+}
+
+/* C [M, N] (row stride ldc) =, or += when @accumulate, A . B with A
+ * quantised by morok_gemm_i8_quantize (qa, row stride lda bytes, scales
+ * sa) and B packed in int8 (kernels/weight-pack.h) from the panel of column
+ * 0: bq (K4 = lda / 4 quads per panel), its scales sb and its first
+ * block's corrections corr from column 0 (the next block's cs further);
+ * bq 64-byte aligned. */
+static MOROK_VEC512 __attribute__ ((unused)) void
+morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
+                      const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs, float *C,
+                      int64_t ldc, int accumulate)
+{
+  int64_t k4 = lda / 4;
+  if (M <= 0 || N <= 0 || k4 <= 0)
+    return;
+  const int64_t panel = k4 * MOROK_GEMM_NR * 4, qc = MOROK_GEMM8_KC / 4;
+  for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
+    {
+      int64_t nc = morok_gemm_min (MOROK_GEMM_NC, N - jc);
+      for (int64_t q0 = 0; q0 < k4; q0 += qc)
+        {
+          int64_t kq = morok_gemm_min (qc, k4 - q0);
+          int load_c = accumulate || q0 > 0;
+          /* a panel: k4 quads of NR columns, NR bytes per k */
+          MorokGemmPrefetch pf
+              = morok_gemm_next_block (bq, MOROK_GEMM_NR, panel, MOROK_GEMM_NR, jc, MOROK_GEMM_NC,
+                                       q0 * 4, MOROK_GEMM8_KC, N, k4 * 4);
+          int64_t tiles = (M + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR
+                          * ((nc + MOROK_GEMM_NR - 1) / MOROK_GEMM_NR),
+                  t = 0;
+          for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
+            {
+              int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
+              for (int64_t jr = 0; jr < nc; jr += MOROK_GEMM_NR)
+                {
+                  int64_t j0 = jc + jr;
+                  const int8_t *b = bq + j0 / MOROK_GEMM_NR * panel + q0 * MOROK_GEMM_NR * 4;
+                  for (int64_t ir = 0; ir < mc; ir += MOROK_GEMM_MR, t++)
+                    {
+                      /* a last panel of fewer than MR rows reads rows past
+                       * M of qa: the scratch has them, never stored */
+                      morok_gemm_prefetch_part (pf, t, tiles);
+                      morok_gemm8_tile (kq, (const uint32_t *)(qa + (ic + ir) * lda) + q0, k4,
+                                        sa + ic + ir, b, sb + j0, corr + q0 / qc * cs + j0,
+                                        C + (ic + ir) * ldc + j0, ldc,
+                                        morok_gemm_min (MOROK_GEMM_MR, mc - ir),
+                                        morok_gemm_min (MOROK_GEMM_NR, nc - jr), load_c);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif
