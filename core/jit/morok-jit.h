@@ -210,6 +210,15 @@ gboolean morok_jit_var_bounds (const MorokJit *jit, const char *name, gint64 *ou
 gboolean morok_jit_prepare (MorokJit *jit, const MorokInputSpec *const *specs,
                             const MorokPrepareConfig *config, GError **error);
 
+/* Another wrapper of @prepared's type running @prepared's program in a new
+ * context of its own: own input and output buffers, arena and variable
+ * values, so it executes independently of @prepared and of its other
+ * contexts (on another thread, too). It shares the program (compiled code,
+ * packed weights) and borrows the model: it must not outlive @prepared.
+ * Freeing it frees neither. Fails with NOT_PREPARED before @prepared's
+ * prepare, DEVICE when the buffers cannot be allocated. (transfer full) */
+MorokJit *morok_jit_new_context (MorokJit *prepared, GError **error);
+
 /* Input @input's buffer, for the caller to fill before execute: maximal
  * (InputSpec) shape and layout. (transfer none) valid while @jit lives. */
 MorokBuffer *morok_jit_input_mut (MorokJit *jit, guint input, GError **error);
