@@ -47,6 +47,7 @@
 #include "model-path.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
+#include "jit/morok-jit-registry.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
@@ -102,11 +103,13 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
                      ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
 
-/* One prepared plan per sample rate the model runs. */
+/* One plan per sample rate the model runs: this element's context of the
+ * registry's prototype for the model's contents, rate and options. */
 typedef struct
 {
   guint rate;
-  SileroVadJit *jit;
+  MorokJitShared *shared; /* the prototype, shared with other elements */
+  SileroVadJit *jit;      /* this element's context of it */
   MorokJitRecurrent *rec;
 } RatePlan;
 
@@ -170,38 +173,83 @@ free_plans (MorokVad *self)
   for (guint i = 0; i < self->n_plans; i++)
     {
       g_clear_pointer (&self->plans[i].rec, morok_jit_recurrent_free);
-      g_clear_pointer (&self->plans[i].jit, silero_vad_jit_free);
+      g_clear_pointer (&self->plans[i].jit, silero_vad_jit_free); /* before the prototype */
+      g_clear_pointer (&self->plans[i].shared, morok_jit_registry_release);
     }
   self->n_plans = 0;
   self->plan = NULL;
 }
 
-/* Loads the model once and prepares one plan per rate it runs; each
- * wrapper holds a reference to the model. */
+/* What the registry needs to make one rate's prototype. */
+typedef struct
+{
+  const char *path;
+  MorokSileroVad *vad; /* loaded by the first make, or another rate's prototype's */
+  guint rate;
+  const MorokPrepareConfig *config;
+} MakeData;
+
+static MorokJit *
+make_rate_prototype (gpointer data, GError **error)
+{
+  MakeData *d = data;
+  if (!d->vad && !(d->vad = morok_silero_vad_load (d->path, error)))
+    return NULL;
+  if (!morok_silero_vad_supports_rate (d->vad, d->rate))
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD, "%s: the model does not run at %u Hz",
+                   d->path, d->rate);
+      return NULL;
+    }
+  guint n_in = morok_silero_vad_input_len (d->vad, d->rate);
+  gsize n_state = morok_silero_vad_state_len (d->vad);
+  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (morok_silero_vad_ref (d->vad));
+  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, n_in));
+  g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE ((gint64) n_state));
+  if (!silero_vad_jit_prepare_with_config (jit, a, s, d->config, error))
+    return NULL;
+  return silero_vad_jit_jit (g_steal_pointer (&jit));
+}
+
+/* Acquires the prototype of each rate the model runs (16 kHz first: the
+ * model of its prototype says which other rates it runs) and makes this
+ * element's context and recurrent driver of each. */
 static gboolean
 prepare_plans (MorokVad *self, const char *path, GError **error)
 {
   static const guint rates[] = { 16000, 8000 };
-  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, error);
-  if (!vad)
+  g_autofree char *file_key = morok_jit_registry_file_key (path, error);
+  if (!file_key)
     return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+  g_autofree char *config_key = morok_prepare_config_key (config);
+  MakeData d = { .path = path, .config = config };
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < G_N_ELEMENTS (rates); i++)
     {
-      if (!morok_silero_vad_supports_rate (vad, rates[i]))
-        continue;
-      guint n_in = morok_silero_vad_input_len (vad, rates[i]);
-      gsize n_state = morok_silero_vad_state_len (vad);
-      RatePlan *p = &self->plans[self->n_plans++];
+      if (self->n_plans > 0)
+        {
+          MorokSileroVad *vad = silero_vad_jit_model (self->plans[0].jit);
+          if (!morok_silero_vad_supports_rate (vad, rates[i]))
+            continue;
+          if (!d.vad)
+            d.vad = morok_silero_vad_ref (vad);
+        }
+      g_autofree char *key
+          = g_strdup_printf ("silero-vad %s rate=%u %s", file_key, rates[i], config_key);
+      d.rate = rates[i];
+      RatePlan *p = &self->plans[self->n_plans];
+      ok = (p->shared = morok_jit_registry_acquire (key, make_rate_prototype, &d, error)) != NULL;
+      if (!ok)
+        break;
+      self->n_plans++;
       p->rate = rates[i];
-      p->jit = silero_vad_jit_new (morok_silero_vad_ref (vad));
-      g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, n_in));
-      g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE ((gint64) n_state));
-      if (!silero_vad_jit_prepare (p->jit, a, s, error))
-        return FALSE;
-      if (!(p->rec = silero_vad_jit_recurrent_new (p->jit, error)))
-        return FALSE;
+      SileroVadJit *proto = (SileroVadJit *) morok_jit_shared_prototype (p->shared);
+      ok = (p->jit = silero_vad_jit_new_context (proto, error)) != NULL
+           && (p->rec = silero_vad_jit_recurrent_new (p->jit, error)) != NULL;
     }
-  return TRUE;
+  g_clear_pointer (&d.vad, morok_silero_vad_unref);
+  return ok;
 }
 
 static gboolean
