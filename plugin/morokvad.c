@@ -103,13 +103,14 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
                      ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
 
-/* One plan per sample rate the model runs: this element's context of the
- * registry's prototype for the model's contents, rate and options. */
+/* One plan per sample rate the model runs: the registry's prototype for
+ * the model's contents, rate and options, and this element's context of
+ * it, made when caps first ask for the rate. */
 typedef struct
 {
   guint rate;
   MorokJitShared *shared; /* the prototype, shared with other elements */
-  SileroVadJit *jit;      /* this element's context of it */
+  SileroVadJit *jit;      /* this element's context of it, NULL until used */
   MorokJitRecurrent *rec;
 } RatePlan;
 
@@ -212,8 +213,7 @@ make_rate_prototype (gpointer data, GError **error)
 }
 
 /* Acquires the prototype of each rate the model runs (16 kHz first: the
- * model of its prototype says which other rates it runs) and makes this
- * element's context and recurrent driver of each. */
+ * model of its prototype says which other rates it runs). */
 static gboolean
 prepare_plans (MorokVad *self, const char *path, GError **error)
 {
@@ -229,7 +229,8 @@ prepare_plans (MorokVad *self, const char *path, GError **error)
     {
       if (self->n_plans > 0)
         {
-          MorokSileroVad *vad = silero_vad_jit_model (self->plans[0].jit);
+          MorokSileroVad *vad = silero_vad_jit_model (
+              (SileroVadJit *) morok_jit_shared_prototype (self->plans[0].shared));
           if (!morok_silero_vad_supports_rate (vad, rates[i]))
             continue;
           if (!d.vad)
@@ -240,16 +241,26 @@ prepare_plans (MorokVad *self, const char *path, GError **error)
       d.rate = rates[i];
       RatePlan *p = &self->plans[self->n_plans];
       ok = (p->shared = morok_jit_registry_acquire (key, make_rate_prototype, &d, error)) != NULL;
-      if (!ok)
-        break;
-      self->n_plans++;
-      p->rate = rates[i];
-      SileroVadJit *proto = (SileroVadJit *) morok_jit_shared_prototype (p->shared);
-      ok = (p->jit = silero_vad_jit_new_context (proto, error)) != NULL
-           && (p->rec = silero_vad_jit_recurrent_new (p->jit, error)) != NULL;
+      if (ok)
+        self->plans[self->n_plans++].rate = rates[i];
     }
   g_clear_pointer (&d.vad, morok_silero_vad_unref);
   return ok;
+}
+
+/* This element's context of @p's prototype and its recurrent driver. */
+static gboolean
+open_context (RatePlan *p, GError **error)
+{
+  SileroVadJit *proto = (SileroVadJit *) morok_jit_shared_prototype (p->shared);
+  if (!(p->jit = silero_vad_jit_new_context (proto, error)))
+    return FALSE;
+  if (!(p->rec = silero_vad_jit_recurrent_new (p->jit, error)))
+    {
+      g_clear_pointer (&p->jit, silero_vad_jit_free);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -277,8 +288,12 @@ morok_vad_start (GstBaseTransform *trans)
       free_plans (self);
       return FALSE;
     }
-  GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms", path, self->n_plans,
-                   (g_get_monotonic_time () - t0) / 1e3);
+  gsize scratch, bytes = morok_program_context_bytes (
+      morok_plan_program (morok_jit_plan (morok_jit_shared_prototype (self->plans[0].shared))),
+      &scratch);
+  GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms, %" G_GSIZE_FORMAT
+                   " context bytes at 16 kHz (%" G_GSIZE_FORMAT " of them scratch)",
+                   path, self->n_plans, (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
   return TRUE;
 }
 
@@ -324,6 +339,13 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
                          ("the model does not run at %d Hz", GST_AUDIO_INFO_RATE (info)));
       return FALSE;
     }
+  g_autoptr (GError) error = NULL;
+  if (!self->plan->jit && !open_context (self->plan, &error))
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL), ("%s", error->message));
+      self->plan = NULL;
+      return FALSE;
+    }
   GST_OBJECT_LOCK (self);
   morok_vad_params_init (&self->params, self->plan->rate);
   self->params.threshold = self->threshold;
@@ -333,7 +355,6 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   self->params.speech_pad_ms = self->speech_pad_ms;
   self->params.max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
   GST_OBJECT_UNLOCK (self);
-  g_autoptr (GError) error = NULL;
   if (!morok_vad_params_check (&self->params, &error))
     {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("%s", error->message));
