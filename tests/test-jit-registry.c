@@ -8,6 +8,7 @@
 #include "jit/morok-jit-registry.h"
 #include "temp-dir.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define N_THREADS 8
@@ -191,8 +192,9 @@ test_failure_is_retried (void)
 /* ---- keys ---- */
 
 /* Two copies of one file under other names have one key; a file differing
- * in one bit, or one byte longer, has another; a missing file is a
- * G_FILE_ERROR naming it. */
+ * in one bit, or one byte longer, has another, and so has a file changed in
+ * place after its key was taken; a missing file is a G_FILE_ERROR naming
+ * it. */
 static void
 test_file_key_follows_contents (void)
 {
@@ -221,6 +223,18 @@ test_file_key_follows_contents (void)
   g_assert_cmpstr (ka, !=, kd);
   g_assert_true (g_str_has_suffix (ka, "-1000"));
   g_assert_cmpuint (strlen (ka), ==, 32 + strlen ("-1000"));
+
+  /* rewritten in place, same size: a new key (the remembered one is stale);
+   * after a pause, as file times advance by clock ticks (up to 10 ms) */
+  g_usleep (20000);
+  FILE *f = fopen (a, "r+b");
+  g_assert_nonnull (f);
+  g_assert_cmpint (fseek (f, 500, SEEK_SET), ==, 0);
+  g_assert_cmpint (fputc (bytes[500], f), !=, EOF);
+  g_assert_cmpint (fclose (f), ==, 0);
+  g_autofree char *ka_rewritten = morok_jit_registry_file_key (a, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ka_rewritten, ==, kc);
 
   g_autofree char *missing = g_build_filename (dir, "missing.onnx", NULL);
   g_assert_null (morok_jit_registry_file_key (missing, &error));

@@ -9,9 +9,13 @@
  * finaliser, each half from another mix of the lanes. Chosen for speed: the
  * four lanes run in parallel, about a byte per cycle per lane, so hashing
  * is bound by reading the file (docs/morokvad.md has the figures); a key
- * only has to tell apart model files, nobody forges them. */
+ * only has to tell apart model files, nobody forges them. A file's key is
+ * remembered with its device, inode, size and times, so the elements after
+ * the first do not read the file again while it is unchanged. */
 #define G_LOG_DOMAIN "morok-jit"
 #include "jit/morok-jit-registry.h"
+#include <glib/gstdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #define P1 0x9E3779B185EBCA87ull
@@ -70,10 +74,29 @@ morok_jit_registry_hash128 (gconstpointer data, gsize bytes, guint64 out[2])
   out[1] = finish (b + round64 (~(guint64) bytes, tail) + out[0]);
 }
 
-char *
-morok_jit_registry_file_key (const char *path, GError **error)
+/* ---- file keys, remembered per file ---- */
+
+/* A file's identity and version: which file (device, inode) and when and
+ * how it last changed. A file rewritten in place changes its size or its
+ * times, so its key is computed again; only a rewrite within the same tick
+ * of the file-time clock (a few ms) as the key it follows goes unseen. */
+static char *
+file_stamp (const char *path)
 {
-  g_return_val_if_fail (path != NULL, NULL);
+  GStatBuf st;
+  if (g_stat (path, &st) != 0)
+    return NULL;
+  return g_strdup_printf ("%ju %ju %jd %jd.%09ld %jd.%09ld", (uintmax_t) st.st_dev,
+                          (uintmax_t) st.st_ino, (intmax_t) st.st_size, (intmax_t) st.st_mtime,
+                          st.st_mtim.tv_nsec, (intmax_t) st.st_ctime, st.st_ctim.tv_nsec);
+}
+
+static GMutex memo_lock;
+static GHashTable *memo; /* file_stamp -> key, both owned */
+
+static char *
+hash_file (const char *path, GError **error)
+{
   g_autoptr (GMappedFile) file = g_mapped_file_new (path, FALSE, error);
   if (!file)
     return NULL;
@@ -82,4 +105,29 @@ morok_jit_registry_file_key (const char *path, GError **error)
   morok_jit_registry_hash128 (bytes ? g_mapped_file_get_contents (file) : "", bytes, h);
   return g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x-%" G_GSIZE_FORMAT,
                           h[0], h[1], bytes);
+}
+
+char *
+morok_jit_registry_file_key (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_autofree char *stamp = file_stamp (path);
+  if (stamp)
+    {
+      g_mutex_lock (&memo_lock);
+      char *known = memo ? g_strdup (g_hash_table_lookup (memo, stamp)) : NULL;
+      g_mutex_unlock (&memo_lock);
+      if (known)
+        return known;
+    }
+  char *key = hash_file (path, error);
+  if (key && stamp)
+    {
+      g_mutex_lock (&memo_lock);
+      if (!memo)
+        memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_hash_table_replace (memo, g_steal_pointer (&stamp), g_strdup (key));
+      g_mutex_unlock (&memo_lock);
+    }
+  return key;
 }
