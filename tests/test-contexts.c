@@ -93,24 +93,37 @@ run_vad_stream (gpointer data)
   return GINT_TO_POINTER (TRUE);
 }
 
+/* Silero VAD v5 prepared at 16 kHz, chunks of 512 samples after
+ * *@out_context samples of context; NULL (the test skips) without the model. */
+static SileroVadJit *
+silero_prepared (guint *out_context)
+{
+  g_autofree char *path = silero_path ("v5");
+  if (!path)
+    return NULL;
+  g_autoptr (GError) error = NULL;
+  MorokSileroVad *vad = morok_silero_vad_load (path, &error);
+  g_assert_no_error (error);
+  SileroVadJit *jit = silero_vad_jit_new (vad);
+  *out_context = morok_silero_vad_input_len (vad, 16000) - 512;
+  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, *out_context + 512));
+  g_autoptr (MorokInputSpec) st
+      = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
+  g_assert_true (silero_vad_jit_prepare (jit, a, st, &error));
+  g_assert_no_error (error);
+  return jit;
+}
+
 /* Four threads, a context each, a different stretch of speech each: every
  * probability equals the one the same stream gave alone on one thread. */
 static void
 test_vad_streams_in_threads (void)
 {
-  g_autofree char *path = silero_path ("v5");
-  if (!path)
+  guint chunk = 512, context;
+  g_autoptr (SileroVadJit) jit = silero_prepared (&context);
+  if (!jit)
     return;
   g_autoptr (GError) error = NULL;
-  MorokSileroVad *vad = morok_silero_vad_load (path, &error);
-  g_assert_no_error (error);
-  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (vad);
-  guint chunk = 512, context = morok_silero_vad_input_len (vad, 16000) - chunk;
-  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, context + chunk));
-  g_autoptr (MorokInputSpec) st
-      = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
-  g_assert_true (silero_vad_jit_prepare (jit, a, st, &error));
-  g_assert_no_error (error);
   MorokProgram *program = morok_plan_program (morok_jit_plan (silero_vad_jit_jit (jit)));
 
   guint rate;
@@ -179,19 +192,13 @@ step_vad (MorokJitRecurrent *rec, float *window, const float *audio, guint chunk
 static void
 test_jit_new_context_streams (void)
 {
-  g_autofree char *path = silero_path ("v5");
-  if (!path)
+  guint chunk = 512, context;
+  g_autoptr (SileroVadJit) jit = silero_prepared (&context);
+  if (!jit)
     return;
   g_autoptr (GError) error = NULL;
-  MorokSileroVad *vad = morok_silero_vad_load (path, &error);
-  g_assert_no_error (error);
-  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (vad);
-  guint chunk = 512, context = morok_silero_vad_input_len (vad, 16000) - chunk;
-  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, context + chunk));
-  g_autoptr (MorokInputSpec) st
-      = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
-  g_assert_true (silero_vad_jit_prepare (jit, a, st, &error));
-  g_autoptr (SileroVadJit) unprepared = silero_vad_jit_new (morok_silero_vad_ref (vad));
+  g_autoptr (SileroVadJit) unprepared
+      = silero_vad_jit_new (morok_silero_vad_ref (silero_vad_jit_model (jit)));
   g_assert_null (silero_vad_jit_new_context (unprepared, &error));
   g_assert_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED);
   g_clear_error (&error);
