@@ -21,18 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps="${1:-3}"
-dir=.cache/gigaam-bench
-ctc=$dir/gigaam-v3-full.safetensors
-rnnt=$dir/gigaam-v3-rnnt-full.safetensors
-inputs=$dir/gigaam-asr-bench-inputs.safetensors
-
 ninja -C build bench/bench-asr >/dev/null
-if ! [ -f "$ctc" ] || ! [ -f "$dir/gigaam-bench-inputs.safetensors" ]; then
-  /usr/bin/python3 scripts/gigaam/make-bench-model.py "$dir"
-fi
-if ! [ -f "$rnnt" ] || ! [ -f "$inputs" ]; then
-  /usr/bin/python3 scripts/gigaam/make-bench-asr.py "$dir"
-fi
+. bench/asr-models.sh
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 

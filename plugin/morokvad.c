@@ -367,7 +367,8 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   self->context = morok_silero_vad_context_len (vad, self->plan->rate);
   self->audio = silero_vad_jit_audio_mut (self->plan->jit, NULL)->data; /* prepared: there */
   self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
-  morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate);
+  morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate,
+                                &self->clock);
   reset_stream (self);
   GST_DEBUG_OBJECT (self, "%d Hz, %d channels: chunks of %u samples", self->plan->rate,
                     GST_AUDIO_INFO_CHANNELS (info), self->chunk);

@@ -10,7 +10,8 @@ struct _MorokSilenceGate
   gint64 held_start; /* sample of the first held buffer */
   GArray *segments;  /* closed segments not yet passed: start, end pairs (gint64) */
   gboolean in_speech;
-  gint64 open_start; /* the open segment's start, when in_speech */
+  gint64 open_start;            /* the open segment's start, when in_speech */
+  const MorokSampleClock *clock; /* times of unstamped buffers */
 };
 
 MorokSilenceGate *
@@ -42,11 +43,13 @@ morok_silence_gate_free (MorokSilenceGate *gate)
 }
 
 void
-morok_silence_gate_configure (MorokSilenceGate *gate, gint bpf, guint rate)
+morok_silence_gate_configure (MorokSilenceGate *gate, gint bpf, guint rate,
+                              const MorokSampleClock *clock)
 {
   morok_silence_gate_reset (gate);
   gate->bpf = bpf;
   gate->rate = rate;
+  gate->clock = clock;
 }
 
 void
@@ -72,24 +75,28 @@ morok_silence_gate_speech_end (MorokSilenceGate *gate, gint64 sample)
   gate->in_speech = FALSE;
 }
 
+/* The time of sample @a of @buf, which starts at sample @b0: from its PTS,
+ * or for a buffer without one from the stream's sample clock. */
 static GstClockTime
-offset_time (MorokSilenceGate *gate, GstBuffer *buf, gint64 frames)
+sample_time (MorokSilenceGate *gate, GstBuffer *buf, gint64 b0, gint64 a)
 {
-  return GST_BUFFER_PTS (buf) + gst_util_uint64_scale_int (frames, GST_SECOND, gate->rate);
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return morok_sample_clock_time (gate->clock, a);
+  return GST_BUFFER_PTS (buf) + gst_util_uint64_scale_int (a - b0, GST_SECOND, gate->rate);
 }
 
 /* A GAP for frames [a, b) of @buf, which starts at sample @b0. */
 static void
 push_gap (MorokSilenceGate *gate, GstPad *pad, GstBuffer *buf, gint64 b0, gint64 a, gint64 b)
 {
-  if (b <= a || !GST_BUFFER_PTS_IS_VALID (buf))
+  GstClockTime t = sample_time (gate, buf, b0, a);
+  if (b <= a || !GST_CLOCK_TIME_IS_VALID (t))
     return;
-  gst_pad_push_event (pad, gst_event_new_gap (offset_time (gate, buf, a - b0),
-                                              gst_util_uint64_scale_int (b - a, GST_SECOND,
-                                                                         gate->rate)));
+  gst_pad_push_event (pad, gst_event_new_gap (t, gst_util_uint64_scale_int (b - a, GST_SECOND,
+                                                                            gate->rate)));
 }
 
-/* Frames [a, b) of @buf as a buffer of their own. */
+/* Frames [a, b) of @buf as a buffer of their own, stamped with their time. */
 static GstFlowReturn
 push_piece (MorokSilenceGate *gate, GstPad *pad, GstBuffer *buf, gint64 b0, gint64 a, gint64 b)
 {
@@ -99,9 +106,13 @@ push_piece (MorokSilenceGate *gate, GstPad *pad, GstBuffer *buf, gint64 b0, gint
     {
       /* truncate keeps no timestamp when it trims the front: it has no rate */
       piece = gst_audio_buffer_truncate (piece, gate->bpf, a - b0, b - a);
-      if (GST_BUFFER_PTS_IS_VALID (buf))
-        GST_BUFFER_PTS (piece) = offset_time (gate, buf, a - b0);
       GST_BUFFER_DURATION (piece) = gst_util_uint64_scale_int (b - a, GST_SECOND, gate->rate);
+    }
+  GstClockTime t = sample_time (gate, buf, b0, a);
+  if (GST_BUFFER_PTS (piece) != t)
+    {
+      piece = gst_buffer_make_writable (piece);
+      GST_BUFFER_PTS (piece) = t;
     }
   return gst_pad_push (pad, piece);
 }

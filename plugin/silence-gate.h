@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include "sample-clock.h"
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -18,8 +19,11 @@ typedef struct _MorokSilenceGate MorokSilenceGate;
 
 MorokSilenceGate *morok_silence_gate_new (void);
 void morok_silence_gate_free (MorokSilenceGate *gate);
-/* Bytes per frame and rate of the audio to come; drops anything held. */
-void morok_silence_gate_configure (MorokSilenceGate *gate, gint bpf, guint rate);
+/* Bytes per frame and rate of the audio to come, and the clock that times
+ * its buffers without PTS (the element's; read when they are released);
+ * drops anything held. */
+void morok_silence_gate_configure (MorokSilenceGate *gate, gint bpf, guint rate,
+                                   const MorokSampleClock *clock);
 /* Drops the held audio and the segments. */
 void morok_silence_gate_reset (MorokSilenceGate *gate);
 
@@ -31,7 +35,8 @@ void morok_silence_gate_speech_end (MorokSilenceGate *gate, gint64 sample);
 
 /* Pushes on @pad every held buffer that ends at or before @decided
  * (G_MAXINT64: all of them): its parts in speech as buffers (cut at the
- * boundaries, timestamps adjusted), its other parts as GAP events. */
+ * boundaries, timestamps adjusted), its other parts as GAP events; times
+ * of buffers without PTS come from the clock. */
 GstFlowReturn morok_silence_gate_release (MorokSilenceGate *gate, GstPad *pad, gint64 decided);
 
 G_END_DECLS

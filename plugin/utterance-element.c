@@ -174,14 +174,22 @@ run_batch (MorokUtteranceElement *self)
     return GST_FLOW_OK;
   const float *waves[MOROK_UTTERANCE_MAX_BATCH_LIMIT];
   gint64 n[MOROK_UTTERANCE_MAX_BATCH_LIMIT];
+  gint64 samples = 0;
   for (guint i = 0; i < count; i++)
     {
       waves[i] = utts[i].samples;
       n[i] = MAX (utts[i].n, morok_gigaam_min_samples (priv->model));
       if (n[i] > utts[i].n) /* shorter than one frame: pad with silence */
         memset (utts[i].samples + utts[i].n, 0, (n[i] - utts[i].n) * sizeof (float));
+      samples += utts[i].n;
     }
+  gint64 t0 = g_get_monotonic_time ();
   GstFlowReturn ret = CLASS (self)->run (self, utts, waves, n, count);
+  /* bench/compare-transcriber.sh reads this line */
+  GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self,
+                       "ran %u utterances, %.3f s of audio, in %.1f ms", count,
+                       (double) samples / MOROK_UTTERANCE_RATE,
+                       (g_get_monotonic_time () - t0) / 1e3);
   morok_utterance_gate_batch_done (priv->gate, priv->srcpad);
   return ret;
 }

@@ -4,6 +4,19 @@
 
 #include <glib.h>
 
+/* A Silero network: the file's version and a sample rate. */
+typedef struct
+{
+  const char *version;
+  guint rate;
+} SileroCase;
+
+/* Every network of the official files. */
+static const SileroCase silero_cases[] = {
+  { "v4", 16000 }, { "v4", 8000 }, { "v5", 16000 },
+  { "v5", 8000 },  { "v6", 16000 }, { "v6", 8000 },
+};
+
 /* Returns the path of a Silero model, or NULL (and skips the test) when the
  * models have not been fetched. */
 static inline char *

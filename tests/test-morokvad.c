@@ -147,14 +147,14 @@ GST_START_TEST (test_messages_match_reference_segments)
 }
 GST_END_TEST;
 
-/* The fixture's boundaries, pushed in a segment starting at @segment_start
- * and with @stamped buffers (else without PTS). */
-static GArray *
-boundaries_of_fixture (GstClockTime segment_start, gboolean stamped)
+/* Pushes the fixture to @h in a segment starting at @segment_start, with
+ * @stamped buffers (else without PTS) of @duration (or none), then EOS. */
+static void
+push_fixture_in_segment (GstHarness *h, GstClockTime segment_start, gboolean stamped,
+                         gboolean duration)
 {
   gsize n;
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
-  GstHarness *h = vad_harness (NULL, NULL);
   GstSegment segment;
   gst_segment_init (&segment, GST_FORMAT_TIME);
   segment.start = segment.time = segment_start;
@@ -163,10 +163,20 @@ boundaries_of_fixture (GstClockTime segment_start, gboolean stamped)
     {
       GstBuffer *buf = pcm_buffer (pcm, i, MIN (1000, n - i));
       GST_BUFFER_PTS (buf) = stamped ? GST_BUFFER_PTS (buf) + segment_start : GST_CLOCK_TIME_NONE;
-      GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+      if (!duration)
+        GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
       g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
     }
   gst_harness_push_event (h, gst_event_new_eos ());
+}
+
+/* The fixture's boundaries, pushed in a segment starting at @segment_start
+ * and with @stamped buffers (else without PTS). */
+static GArray *
+boundaries_of_fixture (GstClockTime segment_start, gboolean stamped)
+{
+  GstHarness *h = vad_harness (NULL, NULL);
+  push_fixture_in_segment (h, segment_start, stamped, FALSE);
   GArray *got = collect_boundaries (h);
   vad_teardown (h);
   return got;
@@ -416,6 +426,61 @@ GST_START_TEST (test_remove_silence)
 }
 GST_END_TEST;
 
+/* With remove-silence, the times (PTS or GAP timestamp, then duration) of
+ * what comes out for the fixture pushed in a segment starting at
+ * @segment_start, with @stamped buffers (else without PTS): the buffers'
+ * into @buffers, the GAP events' into @gaps. */
+static void
+removed_of_fixture (GstClockTime segment_start, gboolean stamped, GArray *buffers, GArray *gaps)
+{
+  GstHarness *h = vad_harness ("remove-silence", "true");
+  push_fixture_in_segment (h, segment_start, stamped, TRUE);
+  GstBuffer *out;
+  while ((out = gst_harness_try_pull (h)))
+    {
+      GstClockTime t[2] = { GST_BUFFER_PTS (out), GST_BUFFER_DURATION (out) };
+      g_array_append_vals (buffers, t, 2);
+      gst_buffer_unref (out);
+    }
+  GstEvent *ev;
+  while ((ev = gst_harness_try_pull_event (h)))
+    {
+      if (GST_EVENT_TYPE (ev) == GST_EVENT_GAP)
+        {
+          GstClockTime t[2];
+          gst_event_parse_gap (ev, &t[0], &t[1]);
+          g_array_append_vals (gaps, t, 2);
+        }
+      gst_event_unref (ev);
+    }
+  vad_teardown (h);
+}
+
+/* remove-silence on buffers without PTS: the same GAP events and buffer
+ * times as for buffers stamped with the segment's start plus the samples
+ * before (the sample clock's times). */
+GST_START_TEST (test_remove_silence_without_pts)
+{
+  const GstClockTime start = 2 * GST_SECOND;
+  g_autoptr (GArray) want_bufs = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  g_autoptr (GArray) want_gaps = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  g_autoptr (GArray) got_bufs = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  g_autoptr (GArray) got_gaps = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  removed_of_fixture (start, TRUE, want_bufs, want_gaps);
+  removed_of_fixture (start, FALSE, got_bufs, got_gaps);
+  fail_unless (want_gaps->len > 0 && want_bufs->len > 0);
+  fail_unless_equals_int (got_gaps->len, want_gaps->len);
+  fail_unless_equals_int (got_bufs->len, want_bufs->len);
+  for (guint i = 0; i < want_gaps->len; i++)
+    fail_unless_equals_uint64 (g_array_index (got_gaps, GstClockTime, i),
+                               g_array_index (want_gaps, GstClockTime, i));
+  for (guint i = 0; i < want_bufs->len; i++)
+    fail_unless_equals_uint64 (g_array_index (got_bufs, GstClockTime, i),
+                               g_array_index (want_bufs, GstClockTime, i));
+  fail_unless (g_array_index (want_gaps, GstClockTime, 0) >= start);
+}
+GST_END_TEST;
+
 /* In PLAYING, the properties read at prepare (GST_PARAM_MUTABLE_READY) are
  * ignored with a warning in morokvad's debug category; post-messages
  * (MUTABLE_PLAYING) still changes. */
@@ -650,6 +715,7 @@ morokvad_suite (void)
   tcase_add_test (tc, test_formats_and_channels_mix_alike);
   tcase_add_test (tc, test_eos_closes_open_segment);
   tcase_add_test (tc, test_remove_silence);
+  tcase_add_test (tc, test_remove_silence_without_pts);
   tcase_add_test (tc, test_unsupported_rate);
   tcase_add_test (tc, test_bad_model);
   tcase_add_test (tc, test_broken_compiler);

@@ -23,12 +23,6 @@ enum
   ROUNDS = 90
 };
 
-typedef struct
-{
-  const char *version;
-  guint rate;
-} Case;
-
 /* Stream i: the speech from sample offset[i], in rounds [start, end), not
  * in [stall_from, stall_to). */
 static const gsize offset[STREAMS] = { 0, 3000, 17000, 41000, 5555, 20000 };
@@ -71,7 +65,7 @@ alone (MorokSileroVad *vad, guint rate, const float *samples, guint n_chunks)
 static void
 test_streams_equal_alone (gconstpointer data)
 {
-  const Case *c = data;
+  const SileroCase *c = data;
   g_autofree char *path = silero_path (c->version);
   if (!path)
     return;
@@ -186,16 +180,12 @@ test_run_checks_count (void)
 int
 main (int argc, char **argv)
 {
-  static const Case cases[] = {
-    { "v4", 16000 }, { "v4", 8000 }, { "v5", 16000 },
-    { "v5", 8000 },  { "v6", 16000 }, { "v6", 8000 },
-  };
   g_test_init (&argc, &argv, NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (silero_cases); i++)
     {
       g_autofree char *name = g_strdup_printf ("/silero-vad-batch/%s/%uk/streams-equal-alone",
-                                               cases[i].version, cases[i].rate / 1000);
-      g_test_add_data_func (name, &cases[i], test_streams_equal_alone);
+                                               silero_cases[i].version, silero_cases[i].rate / 1000);
+      g_test_add_data_func (name, &silero_cases[i], test_streams_equal_alone);
     }
   g_test_add_func ("/silero-vad-batch/run-checks-count", test_run_checks_count);
   return g_test_run ();

@@ -286,6 +286,57 @@ render_reduce (Ctx *c, MorokNode *n, char **idx)
   return acc;
 }
 
+/* The k >= 2 for which @dims[0] * ... * @dims[k - 1] is @target, the
+ * dims after the first constant; 0 if there is none. */
+static guint
+product_run (const MorokSym *const *dims, guint n, const MorokSym *target)
+{
+  const MorokSym *p = dims[0];
+  gint64 d;
+  for (guint k = 1; k < n && morok_sym_is_const (dims[k], &d); k++)
+    {
+      p = morok_sym_mul (p, dims[k]);
+      if (p == target)
+        return k + 1;
+    }
+  return 0;
+}
+
+/* @flat over @k dims (the inner ones constant) into @out[0 .. k - 1]. */
+static void
+split_index (const char *flat, const MorokSym *const *dims, guint k, char **out)
+{
+  gint64 stride = 1, d;
+  for (guint q = k; q-- > 0;)
+    {
+      if (q == 0)
+        out[q] = stride == 1 ? g_strdup (flat)
+                             : g_strdup_printf ("(%s / %" G_GINT64_FORMAT ")", flat, stride);
+      else
+        {
+          morok_sym_is_const (dims[q], &d);
+          out[q] = g_strdup_printf ("(%s / %" G_GINT64_FORMAT " %% %" G_GINT64_FORMAT ")", flat,
+                                    stride, d);
+          stride *= d;
+        }
+    }
+}
+
+/* The flat index of @idx[0 .. k - 1] over @k dims (the inner ones constant). */
+static char *
+merge_index (char **idx, const MorokSym *const *dims, guint k)
+{
+  GString *flat = g_string_new (idx[0]);
+  gint64 d;
+  for (guint q = 1; q < k; q++)
+    {
+      morok_sym_is_const (dims[q], &d);
+      g_autofree char *prev = g_strdup (flat->str);
+      g_string_printf (flat, "(%s) * %" G_GINT64_FORMAT " + %s", prev, d, idx[q]);
+    }
+  return g_string_free (flat, FALSE);
+}
+
 /* The source index of a reshape, group by group: runs of dims with equal
  * products (size-1 dims aside) map through the group's own flat index, so
  * that merging [C, K] into [C*K] reads (i / K, i % K) and a dim that stays
@@ -316,6 +367,22 @@ reshape_index (Ctx *c, MorokNode *n, char **idx, char **sidx)
       if (n->shape[i] == src->shape[j])
         {
           out[j++] = g_strdup (idx[i++]);
+          continue;
+        }
+      /* one dim (of either side) that is the product of the other side's
+       * next dims, all constant but the outermost (a batch merged with
+       * time: [b, 4] <-> [(b * 4)]) */
+      guint k;
+      if ((k = product_run (src->shape + j, src->rank - j, n->shape[i])))
+        {
+          split_index (idx[i], src->shape + j, k, out + j);
+          i++, j += k;
+          continue;
+        }
+      if ((k = product_run (n->shape + i, n->rank - i, src->shape[j])))
+        {
+          out[j++] = merge_index (idx + i, n->shape + i, k);
+          i += k;
           continue;
         }
       /* a group of constant dims: out [i, i1), src [j, j1) */

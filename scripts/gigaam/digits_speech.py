@@ -15,11 +15,20 @@ including two accents training never hears (HELD_OUT_ACCENTS).
 
     bank = synth_bank (held_out_voices (rng, 40))     # {voice: [10 clips]}
     wave, words = make_utterance (rng, bank)           # f32 [n], [{word, start, end}]
+    rec, words, spans = recording (rng, 9, lambda: make_utterance (rng, bank))
+    pieces = vad_pieces (rec, words, "build")          # [(f32 [n], words)] as morokvad cuts
+
+vad_pieces runs the built morokvad element (gst-launch-1.0, remove-silence
+at its defaults) over a recording and cuts it where the element does, so
+that training sees what moroktranscriber receives.
 """
 
 import concurrent.futures
 import io
+import os
+import re
 import subprocess
+import tempfile
 import wave
 
 import numpy as np
@@ -63,10 +72,11 @@ def train_voices(rng, n):
     return _voices(rng, n, TRAIN_ACCENTS, train_variants(), TRAIN_SPEEDS)
 
 
-def held_out_voices(rng, n):
-    """n voices with a variant and a speed training never uses."""
-    return _voices(rng, n, TRAIN_ACCENTS + HELD_OUT_ACCENTS, HELD_OUT_VARIANTS,
-                   HELD_OUT_SPEEDS)
+def held_out_voices(rng, n, voiced=False):
+    """n voices with a variant and a speed training never uses; voiced: not
+    the whispering one (whisperf), which Silero VAD does not take for speech."""
+    variants = [v for v in HELD_OUT_VARIANTS if not (voiced and v.startswith("whisper"))]
+    return _voices(rng, n, TRAIN_ACCENTS + HELD_OUT_ACCENTS, variants, HELD_OUT_SPEEDS)
 
 
 # ---- synthesis ------------------------------------------------------------------------
@@ -155,3 +165,62 @@ def write_wav(path, x):
         w.setsampwidth(2)
         w.setframerate(SR)
         w.writeframes(pcm.tobytes())
+
+
+# ---- recordings and what morokvad makes of them ----------------------------------------
+
+def recording(rng, n, make):
+    """n utterances of make() (each (wave, words)) one after another with
+    0.6-1.0 s of near silence before each but the first. Returns (wave, words
+    with times in the recording, [(start, end) of each utterance's speech])."""
+    pieces, words, spans, pos = [], [], [], 0
+    for i in range(n):
+        if i:
+            gap = np.zeros(int(rng.uniform(0.6, 1.0) * SR), np.float32)
+            gap += (rng.standard_normal(len(gap)) * 1e-4).astype(np.float32)
+            pieces.append(gap)
+            pos += len(gap)
+        wave_, utt_words = make()
+        t0 = pos / SR
+        utt_words = [{"word": w["word"], "start": round(t0 + w["start"], 4),
+                      "end": round(t0 + w["end"], 4)} for w in utt_words]
+        spans.append((utt_words[0]["start"], utt_words[-1]["end"]))
+        words += utt_words
+        pieces.append(wave_)
+        pos += len(wave_)
+    return np.concatenate(pieces), words, spans
+
+
+def vad_segments(path, build_dir):
+    """[(start, end)] in seconds of the speech segments (pads included) that
+    `morokvad remove-silence=true` lets through of the WAV file at path."""
+    env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build_dir, "plugin"))
+    out = subprocess.run(["gst-launch-1.0", "-m", "filesrc", "location=" + path, "!",
+                          "wavparse", "!", "audioconvert", "!", "morokvad",
+                          "remove-silence=true", "!", "fakesink"],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    bounds = re.findall(r"morokvad, type=\(string\)speech-(start|end), "
+                        r"timestamp=\(guint64\)(\d+)", out)
+    starts = [int(t) / 1e9 for kind, t in bounds if kind == "start"]
+    ends = [int(t) / 1e9 for kind, t in bounds if kind == "end"]
+    if not starts or len(starts) != len(ends):
+        raise RuntimeError("morokvad on %s: %d starts, %d ends" % (path, len(starts), len(ends)))
+    return list(zip(starts, ends))
+
+
+def vad_pieces(wave_, words, build_dir):
+    """The segments morokvad cuts from a recording, each with the words most
+    of whose sound falls inside it (times from the segment's start)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "rec.wav")
+        write_wav(path, wave_)
+        segments = vad_segments(path, build_dir)
+    owned = [[] for _ in segments]
+    for w in words:
+        overlap = [min(e, w["end"]) - max(s, w["start"]) for s, e in segments]
+        best = int(np.argmax(overlap))
+        if overlap[best] > 0:
+            owned[best].append(w)
+    return [(wave_[int(round(s * SR)):int(round(e * SR))],
+             [{"word": w["word"], "start": w["start"] - s, "end": w["end"] - s} for w in mine])
+            for (s, e), mine in zip(segments, owned)]

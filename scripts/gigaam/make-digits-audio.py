@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 """Write a recording of spoken digit sequences in held-out voices, with its truth.
 
-usage: make-digits-audio.py [--sequences N] [--seed S] OUT.wav
+usage: make-digits-audio.py [--sequences N] [--seed S] [--voiced] OUT.wav
 
 OUT.wav (16 kHz mono, 16-bit) holds N sequences of 1-6 digit words
 (digits_speech.py), each in its own voice drawn from the held-out accents,
-variants and speeds that train-digits.py never uses, separated by 0.6-1.0 s
-of near silence. OUT.json beside it holds the truth:
+variants and speeds that train-digits.py never uses (--voiced: not the
+whispering variant, which morokvad's Silero model does not hear as speech),
+separated by 0.6-1.0 s of near silence. OUT.json beside it holds the truth:
 
     {"sample_rate": 16000,
      "sequences": [{"voice": "en-us+m3", "speed": 155, "pitch": 40,
@@ -33,31 +34,25 @@ import digits_speech  # noqa: E402
 SR = digits_speech.SR
 
 
-def make_recording(n_sequences, seed):
+def make_recording(n_sequences, seed, voiced=False):
     """(wave f32, truth dict) of n_sequences in held-out voices."""
     rng = np.random.default_rng(seed)
-    voices = digits_speech.held_out_voices(rng, n_sequences)
+    voices = digits_speech.held_out_voices(rng, n_sequences, voiced)
     bank = digits_speech.synth_bank(voices)
-    pieces, sequences, words, pos = [], [], [], 0
-    for voice in voices:
-        if pieces:
-            gap = np.zeros(int(rng.uniform(0.6, 1.0) * SR), np.float32)
-            gap += (rng.standard_normal(len(gap)) * 1e-4).astype(np.float32)
-            pieces.append(gap)
-            pos += len(gap)
-        wave, seq_words = digits_speech.make_utterance(rng, {voice: bank[voice]})
-        t0 = pos / SR
-        seq_words = [{"word": w["word"], "start": round(t0 + w["start"], 4),
-                      "end": round(t0 + w["end"], 4)} for w in seq_words]
-        accent, variant, speed, pitch = voice
+    turn = iter(voices)
+
+    def next_utterance():
+        voice = next(turn)
+        return digits_speech.make_utterance(rng, {voice: bank[voice]})
+
+    wave, words, spans = digits_speech.recording(rng, len(voices), next_utterance)
+    sequences = []
+    for (accent, variant, speed, pitch), (start, end) in zip(voices, spans):
+        text = digits_speech.text_of([w for w in words if start <= w["start"] < end])
         sequences.append({"voice": "%s+%s" % (accent, variant), "speed": speed,
-                          "pitch": pitch, "text": digits_speech.text_of(seq_words),
-                          "start": seq_words[0]["start"], "end": seq_words[-1]["end"]})
-        words += seq_words
-        pieces.append(wave)
-        pos += len(wave)
+                          "pitch": pitch, "text": text, "start": start, "end": end})
     truth = {"sample_rate": SR, "sequences": sequences, "words": words}
-    return np.concatenate(pieces), truth
+    return wave, truth
 
 
 def main():
@@ -65,8 +60,9 @@ def main():
     ap.add_argument("out", help="output .wav; the truth goes to the same name with .json")
     ap.add_argument("--sequences", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--voiced", action="store_true", help="leave out the whispering voice")
     args = ap.parse_args()
-    wave, truth = make_recording(args.sequences, args.seed)
+    wave, truth = make_recording(args.sequences, args.seed, args.voiced)
     digits_speech.write_wav(args.out, wave)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
         json.dump(truth, f, indent=1)

@@ -2,24 +2,34 @@
 # SPDX-License-Identifier: MIT
 """Train the small GigaAM v3 CTC model that recognises spoken English digits.
 
-usage: train-digits.py [--steps N] [--out MODEL.safetensors] [--ckpt FILE.ckpt]
+usage: train-digits.py [--steps N] [--out MODEL.safetensors] [--ckpt FILE.ckpt] [--build DIR]
 
 The model is the v3_ctc architecture of reference.py (64 log-mel bands,
 conv1d subsampling by 4, rotary Conformer layers, CTC head; upstream
 state-dict names) at a small size, trained from seeded random weights on
 espeak-ng speech of the ten digit words (digits_speech.py: 1-6 words per
 utterance, the training accents, variants and speeds, noise and level
-changes, SpecAugment-style masks on the log-mel). It is saved as an
-upstream-style checkpoint ({"cfg", "state_dict"}) and converted by convert.py
-to f16 safetensors (default tests/fixtures/gigaam-digits.safetensors), and
-the sha256 of that file is written beside it (`sha256sum -c` format).
+changes, SpecAugment-style masks on the log-mel). Two thirds of each batch
+are pieces of utterances cut by the built morokvad element (DIR/plugin,
+default build/: remove-silence at its defaults, run once by gst-launch-1.0
+over a recording of 2400 utterances), as moroktranscriber receives them
+behind it: tight around the speech and split at pauses; the rest are whole
+utterances with their silence around. The loss is CTC restricted to the
+alignments that emit each word's letters near where the word is
+(align_windows), so that word times, which follow the emitted letters,
+follow the audio. It is saved as an upstream-style checkpoint ({"cfg",
+"state_dict"}) and converted by convert.py to f16 safetensors (default
+tests/fixtures/gigaam-digits.safetensors), and the sha256 of that file is
+written beside it (`sha256sum -c` format).
 
 Seeded throughout and run with 2 torch threads and deterministic algorithms,
-so a rerun on the same machine and packages gives the same file. 18 minutes
-on a busy 2-core VM (docs/digits-model.md). eval-digits.py measures it.
+so a rerun on the same machine and packages gives the same file. 20 minutes
+on a busy 2-core VM (docs/digits-model.md). eval-digits.py and
+tests/check-digits-e2e.py measure it.
 """
 
 import argparse
+import functools
 import hashlib
 import math
 import os
@@ -40,6 +50,13 @@ SEED = 20240611
 N_LAYERS, D_MODEL, N_HEADS = 4, 64, 4
 VOCAB = [" "] + sorted(set("".join(digits_speech.WORDS)))  # 16 tokens + blank
 N_VOICES = 500        # training voices, 10 words each
+N_VAD_UTTERANCES = 2400   # utterances cut by the real morokvad (vad_corpus)
+VAD_SHARE = 2 / 3     # of each batch: morokvad's pieces; the rest fresh, padded as laid out
+FRAME = 0.04          # seconds per encoded frame (hop 10 ms, subsampling by 4)
+# where a word's letters may be emitted (seconds around its true start and end;
+# align_windows): first letter near the start, last letter so that the word's
+# end, one frame after it, falls near the true end
+EARLY, LATE = 0.08, 0.12
 BATCH = 24
 STEPS = 2000
 LR, WARMUP = 2e-3, 300
@@ -90,26 +107,108 @@ def morok_cfg():
 
 # ---- batches ----------------------------------------------------------------------------
 
-def batches(rng, bank, group=4):
-    """Endless batches: `group` batches' worth of utterances at a time, sorted
-    by length (less padding), handed out in random order."""
+def vad_corpus(rng, bank, build_dir):
+    """Pieces (wave, words) of N_VAD_UTTERANCES training utterances laid out
+    as make-digits-audio.py lays out a recording, cut by the built morokvad
+    (remove-silence at its defaults) where it cuts them: tight around the
+    speech and split at pauses, as moroktranscriber receives them."""
+    wave, words, _ = digits_speech.recording(
+        rng, N_VAD_UTTERANCES, lambda: digits_speech.make_utterance(rng, bank))
+    return digits_speech.vad_pieces(wave, words, build_dir)
+
+
+def batches(rng, bank, pieces, group=4):
+    """Endless batches: `group` batches' worth of utterances at a time (a
+    VAD_SHARE of morokvad's pieces at a random gain, the rest fresh
+    utterances), sorted by length (less padding), handed out in random order."""
+    n_vad = round(BATCH * group * VAD_SHARE)
     while True:
-        utts = sorted((digits_speech.make_utterance(rng, bank) for _ in range(BATCH * group)),
-                      key=lambda u: len(u[0]))
+        utts = [digits_speech.make_utterance(rng, bank) for _ in range(BATCH * group - n_vad)]
+        for i in rng.integers(len(pieces), size=n_vad):
+            wave, words = pieces[i]
+            gain = min(10 ** (rng.uniform(-6, 6) / 20), 0.999 / max(np.abs(wave).max(), 1e-9))
+            utts.append(((wave * gain).astype(np.float32), words))
+        utts.sort(key=lambda u: len(u[0]))
         for i in rng.permutation(group):
             yield make_batch(utts[i * BATCH:(i + 1) * BATCH])
 
 
+def align_windows(words, n_frames):
+    """Token ids of an utterance's text and, for each, the frames [lo, hi) in
+    which aligned_ctc_loss lets it be emitted: a word's first letter from
+    EARLY before its start to LATE after it, its last letter where the word's
+    end (one frame after it) is from LATE before the true end to EARLY after
+    it, the letters between from EARLY before the start to EARLY after the
+    end; spaces anywhere."""
+    ids, windows = [], []
+
+    def frames(t0, t1):
+        lo = min(max(int(math.floor(t0 / FRAME)), 0), n_frames - 1)
+        return lo, min(max(int(math.ceil(t1 / FRAME)) + 1, lo + 1), n_frames)
+
+    for k, w in enumerate(words):
+        if k:
+            ids.append(VOCAB.index(" "))
+            windows.append((0, n_frames))
+        s, e, n = w["start"], w["end"], len(w["word"])
+        for j, c in enumerate(w["word"]):
+            ids.append(VOCAB.index(c))
+            if j == 0:
+                windows.append(frames(s - EARLY, s + LATE))
+            elif j == n - 1:
+                windows.append(frames(e - LATE - FRAME, e + EARLY - FRAME))
+            else:
+                windows.append(frames(s - EARLY, e + EARLY))
+    return ids, windows
+
+
 def make_batch(utts):
-    """Padded waves [B, n], lengths [B], targets (token ids, concatenated), their lengths."""
+    """Padded waves [B, n], lengths [B], and each utterance's words."""
     lengths = torch.tensor([len(w) for w, _ in utts])
     waves = torch.zeros(len(utts), int(lengths.max()))
-    targets = []
-    for i, (w, words) in enumerate(utts):
+    for i, (w, _) in enumerate(utts):
         waves[i, :len(w)] = torch.from_numpy(w)
-        targets.append([VOCAB.index(c) for c in digits_speech.text_of(words)])
-    target_lengths = torch.tensor([len(t) for t in targets])
-    return waves, lengths, torch.tensor(sum(targets, [])), target_lengths
+    return waves, lengths, [words for _, words in utts]
+
+
+NEG = -1e4  # log-probability of what a path may not do
+
+
+def aligned_ctc_loss(log_probs, lengths, targets, windows, blank):
+    """CTC loss (mean over the batch of -log P / target length, as
+    torch.nn.functional.ctc_loss's "mean") over the alignments in which each
+    target token is emitted within its window of frames: log_probs [B, T, C],
+    lengths [B], targets and windows lists (align_windows). Utterances whose
+    windows admit no alignment add nothing."""
+    b, t_max, _ = log_probs.shape
+    s_max = 2 * max(max((len(t) for t in targets), default=0), 1) + 1
+    ext = torch.full((b, s_max), blank, dtype=torch.long)
+    allowed = torch.ones(b, t_max, s_max, dtype=torch.bool)
+    for i, (ids, wins) in enumerate(zip(targets, windows)):
+        for j, (tok, (lo, hi)) in enumerate(zip(ids, wins)):
+            ext[i, 2 * j + 1] = tok
+            allowed[i, :, 2 * j + 1] = False
+            allowed[i, lo:hi, 2 * j + 1] = True
+    skip = torch.zeros(b, s_max, dtype=torch.bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    emit = log_probs.gather(2, ext[:, None, :].expand(b, t_max, s_max))
+    emit = emit.masked_fill(~allowed, NEG)
+    neg1 = torch.full((b, 1), NEG)
+    neg2 = torch.full((b, 2), NEG)
+    alpha = torch.cat([emit[:, 0, :2], torch.full((b, s_max - 2), NEG)], dim=1)
+    for t in range(1, t_max):
+        step = torch.cat([neg1, alpha[:, :-1]], dim=1)
+        jump = torch.cat([neg2, alpha[:, :-2]], dim=1).masked_fill(~skip, NEG)
+        new = torch.logsumexp(torch.stack([alpha, step, jump]), dim=0) + emit[:, t]
+        alpha = torch.where((t < lengths)[:, None], new, alpha)
+    n_tok = torch.tensor([len(t) for t in targets])
+    last = (2 * n_tok).clamp(max=s_max - 1)
+    end = alpha.gather(1, last[:, None])[:, 0]
+    before = alpha.gather(1, (last - 1).clamp(min=0)[:, None])[:, 0]
+    before = torch.where(n_tok > 0, before, torch.full_like(before, NEG))
+    nll = -torch.logaddexp(end, before)
+    nll = torch.where(nll < -NEG / 2, nll, torch.zeros_like(nll))
+    return (nll / n_tok.clamp(min=1)).mean()
 
 
 def spec_augment(gen, features, lengths):
@@ -146,34 +245,38 @@ def init_state(model, gen):
     return state
 
 
-def train(steps, log=print):
+def train(steps, build_dir, log=functools.partial(print, flush=True)):
     rng = np.random.default_rng(SEED)
     gen = torch.Generator().manual_seed(SEED)
     t0 = time.time()
     bank = digits_speech.synth_bank(digits_speech.train_voices(rng, N_VOICES))
     log("synthesised %d voices x %d words in %.0f s"
         % (len(bank), len(digits_speech.WORDS), time.time() - t0))
+    pieces = vad_corpus(rng, bank, build_dir)
+    log("morokvad cut %d utterances into %d pieces (%.0f s of audio) in %.0f s"
+        % (N_VAD_UTTERANCES, len(pieces), sum(len(w) for w, _ in pieces) / digits_speech.SR,
+           time.time() - t0))
 
-    model = reference.GigaAMCTC(morok_cfg())
+    model = reference.GigaAM(morok_cfg())
     model.load_state_dict(init_state(model, gen))
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=LR, betas=(0.9, 0.98), weight_decay=1e-3)
     blank = len(VOCAB)
     t1, smooth = time.time(), None
-    data = batches(rng, bank)
+    data = batches(rng, bank, pieces)
     for step in range(steps):
         lr = LR * min((step + 1) / WARMUP, 0.5 * (1 + math.cos(math.pi * step / steps)))
         for group in opt.param_groups:
             group["lr"] = lr
-        waves, lengths, targets, target_lengths = next(data)
+        waves, lengths, words = next(data)
         with torch.no_grad():
-            features, feat_lengths = model.preprocessor(waves, lengths)
+            features, feat_lengths = model.preprocessor(waves, lengths, True)
         spec_augment(gen, features, feat_lengths)
-        encoded, enc_lengths = model.encoder(features, feat_lengths)
+        encoded, enc_lengths = model.encoder(features, feat_lengths, True)
         log_probs = model.head(encoded)
-        loss = torch.nn.functional.ctc_loss(log_probs.transpose(0, 1), targets, enc_lengths,
-                                            target_lengths, blank=blank, zero_infinity=True)
+        targets, windows = zip(*(align_windows(w, int(n)) for w, n in zip(words, enc_lengths)))
+        loss = aligned_ctc_loss(log_probs, enc_lengths, targets, windows, blank)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 5.0)
@@ -209,12 +312,14 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "fixtures",
                                                    "gigaam-digits.safetensors"))
     ap.add_argument("--ckpt", help="also keep the upstream-style checkpoint here")
+    ap.add_argument("--build", default=os.path.join(HERE, "..", "..", "build"),
+                    help="the meson build whose plugin/ has morokvad (default build/)")
     args = ap.parse_args()
     torch.set_num_threads(2)
     torch.manual_seed(SEED)
     torch.use_deterministic_algorithms(True)
 
-    state = train(args.steps)
+    state = train(args.steps, args.build)
     with tempfile.TemporaryDirectory() as tmp:
         ckpt = args.ckpt or os.path.join(tmp, "gigaam-digits.ckpt")
         torch.save({"cfg": upstream_cfg(), "state_dict": state}, ckpt)
