@@ -32,8 +32,11 @@
  *   boundary is cut there), sends a GAP event for each stretch of dropped
  *   time, and reports the delay this needs in the LATENCY query.
  *
- * The model and its plans are prepared on READY→PAUSED; a missing or bad
- * model file is an error message naming the file. DISCONT, FLUSH and a new
+ * The model and its plans are prepared on READY→PAUSED, once per process
+ * for all elements whose model files have the same contents and whose
+ * MOROK_* settings are the same (each element runs its own context of the
+ * shared program; docs/morokvad.md, "Many elements, one model"); a missing
+ * or bad model file is an error message naming the file. DISCONT, FLUSH and a new
  * segment reset the model state and the segmenter; EOS runs the last partial
  * chunk (zero-padded) and closes an open segment.
  *
@@ -198,8 +201,8 @@ make_rate_prototype (gpointer data, GError **error)
     return NULL;
   if (!morok_silero_vad_supports_rate (d->vad, d->rate))
     {
-      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD, "%s: the model does not run at %u Hz",
-                   d->path, d->rate);
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+                   "%s: the model does not run at %u Hz", d->path, d->rate);
       return NULL;
     }
   guint n_in = morok_silero_vad_input_len (d->vad, d->rate);
@@ -242,7 +245,10 @@ prepare_plans (MorokVad *self, const char *path, GError **error)
       RatePlan *p = &self->plans[self->n_plans];
       ok = (p->shared = morok_jit_registry_acquire (key, make_rate_prototype, &d, error)) != NULL;
       if (ok)
-        self->plans[self->n_plans++].rate = rates[i];
+        {
+          p->rate = rates[i];
+          self->n_plans++;
+        }
     }
   g_clear_pointer (&d.vad, morok_silero_vad_unref);
   return ok;
