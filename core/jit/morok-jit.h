@@ -180,7 +180,8 @@ typedef MorokTensor *(*MorokJitBuildFn) (gpointer model, MorokTensor *const *inp
 MorokJit *morok_jit_new (const char *type_name, gpointer model, GDestroyNotify model_free,
                          const char *const *input_names, guint n_inputs,
                          const MorokJitVarDecl *vars, guint n_vars, MorokJitBuildFn build);
-/* Frees the plan and the model; NULL is a no-op. */
+/* Frees the plan and the model (a wrapper from morok_jit_new_context: its
+ * context only); NULL is a no-op. */
 void morok_jit_free (MorokJit *jit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokJit, morok_jit_free)
 
