@@ -2,8 +2,9 @@
 /* Many VAD streams on one core: the cost of one stream's chunk for 1, 8, 64
  * and 256 streams, through one batched plan (models/silero-vad-batch.h, all
  * streams in every run) and through one single-stream plan per stream
- * (SileroVadJit + MorokJitRecurrent, stepped in turn). Each stream reads
- * the fixture speech from its own offset. Not a test; one thread unless
+ * (SileroVadJit + MorokJitRecurrent, stepped in turn), prepared each on its
+ * own or as contexts of one program (silero_vad_jit_new_context). Each
+ * stream reads the fixture speech from its own offset. Not a test; one thread unless
  * MOROK_THREADS says otherwise. bench/compare-vad-streams.sh puts
  * onnxruntime's batched session next to it.
  *
@@ -81,9 +82,11 @@ batched (MorokSileroVad *vad, guint streams, const float *speech, gsize n, GErro
 }
 
 /* µs per stream-chunk, median over ROUNDS rounds of one step of each
- * stream's own plan. */
+ * stream's own plan: each prepared on its own, or (@shared) contexts of
+ * the first one's program (silero_vad_jit_new_context). */
 static double
-independent (MorokSileroVad *vad, guint streams, const float *speech, gsize n, GError **error)
+independent (MorokSileroVad *vad, guint streams, gboolean shared, const float *speech, gsize n,
+             GError **error)
 {
   guint C = morok_silero_vad_context_len (vad, RATE), N = morok_silero_vad_chunk_len (vad, RATE);
   g_autofree SileroVadJit **jit = g_new0 (SileroVadJit *, streams);
@@ -94,9 +97,12 @@ independent (MorokSileroVad *vad, guint streams, const float *speech, gsize n, G
       = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
   for (guint i = 0; i < streams; i++)
     {
-      jit[i] = silero_vad_jit_new (morok_silero_vad_ref (vad));
-      if (!silero_vad_jit_prepare (jit[i], as, ss, error)
-          || !(rec[i] = silero_vad_jit_recurrent_new (jit[i], error)))
+      if (shared && i > 0)
+        jit[i] = silero_vad_jit_new_context (jit[0], error);
+      else if ((jit[i] = silero_vad_jit_new (morok_silero_vad_ref (vad)))
+               && !silero_vad_jit_prepare (jit[i], as, ss, error))
+        goto out;
+      if (!jit[i] || !(rec[i] = silero_vad_jit_recurrent_new (jit[i], error)))
         goto out;
     }
   for (guint r = 0; r < ROUNDS; r++)
@@ -114,7 +120,7 @@ independent (MorokSileroVad *vad, guint streams, const float *speech, gsize n, G
     }
   result = bench_median (t, ROUNDS);
 out:
-  for (guint i = 0; i < streams; i++)
+  for (guint i = streams; i-- > 0;) /* the first last: the others may borrow its model */
     {
       g_clear_pointer (&rec[i], morok_jit_recurrent_free);
       g_clear_pointer (&jit[i], silero_vad_jit_free);
@@ -140,17 +146,18 @@ main (int argc, char **argv)
     }
   static const guint counts[] = { 1, 8, 64, 256 };
   printf ("Silero %s 16 kHz, us per stream-chunk, medians of %d rounds:\n", version, ROUNDS);
-  printf ("  %7s %12s %14s\n", "streams", "batched", "independent");
+  printf ("  %7s %12s %14s %14s\n", "streams", "batched", "independent", "one program");
   for (guint k = 0; k < G_N_ELEMENTS (counts); k++)
     {
       double b = batched (vad, counts[k], speech, n, &error);
-      double i = b >= 0 ? independent (vad, counts[k], speech, n, &error) : -1;
-      if (i < 0)
+      double i = b >= 0 ? independent (vad, counts[k], FALSE, speech, n, &error) : -1;
+      double c = i >= 0 ? independent (vad, counts[k], TRUE, speech, n, &error) : -1;
+      if (c < 0)
         {
           fprintf (stderr, "%s\n", error->message);
           return 1;
         }
-      printf ("  %7u %12.2f %14.2f\n", counts[k], b, i);
+      printf ("  %7u %12.2f %14.2f %14.2f\n", counts[k], b, i, c);
     }
   return 0;
 }

@@ -35,6 +35,7 @@
 #include "jit/morok-jit.h"
 #include "jit/morok-jit-macros.h"
 #include "jit/morok-jit-recurrent.h"
+#include "jit/morok-jit-registry.h"
 #include "io/morok-io.h"
 #include "io/onnx-reader.h"
 #include "io/safetensors.h"

@@ -32,8 +32,11 @@
  *   boundary is cut there), sends a GAP event for each stretch of dropped
  *   time, and reports the delay this needs in the LATENCY query.
  *
- * The model and its plans are prepared on READY→PAUSED; a missing or bad
- * model file is an error message naming the file. DISCONT, FLUSH and a new
+ * The model and its plans are prepared on READY→PAUSED, once per process
+ * for all elements whose model files have the same contents and whose
+ * MOROK_* settings are the same (each element runs its own context of the
+ * shared program; docs/morokvad.md, "Many elements, one model"); a missing
+ * or bad model file is an error message naming the file. DISCONT, FLUSH and a new
  * segment reset the model state and the segmenter; EOS runs the last partial
  * chunk (zero-padded) and closes an open segment.
  *
@@ -47,6 +50,7 @@
 #include "model-path.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
+#include "jit/morok-jit-registry.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
@@ -102,11 +106,14 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
                      ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
 
-/* One prepared plan per sample rate the model runs. */
+/* One plan per sample rate the model runs: the registry's prototype for
+ * the model's contents, rate and options, and this element's context of
+ * it, made when caps first ask for the rate. */
 typedef struct
 {
   guint rate;
-  SileroVadJit *jit;
+  MorokJitShared *shared; /* the prototype, shared with other elements */
+  SileroVadJit *jit;      /* this element's context of it, NULL until used */
   MorokJitRecurrent *rec;
 } RatePlan;
 
@@ -170,36 +177,94 @@ free_plans (MorokVad *self)
   for (guint i = 0; i < self->n_plans; i++)
     {
       g_clear_pointer (&self->plans[i].rec, morok_jit_recurrent_free);
-      g_clear_pointer (&self->plans[i].jit, silero_vad_jit_free);
+      g_clear_pointer (&self->plans[i].jit, silero_vad_jit_free); /* before the prototype */
+      g_clear_pointer (&self->plans[i].shared, morok_jit_registry_release);
     }
   self->n_plans = 0;
   self->plan = NULL;
 }
 
-/* Loads the model once and prepares one plan per rate it runs; each
- * wrapper holds a reference to the model. */
+/* What the registry needs to make one rate's prototype. */
+typedef struct
+{
+  const char *path;
+  MorokSileroVad *vad; /* loaded by the first make, or another rate's prototype's */
+  guint rate;
+  const MorokPrepareConfig *config;
+} MakeData;
+
+static MorokJit *
+make_rate_prototype (gpointer data, GError **error)
+{
+  MakeData *d = data;
+  if (!d->vad && !(d->vad = morok_silero_vad_load (d->path, error)))
+    return NULL;
+  if (!morok_silero_vad_supports_rate (d->vad, d->rate))
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+                   "%s: the model does not run at %u Hz", d->path, d->rate);
+      return NULL;
+    }
+  guint n_in = morok_silero_vad_input_len (d->vad, d->rate);
+  gsize n_state = morok_silero_vad_state_len (d->vad);
+  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (morok_silero_vad_ref (d->vad));
+  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, n_in));
+  g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE ((gint64) n_state));
+  if (!silero_vad_jit_prepare_with_config (jit, a, s, d->config, error))
+    return NULL;
+  return silero_vad_jit_jit (g_steal_pointer (&jit));
+}
+
+/* Acquires the prototype of each rate the model runs (16 kHz first: the
+ * model of its prototype says which other rates it runs). */
 static gboolean
 prepare_plans (MorokVad *self, const char *path, GError **error)
 {
   static const guint rates[] = { 16000, 8000 };
-  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, error);
-  if (!vad)
+  g_autofree char *file_key = morok_jit_registry_file_key (path, error);
+  if (!file_key)
     return FALSE;
-  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+  g_autofree char *config_key = morok_prepare_config_key (config);
+  MakeData d = { .path = path, .config = config };
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < G_N_ELEMENTS (rates); i++)
     {
-      if (!morok_silero_vad_supports_rate (vad, rates[i]))
-        continue;
-      guint n_in = morok_silero_vad_input_len (vad, rates[i]);
-      gsize n_state = morok_silero_vad_state_len (vad);
-      RatePlan *p = &self->plans[self->n_plans++];
-      p->rate = rates[i];
-      p->jit = silero_vad_jit_new (morok_silero_vad_ref (vad));
-      g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, n_in));
-      g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE ((gint64) n_state));
-      if (!silero_vad_jit_prepare (p->jit, a, s, error))
-        return FALSE;
-      if (!(p->rec = silero_vad_jit_recurrent_new (p->jit, error)))
-        return FALSE;
+      if (self->n_plans > 0)
+        {
+          MorokSileroVad *vad = silero_vad_jit_model (
+              (SileroVadJit *) morok_jit_shared_prototype (self->plans[0].shared));
+          if (!morok_silero_vad_supports_rate (vad, rates[i]))
+            continue;
+          if (!d.vad)
+            d.vad = morok_silero_vad_ref (vad);
+        }
+      g_autofree char *key
+          = g_strdup_printf ("silero-vad %s rate=%u %s", file_key, rates[i], config_key);
+      d.rate = rates[i];
+      RatePlan *p = &self->plans[self->n_plans];
+      ok = (p->shared = morok_jit_registry_acquire (key, make_rate_prototype, &d, error)) != NULL;
+      if (ok)
+        {
+          p->rate = rates[i];
+          self->n_plans++;
+        }
+    }
+  g_clear_pointer (&d.vad, morok_silero_vad_unref);
+  return ok;
+}
+
+/* This element's context of @p's prototype and its recurrent driver. */
+static gboolean
+open_context (RatePlan *p, GError **error)
+{
+  SileroVadJit *proto = (SileroVadJit *) morok_jit_shared_prototype (p->shared);
+  if (!(p->jit = silero_vad_jit_new_context (proto, error)))
+    return FALSE;
+  if (!(p->rec = silero_vad_jit_recurrent_new (p->jit, error)))
+    {
+      g_clear_pointer (&p->jit, silero_vad_jit_free);
+      return FALSE;
     }
   return TRUE;
 }
@@ -229,8 +294,12 @@ morok_vad_start (GstBaseTransform *trans)
       free_plans (self);
       return FALSE;
     }
-  GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms", path, self->n_plans,
-                   (g_get_monotonic_time () - t0) / 1e3);
+  gsize scratch, bytes = morok_program_context_bytes (
+      morok_plan_program (morok_jit_plan (morok_jit_shared_prototype (self->plans[0].shared))),
+      &scratch);
+  GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms, %" G_GSIZE_FORMAT
+                   " context bytes at 16 kHz (%" G_GSIZE_FORMAT " of them scratch)",
+                   path, self->n_plans, (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
   return TRUE;
 }
 
@@ -276,6 +345,13 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
                          ("the model does not run at %d Hz", GST_AUDIO_INFO_RATE (info)));
       return FALSE;
     }
+  g_autoptr (GError) error = NULL;
+  if (!self->plan->jit && !open_context (self->plan, &error))
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL), ("%s", error->message));
+      self->plan = NULL;
+      return FALSE;
+    }
   GST_OBJECT_LOCK (self);
   morok_vad_params_init (&self->params, self->plan->rate);
   self->params.threshold = self->threshold;
@@ -285,7 +361,6 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   self->params.speech_pad_ms = self->speech_pad_ms;
   self->params.max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
   GST_OBJECT_UNLOCK (self);
-  g_autoptr (GError) error = NULL;
   if (!morok_vad_params_check (&self->params, &error))
     {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("%s", error->message));

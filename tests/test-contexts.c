@@ -93,24 +93,37 @@ run_vad_stream (gpointer data)
   return GINT_TO_POINTER (TRUE);
 }
 
+/* Silero VAD v5 prepared at 16 kHz, chunks of 512 samples after
+ * *@out_context samples of context; NULL (the test skips) without the model. */
+static SileroVadJit *
+silero_prepared (guint *out_context)
+{
+  g_autofree char *path = silero_path ("v5");
+  if (!path)
+    return NULL;
+  g_autoptr (GError) error = NULL;
+  MorokSileroVad *vad = morok_silero_vad_load (path, &error);
+  g_assert_no_error (error);
+  SileroVadJit *jit = silero_vad_jit_new (vad);
+  *out_context = morok_silero_vad_input_len (vad, 16000) - 512;
+  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, *out_context + 512));
+  g_autoptr (MorokInputSpec) st
+      = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
+  g_assert_true (silero_vad_jit_prepare (jit, a, st, &error));
+  g_assert_no_error (error);
+  return jit;
+}
+
 /* Four threads, a context each, a different stretch of speech each: every
  * probability equals the one the same stream gave alone on one thread. */
 static void
 test_vad_streams_in_threads (void)
 {
-  g_autofree char *path = silero_path ("v5");
-  if (!path)
+  guint chunk = 512, context;
+  g_autoptr (SileroVadJit) jit = silero_prepared (&context);
+  if (!jit)
     return;
   g_autoptr (GError) error = NULL;
-  MorokSileroVad *vad = morok_silero_vad_load (path, &error);
-  g_assert_no_error (error);
-  g_autoptr (SileroVadJit) jit = silero_vad_jit_new (vad);
-  guint chunk = 512, context = morok_silero_vad_input_len (vad, 16000) - chunk;
-  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (1, context + chunk));
-  g_autoptr (MorokInputSpec) st
-      = morok_input_spec_f32 (MOROK_SHAPE ((gint64) morok_silero_vad_state_len (vad)));
-  g_assert_true (silero_vad_jit_prepare (jit, a, st, &error));
-  g_assert_no_error (error);
   MorokProgram *program = morok_plan_program (morok_jit_plan (silero_vad_jit_jit (jit)));
 
   guint rate;
@@ -148,6 +161,102 @@ test_vad_streams_in_threads (void)
         g_assert_true (memcmp (together[i].probs, together[0].probs, sizeof together[0].probs));
       morok_context_free (alone[i].ctx);
       morok_context_free (together[i].ctx);
+    }
+}
+
+/* ---- Silero VAD: wrappers of one program ---- */
+
+/* Runs VAD_CHUNKS chunks of @audio, from @first on, through @rec, whose
+ * wrapper's audio input is @window: probabilities into @probs. */
+static void
+step_vad (MorokJitRecurrent *rec, float *window, const float *audio, guint chunk, guint context,
+          guint first, guint n, float *probs)
+{
+  for (guint c = first; c < first + n; c++)
+    {
+      memmove (window, window + chunk, context * sizeof (float));
+      memcpy (window + context, audio + (gsize) c * chunk, chunk * sizeof (float));
+      g_autoptr (GError) error = NULL;
+      const float *p = morok_jit_recurrent_step (rec, &error);
+      g_assert_no_error (error);
+      probs[c] = p[0];
+    }
+}
+
+/* Two wrappers made by silero_vad_jit_new_context from one prepared
+ * wrapper run two streams interleaved, ten chunks at a time, with the
+ * prepared one running a third in between: each stream's probabilities
+ * equal, bit for bit, those of the prepared wrapper running it alone. The
+ * new wrappers share the program (no recompile, the same steps) and keep
+ * their own buffers. */
+static void
+test_jit_new_context_streams (void)
+{
+  guint chunk = 512, context;
+  g_autoptr (SileroVadJit) jit = silero_prepared (&context);
+  if (!jit)
+    return;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SileroVadJit) unprepared
+      = silero_vad_jit_new (morok_silero_vad_ref (silero_vad_jit_model (jit)));
+  g_assert_null (silero_vad_jit_new_context (unprepared, &error));
+  g_assert_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED);
+  g_clear_error (&error);
+
+  guint rate;
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", &rate, &n);
+  g_assert_cmpuint (n, >=, 3 * (gsize) VAD_CHUNKS * chunk);
+  g_autofree float *samples = g_new (float, n);
+  for (gsize i = 0; i < n; i++)
+    samples[i] = pcm[i] / 32768.0f;
+  const float *streams[3] = { samples, samples + VAD_CHUNKS * chunk,
+                              samples + 2 * VAD_CHUNKS * chunk };
+
+  /* alone: the prepared wrapper, one stream after the other */
+  float alone[3][VAD_CHUNKS];
+  g_autoptr (MorokJitRecurrent) rec = silero_vad_jit_recurrent_new (jit, &error);
+  g_assert_no_error (error);
+  float *window = silero_vad_jit_audio_mut (jit, &error)->data;
+  for (guint s = 0; s < 3; s++)
+    {
+      morok_jit_recurrent_reset (rec);
+      memset (window, 0, (context + chunk) * sizeof (float));
+      step_vad (rec, window, streams[s], chunk, context, 0, VAD_CHUNKS, alone[s]);
+    }
+  morok_jit_recurrent_reset (rec);
+  memset (window, 0, (context + chunk) * sizeof (float));
+
+  guint64 builds = morok_plan_build_count ();
+  SileroVadJit *ctx[2];
+  MorokJitRecurrent *ctx_rec[2];
+  float *ctx_window[2];
+  for (guint k = 0; k < 2; k++)
+    {
+      ctx[k] = silero_vad_jit_new_context (jit, &error);
+      g_assert_no_error (error);
+      ctx_rec[k] = silero_vad_jit_recurrent_new (ctx[k], &error);
+      g_assert_no_error (error);
+      ctx_window[k] = silero_vad_jit_audio_mut (ctx[k], &error)->data;
+      g_assert_true (ctx_window[k] != window);
+      g_assert_true (morok_plan_program (morok_jit_plan (silero_vad_jit_jit (ctx[k])))
+                     == morok_plan_program (morok_jit_plan (silero_vad_jit_jit (jit))));
+    }
+  float together[3][VAD_CHUNKS];
+  for (guint c = 0; c < VAD_CHUNKS; c += 10)
+    {
+      step_vad (ctx_rec[0], ctx_window[0], streams[0], chunk, context, c, 10, together[0]);
+      step_vad (rec, window, streams[2], chunk, context, c, 10, together[2]);
+      step_vad (ctx_rec[1], ctx_window[1], streams[1], chunk, context, c, 10, together[1]);
+    }
+  g_assert_cmpuint (morok_plan_build_count (), ==, builds);
+  for (guint s = 0; s < 3; s++)
+    g_assert_cmpmem (together[s], sizeof together[s], alone[s], sizeof alone[s]);
+  g_assert_true (memcmp (together[0], together[1], sizeof together[0]) != 0);
+  for (guint k = 0; k < 2; k++)
+    {
+      morok_jit_recurrent_free (ctx_rec[k]);
+      silero_vad_jit_free (ctx[k]);
     }
 }
 
@@ -232,5 +341,6 @@ main (int argc, char **argv)
   g_test_add_func ("/context/program/outlives-its-plan", test_context_holds_program);
   g_test_add_func ("/context/execute/vad-streams-in-threads", test_vad_streams_in_threads);
   g_test_add_func ("/context/execute/encoder-runs-in-threads", test_encoder_runs_in_threads);
+  g_test_add_func ("/context/jit/new-context-streams-independent", test_jit_new_context_streams);
   return g_test_run ();
 }

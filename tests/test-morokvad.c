@@ -2,7 +2,9 @@
 /* The morokvad element, driven with GstHarness on the espeak-ng fixture. */
 #include "element-checks.h"
 #include "fixtures.h"
+#include "jit/morok-jit-registry.h"
 #include "models/vad-segmenter.h"
+#include "temp-dir.h"
 #include <gst/audio/audio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -549,6 +551,155 @@ GST_START_TEST (test_state_cycles)
 }
 GST_END_TEST;
 
+/* ---- many elements, one model ---- */
+
+/* Prototypes the registry made while two harnesses of @model_a and
+ * @model_b (NULL: the default model) started, and how many were alive
+ * with both running. */
+static guint64
+prepares_of_two (const char *model_a, const char *model_b, guint *out_alive)
+{
+  guint64 before = morok_jit_registry_prepare_count ();
+  GstHarness *a = vad_harness (model_a ? "model" : NULL, model_a);
+  GstHarness *b = vad_harness (model_b ? "model" : NULL, model_b);
+  *out_alive = morok_jit_registry_n_prototypes ();
+  vad_teardown (a);
+  vad_teardown (b);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);
+  return morok_jit_registry_prepare_count () - before;
+}
+
+/* Two elements of one model share its program: the first prepares one
+ * prototype per rate (16 and 8 kHz), the second none; the same bytes
+ * under another file name share too; another model does not. The last
+ * element to stop frees them all. */
+GST_START_TEST (test_elements_share_program)
+{
+  guint alive;
+  fail_unless_equals_int (prepares_of_two (NULL, NULL, &alive), 2);
+  fail_unless_equals_int (alive, 2);
+
+  g_autofree char *v6 = g_build_filename (g_getenv ("MOROK_MODEL_DIR"), "silero_vad_v6.onnx",
+                                          NULL);
+  g_autofree char *dir = temp_dir_new ();
+  g_autofree char *copy = g_build_filename (dir, "renamed.onnx", NULL);
+  g_autofree char *bytes = NULL;
+  gsize len;
+  fail_unless (g_file_get_contents (v6, &bytes, &len, NULL), "%s", v6);
+  fail_unless (g_file_set_contents (copy, bytes, len, NULL));
+  fail_unless_equals_int (prepares_of_two (v6, copy, &alive), 2);
+  fail_unless_equals_int (alive, 2);
+
+  g_autofree char *v5 = g_build_filename (g_getenv ("MOROK_MODEL_DIR"), "silero_vad_v5.onnx",
+                                          NULL);
+  fail_unless_equals_int (prepares_of_two (v6, v5, &alive), 4);
+  fail_unless_equals_int (alive, 4);
+  temp_dir_remove (dir);
+}
+GST_END_TEST;
+
+/* A setting that changes the program (here MOROK_THREADS) makes another
+ * prototype: an element started under MOROK_THREADS=1 does not share with
+ * one started without it. */
+GST_START_TEST (test_other_options_do_not_share)
+{
+  guint64 before = morok_jit_registry_prepare_count ();
+  GstHarness *a = vad_harness (NULL, NULL);
+  g_setenv ("MOROK_THREADS", "1", TRUE);
+  GstHarness *b = vad_harness (NULL, NULL);
+  g_unsetenv ("MOROK_THREADS");
+  fail_unless_equals_int (morok_jit_registry_prepare_count () - before, 4);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 4);
+  vad_teardown (a);
+  vad_teardown (b);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);
+}
+GST_END_TEST;
+
+/* An element sharing its program with another, chunks of the two
+ * interleaved (a different stretch of speech each), gives exactly the
+ * probabilities of a lone element on the same audio. */
+GST_START_TEST (test_shared_probabilities_equal_lone)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  enum { CHUNKS = 120 };
+  fail_unless (n >= 2 * CHUNKS * CHUNK);
+  double lone[CHUNKS], shared[CHUNKS], other[CHUNKS];
+  GstHarness *h = vad_harness (NULL, NULL);
+  probs_by_chunk (h, pcm, 0, CHUNKS, lone, FALSE);
+  vad_teardown (h);
+
+  GstHarness *a = vad_harness (NULL, NULL);
+  GstHarness *b = vad_harness (NULL, NULL);
+  for (guint c = 0; c < CHUNKS; c++)
+    {
+      GstBuffer *buf = pcm_buffer (pcm, CHUNKS * CHUNK + c * CHUNK, CHUNK);
+      fail_unless_equals_int (gst_harness_push (b, buf), GST_FLOW_OK);
+      g_object_get (b->element, "probability", &other[c], NULL);
+      fail_unless_equals_int (gst_harness_push (a, pcm_buffer (pcm, c * CHUNK, CHUNK)),
+                              GST_FLOW_OK);
+      g_object_get (a->element, "probability", &shared[c], NULL);
+    }
+  gboolean differ = FALSE;
+  for (guint c = 0; c < CHUNKS; c++)
+    {
+      fail_unless (shared[c] == lone[c], "chunk %u: %f shared, %f alone", c, shared[c], lone[c]);
+      differ = differ || other[c] != lone[c];
+    }
+  fail_unless (differ);
+  vad_teardown (a);
+  vad_teardown (b);
+}
+GST_END_TEST;
+
+#define CYCLE_THREADS 8
+#define CYCLES 20
+
+/* One thread's CYCLES runs of a pipeline NULL -> PLAYING -> EOS -> NULL. */
+static gpointer
+cycle_pipeline (gpointer data)
+{
+  (void) data;
+  for (guint i = 0; i < CYCLES; i++)
+    {
+      GstElement *p = gst_parse_launch ("audiotestsrc num-buffers=3 samplesperbuffer=700 ! "
+                                        "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink",
+                                        NULL);
+      if (!p || gst_element_set_state (p, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+        return GINT_TO_POINTER (FALSE);
+      GstBus *bus = gst_element_get_bus (p);
+      GstMessage *m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+                                                  GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      gboolean eos = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+      g_clear_pointer (&m, gst_message_unref);
+      gst_object_unref (bus);
+      gst_element_set_state (p, GST_STATE_NULL);
+      gst_object_unref (p);
+      if (!eos)
+        return GINT_TO_POINTER (FALSE);
+    }
+  return GINT_TO_POINTER (TRUE);
+}
+
+/* Eight threads start and stop twenty pipelines each, at once: every run
+ * reaches EOS, and when all have stopped the registry holds nothing (the
+ * last release of each prototype freed it). */
+GST_START_TEST (test_parallel_start_stop)
+{
+  guint64 before = morok_jit_registry_prepare_count ();
+  GThread *threads[CYCLE_THREADS];
+  for (guint i = 0; i < CYCLE_THREADS; i++)
+    threads[i] = g_thread_new ("cycles", cycle_pipeline, NULL);
+  for (guint i = 0; i < CYCLE_THREADS; i++)
+    fail_unless (GPOINTER_TO_INT (g_thread_join (threads[i])), "thread %u failed", i);
+  guint64 prepares = morok_jit_registry_prepare_count () - before;
+  fail_unless (prepares >= 2 && prepares <= 2 * CYCLE_THREADS * CYCLES, "%" G_GUINT64_FORMAT,
+               prepares);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);
+}
+GST_END_TEST;
+
 static Suite *
 morokvad_suite (void)
 {
@@ -569,6 +720,10 @@ morokvad_suite (void)
   tcase_add_test (tc, test_bad_model);
   tcase_add_test (tc, test_broken_compiler);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_elements_share_program);
+  tcase_add_test (tc, test_other_options_do_not_share);
+  tcase_add_test (tc, test_shared_probabilities_equal_lone);
+  tcase_add_test (tc, test_parallel_start_stop);
   return s;
 }
 

@@ -348,10 +348,9 @@ find_input_buffers (MorokJit *jit, GError **error)
   return TRUE;
 }
 
-/* Variable i of the wrapper was made first, so it is the plan's slot i;
- * execute binds by slot from then on. */
-static gboolean
-resolve_slots (MorokJit *jit, GError **error)
+/* Execute's context is the plan's, its variables at their upper bounds. */
+static void
+use_plan_context (MorokJit *jit)
 {
   MorokProgram *program = morok_plan_program (jit->plan);
   jit->ctx = morok_plan_context (jit->plan);
@@ -359,6 +358,16 @@ resolve_slots (MorokJit *jit, GError **error)
   jit->bound = g_new0 (gint64, MAX (n_slots, 1));
   for (guint s = 0; s < n_slots; s++)
     morok_program_var (program, s, NULL, &jit->bound[s]);
+  jit->at_max = TRUE;
+}
+
+/* Variable i of the wrapper was made first, so it is the plan's slot i;
+ * execute binds by slot from then on. */
+static gboolean
+resolve_slots (MorokJit *jit, GError **error)
+{
+  MorokProgram *program = morok_plan_program (jit->plan);
+  use_plan_context (jit);
   for (guint i = 0; i < jit->n_vars; i++)
     if (morok_program_var_slot (program, jit->vars[i].name) != (gint) i)
       {
@@ -436,7 +445,6 @@ morok_jit_prepare (MorokJit *jit, const MorokInputSpec *const *specs,
       unprepare (jit);
       return FALSE;
     }
-  jit->at_max = TRUE;
   g_info ("%s: prepared %u kernels, arena %" G_GSIZE_FORMAT " bytes, %" G_GUINT64_FORMAT
           " compiles, %.1f ms",
           jit->type_name, morok_plan_n_steps (jit->plan), morok_plan_arena_bytes (jit->plan),
@@ -454,6 +462,42 @@ check_prepared (MorokJit *jit, const char *what, GError **error)
   g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED,
                "%s: %s called before a successful prepare", jit->type_name, what);
   return FALSE;
+}
+
+/* ---- contexts: more wrappers of one prepared program ---- */
+
+/* A copy of @prepared's declaration (names, bounds, build function) that
+ * borrows its model. */
+static MorokJit *
+jit_copy_borrowing (const MorokJit *prepared)
+{
+  MorokJitVarDecl vars[MOROK_JIT_MAX_VARS];
+  for (guint i = 0; i < prepared->n_vars; i++)
+    vars[i] = (MorokJitVarDecl){ prepared->vars[i].name, prepared->vars[i].min,
+                                 prepared->vars[i].max };
+  return morok_jit_new (prepared->type_name, prepared->model, NULL,
+                        (const char *const *) prepared->input_names, prepared->n_inputs, vars,
+                        prepared->n_vars, prepared->build);
+}
+
+MorokJit *
+morok_jit_new_context (MorokJit *prepared, GError **error)
+{
+  g_return_val_if_fail (prepared != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  if (!check_prepared (prepared, "new_context", error))
+    return NULL;
+  g_autoptr (MorokJit) jit = jit_copy_borrowing (prepared);
+  GError *local = NULL;
+  MorokProgram *program = morok_plan_program (prepared->plan);
+  if (!(jit->plan = morok_plan_new (morok_program_ref (program), &local)))
+    {
+      propagate_as (jit, error, local, MOROK_JIT_ERROR_DEVICE, NULL);
+      return NULL;
+    }
+  jit->input_ids = g_memdup2 (prepared->input_ids, sizeof (guint) * MAX (jit->n_inputs, 1));
+  use_plan_context (jit);
+  return g_steal_pointer (&jit);
 }
 
 MorokBuffer *

@@ -21,6 +21,8 @@
  * DECLARE generates (all thin MOROK_JIT__INLINE calls of morok_jit_* in
  * jit/morok-jit.h, except _new, which DEFINE generates):
  *   CellJit *cell_jit_new (CellModel *model);                   takes ownership
+ *   CellJit *cell_jit_new_context (CellJit *prepared, GError **); shares its program,
+ *                                                               borrows its model
  *   void cell_jit_free (CellJit *self);                         + g_autoptr (CellJit)
  *   CellJit *cell_jit_with_t_bound (CellJit *self, gint64 max);
  *   CellJit *cell_jit_with_t_min_bound (CellJit *self, gint64 min);
@@ -155,6 +157,10 @@
   MOROK_JIT__INLINE void prefix##_free (TypeName *self) { morok_jit_free ((MorokJit *) self); }    \
   G_DEFINE_AUTOPTR_CLEANUP_FUNC (TypeName, prefix##_free)                                          \
   MOROK_JIT__INLINE MorokJit *prefix##_jit (TypeName *self) { return (MorokJit *) self; }          \
+  MOROK_JIT__INLINE TypeName *prefix##_new_context (TypeName *prepared, GError **error)            \
+  {                                                                                                \
+    return (TypeName *) morok_jit_new_context ((MorokJit *) prepared, error);                      \
+  }                                                                                                \
   MOROK_JIT__INLINE ModelType *prefix##_model (TypeName *self)                                     \
   {                                                                                                \
     return (ModelType *) morok_jit_model ((MorokJit *) self);                                      \

@@ -183,7 +183,8 @@ typedef MorokTensor *(*MorokJitBuildFn) (gpointer model, MorokTensor *const *inp
 MorokJit *morok_jit_new (const char *type_name, gpointer model, GDestroyNotify model_free,
                          const char *const *input_names, guint n_inputs,
                          const MorokJitVarDecl *vars, guint n_vars, MorokJitBuildFn build);
-/* Frees the plan and the model; NULL is a no-op. */
+/* Frees the plan and the model (a wrapper from morok_jit_new_context: its
+ * context only); NULL is a no-op. */
 void morok_jit_free (MorokJit *jit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokJit, morok_jit_free)
 
@@ -212,6 +213,15 @@ gboolean morok_jit_var_bounds (const MorokJit *jit, const char *name, gint64 *ou
  * unprepared. */
 gboolean morok_jit_prepare (MorokJit *jit, const MorokInputSpec *const *specs,
                             const MorokPrepareConfig *config, GError **error);
+
+/* Another wrapper of @prepared's type running @prepared's program in a new
+ * context of its own: own input and output buffers, arena and variable
+ * values, so it executes independently of @prepared and of its other
+ * contexts (on another thread, too). It shares the program (compiled code,
+ * packed weights) and borrows the model: it must not outlive @prepared.
+ * Freeing it frees neither. Fails with NOT_PREPARED before @prepared's
+ * prepare, DEVICE when the buffers cannot be allocated. (transfer full) */
+MorokJit *morok_jit_new_context (MorokJit *prepared, GError **error);
 
 /* Input @input's buffer, for the caller to fill before execute: maximal
  * (InputSpec) shape and layout. (transfer none) valid while @jit lives. */

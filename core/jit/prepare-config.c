@@ -2,7 +2,7 @@
 /* MorokPrepareConfig: how prepare compiles, from code or the environment,
  * and its mapping onto MorokPlanOptions. */
 #define G_LOG_DOMAIN "morok-jit"
-#include "jit/morok-jit.h"
+#include "jit/morok-jit-registry.h"
 
 /* Settings that an environment value can spoil; prepare reports the spoilt
  * one unless a setter replaced it. */
@@ -217,4 +217,21 @@ morok_prepare_config_to_plan_options (const MorokPrepareConfig *config,
   out_opts->compile.cache_dir = config->cache_dir;
   out_opts->compile.dump_dir = config->dump_dir;
   return TRUE;
+}
+
+/* ---- as a registry key ---- */
+
+char *
+morok_prepare_config_key (const MorokPrepareConfig *config)
+{
+  g_return_val_if_fail (config != NULL, NULL);
+  GString *key = g_string_new (NULL);
+  g_string_append_printf (key, "threads=%u opt=%d isa=%s precision=%s cc=%s", config->threads,
+                          config->opt_level, morok_isa_name (config->isa),
+                          morok_precision_name (config->precision),
+                          config->cc ? config->cc : "(default)");
+  for (guint i = 0; i < N_BAD; i++)
+    if (config->bad[i])
+      g_string_append_printf (key, " bad=%s", config->bad[i]);
+  return g_string_free (key, FALSE);
 }

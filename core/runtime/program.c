@@ -271,6 +271,21 @@ morok_program_arena_bytes (const MorokProgram *program)
 }
 
 gsize
+morok_program_context_bytes (const MorokProgram *program, gsize *out_scratch)
+{
+  g_return_val_if_fail (program != NULL, 0);
+  gsize total = program->arena_bytes, scratch = 0;
+  for (guint i = 0; i < program->n_bufs; i++)
+    if (program->buffers[i].place == MOROK_PLACE_SCRATCH)
+      scratch += program->buffers[i].bytes;
+    else if (program->buffers[i].place == MOROK_PLACE_CONTEXT)
+      total += program->buffers[i].bytes;
+  if (out_scratch)
+    *out_scratch = scratch;
+  return total + scratch;
+}
+
+gsize
 morok_program_packed_bytes (const MorokProgram *program)
 {
   return program->packed_bytes;
