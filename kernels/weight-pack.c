@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Constant matmul operands in the GEMM's panel layout: see weight-pack.h. */
 #include "kernels/weight-pack.h"
-#include "io/safetensors.h"
+#include "base/morok-dtype.h"
 #include <math.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -13,17 +13,6 @@
 #define ARCH_REQ_XCOMP_PERM 0x1023 /* asm/prctl.h */
 #define XFEATURE_XTILEDATA 18
 #endif
-
-/* round to nearest even, as the kernels' morok_f32_to_f16 (x86-64 has
- * _Float16 in gcc >= 12 and clang) */
-static guint16
-f32_to_f16 (float v)
-{
-  _Float16 h = (_Float16) v;
-  guint16 u;
-  memcpy (&u, &h, sizeof u);
-  return u;
-}
 
 guint
 morok_weight_pack_nr (MorokIsa isa)
@@ -179,17 +168,6 @@ morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
   return (gsize) (panels * k * nr * 4);
 }
 
-/* round to nearest even; NaN stays NaN */
-static guint16
-f32_to_bf16 (float v)
-{
-  guint32 u;
-  memcpy (&u, &v, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return (guint16) ((u >> 16) | 0x40);
-  return (guint16) ((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 /* int8 (weight-pack.h): each column's largest magnitude, then each value
  * rounded (to nearest even) to a multiple of it / 127; both passes walk B
  * along its contiguous axis, as morok_weight_pack does */
@@ -250,16 +228,16 @@ morok_weight_pack (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, g
         switch (format)
           {
           case MOROK_PRECISION_F16:
-            ((guint16 *) dst)[pair] = f32_to_f16 (v);
+            ((guint16 *) dst)[pair] = morok_f32_to_f16 (v);
             break;
           case MOROK_PRECISION_BF16:
-            ((guint16 *) dst)[pair] = f32_to_bf16 (v);
+            ((guint16 *) dst)[pair] = morok_f32_to_bf16 (v);
             break;
           case MOROK_PRECISION_BF16X3:
             {
-              guint16 hi = f32_to_bf16 (v);
+              guint16 hi = morok_f32_to_bf16 (v);
               ((guint16 *) dst)[pair] = hi;
-              lo[pair] = f32_to_bf16 (v - morok_bf16_to_f32 (hi));
+              lo[pair] = morok_f32_to_bf16 (v - morok_bf16_to_f32 (hi));
               break;
             }
           default:

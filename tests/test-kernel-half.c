@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/morok-dtype.h"
 #include "kernel-test-util.h"
 
 static const MorokKernelExports *const isas[] = {
@@ -215,6 +216,30 @@ test_bf16_from_floats (gconstpointer data)
   g_free (x), g_free (h);
 }
 
+/* The host's conversions (base/morok-dtype.h: safetensors reading, weight
+ * packing) against the same references: every code to f32, the floats of
+ * conversion_inputs back. */
+static void
+test_host_conversions (void)
+{
+  for (guint32 c = 0; c < 65536; c++)
+    {
+      double f = f16_value ((uint16_t) c);
+      float hf = morok_f16_to_f32 ((guint16) c), hb = morok_bf16_to_f32 ((guint16) c);
+      g_assert_true (isnan (f) ? isnan (hf) : hf == f && !!signbit (hf) == (c >> 15 == 1));
+      g_assert_cmphex (bits_of (hb), ==, c << 16); /* bf16 is the top half of the f32 */
+    }
+  gsize n;
+  float *x = conversion_inputs (&n);
+  for (gsize i = 0; i < n; i++)
+    {
+      guint16 h = morok_f32_to_f16 (x[i]), bb = morok_f32_to_bf16 (x[i]);
+      g_assert_true (isnan (x[i]) ? is_f16_nan (h) : h == f16_reference (x[i]));
+      g_assert_true (isnan (x[i]) ? is_bf16_nan (bb) : bb == bf16_reference (x[i]));
+    }
+  g_free (x);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -231,5 +256,6 @@ main (int argc, char **argv)
       g_test_add_data_func (p3, isas[i], test_f16_from_floats);
       g_test_add_data_func (p4, isas[i], test_bf16_from_floats);
     }
+  g_test_add_func ("/kernel-half/host/conversions-match-references", test_host_conversions);
   return g_test_run ();
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "base/morok-dtype.h"
 #include "io/safetensors.h"
 
 static char *tmp_dir;

@@ -49,4 +49,14 @@ gboolean morok_dtype_is_float (MorokDType dtype);
 /* "f32", "f16", "bf16", "bf16x3", "int8"; "?" for an invalid value. */
 const char *morok_precision_name (MorokPrecision precision);
 
+/* f16 and bf16 codes to and from f32 on the host: to f32 exact, from f32
+ * round to nearest even (NaN stays NaN). The one host-side home of these
+ * conversions (safetensors reading, weight packing); generated kernels use
+ * kernels/include/morok-half.h, which tests/test-kernel-half.c checks
+ * against these. */
+float morok_f16_to_f32 (guint16 bits);
+float morok_bf16_to_f32 (guint16 bits);
+guint16 morok_f32_to_f16 (float value);
+guint16 morok_f32_to_bf16 (float value);
+
 G_END_DECLS

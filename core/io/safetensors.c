@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "morok-io"
 
 #include "safetensors.h"
+#include "base/morok-dtype.h"
 
 #include <json-glib/json-glib.h>
 #include <stdarg.h>
@@ -454,43 +455,6 @@ morok_safetensors_metadata_keys (const MorokSafetensors *st)
 }
 
 /* ---- data as f32 ---- */
-
-float
-morok_f16_to_f32 (guint16 h)
-{
-  guint32 sign = (guint32)(h & 0x8000) << 16;
-  guint32 exponent = (h >> 10) & 0x1f;
-  guint32 mantissa = h & 0x3ff;
-  guint32 bits;
-  if (exponent == 0x1f) /* inf, nan */
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  else if (exponent != 0) /* normal: rebias 15 -> 127 */
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  else if (mantissa == 0)
-    bits = sign;
-  else /* subnormal m * 2^-24: normalise the mantissa */
-    {
-      exponent = 113;
-      while (!(mantissa & 0x400))
-        {
-          mantissa <<= 1;
-          exponent--;
-        }
-      bits = sign | (exponent << 23) | ((mantissa & 0x3ff) << 13);
-    }
-  float f;
-  memcpy (&f, &bits, sizeof f);
-  return f;
-}
-
-float
-morok_bf16_to_f32 (guint16 h)
-{
-  guint32 bits = (guint32)h << 16;
-  float f;
-  memcpy (&f, &bits, sizeof f);
-  return f;
-}
 
 gboolean
 morok_safetensor_read_f32 (const MorokSafetensor *tensor, float *dest, gsize n_dest, GError **error)

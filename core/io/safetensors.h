@@ -117,9 +117,6 @@ float *morok_safetensor_dup_f32 (const MorokSafetensor *tensor, GError **error);
  * loading a large file does not hold the file and its copy at once. */
 void morok_safetensor_drop (const MorokSafetensor *tensor);
 
-/* Half-precision conversions used by the helpers above (round trips exact). */
-float morok_f16_to_f32 (guint16 bits);
-float morok_bf16_to_f32 (guint16 bits);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokSafetensors, morok_safetensors_free)
 
