@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Contraction ISAs: detection on this CPU, names. */
 #include "kernels/morok-isa.h"
+#include "kernels/cpu-features.h"
 
 MorokIsa
 morok_isa_detect (void)
 {
-  __builtin_cpu_init ();
-  if (__builtin_cpu_supports ("avx512f"))
+  if (morok_cpu_has (MOROK_CPU_AVX512F))
     return MOROK_ISA_AVX512;
-  if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+  if (morok_cpu_has (MOROK_CPU_AVX2_FMA))
     return MOROK_ISA_AVX2;
   return MOROK_ISA_PORTABLE;
 }

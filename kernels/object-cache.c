@@ -11,6 +11,7 @@
 #define G_LOG_DOMAIN "morok-kernels"
 
 #include "object-cache.h"
+#include "kernels/cpu-features.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,47 +59,6 @@ compiler_version (const char *cc_path, GError **error)
   return out;
 }
 
-/* The lines of /proc/cpuinfo that -march=native depends on (vendor, family,
- * model, feature flags) for the first CPU; a fixed list of
- * __builtin_cpu_supports () answers where /proc is not readable. */
-static const char *
-cpu_features (void)
-{
-  static const char *features;
-
-  if (g_once_init_enter (&features))
-    {
-      g_autofree char *cpuinfo = NULL;
-      GString *s = g_string_new (NULL);
-
-      if (g_file_get_contents ("/proc/cpuinfo", &cpuinfo, NULL, NULL))
-        {
-          g_auto (GStrv) lines = g_strsplit (cpuinfo, "\n", -1);
-          for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
-            if (g_str_has_prefix (lines[i], "vendor_id")
-                || g_str_has_prefix (lines[i], "cpu family")
-                || g_str_has_prefix (lines[i], "model\t") || g_str_has_prefix (lines[i], "flags"))
-              g_string_append_printf (s, "%s\n", lines[i]);
-        }
-      if (s->len == 0)
-        {
-          __builtin_cpu_init ();
-          g_string_append_printf (s, "sse4.2=%d avx=%d avx2=%d fma=%d avx512f=%d avx512bw=%d "
-                                  "avx512vl=%d avx512vnni=%d",
-                                  !!__builtin_cpu_supports ("sse4.2"),
-                                  !!__builtin_cpu_supports ("avx"),
-                                  !!__builtin_cpu_supports ("avx2"),
-                                  !!__builtin_cpu_supports ("fma"),
-                                  !!__builtin_cpu_supports ("avx512f"),
-                                  !!__builtin_cpu_supports ("avx512bw"),
-                                  !!__builtin_cpu_supports ("avx512vl"),
-                                  !!__builtin_cpu_supports ("avx512vnni"));
-        }
-      g_once_init_leave (&features, g_string_free (s, FALSE));
-    }
-  return features;
-}
-
 /* Adds one labelled, length-prefixed field, so that no two different inputs
  * (a flag ending where the next begins) hash the same bytes. */
 static void
@@ -128,7 +88,7 @@ morok_object_cache_key (const char *cc_path, const char *const *flags, const cha
   add_field (sum, "cc", version);
   for (guint i = 0; flags != NULL && flags[i] != NULL; i++)
     add_field (sum, "flag", flags[i]);
-  add_field (sum, "cpu", cpu_features ());
+  add_field (sum, "cpu", morok_cpu_signature ());
   add_field (sum, "source", source);
   return g_strdup (g_checksum_get_string (sum));
 }

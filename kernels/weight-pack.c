@@ -2,18 +2,9 @@
 /* Constant matmul operands in the GEMM's panel layout: see weight-pack.h. */
 #include "kernels/weight-pack.h"
 #include "base/morok-dtype.h"
+#include "kernels/cpu-features.h"
 #include <math.h>
 #include <string.h>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-#if defined(__x86_64__) && defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#define ARCH_REQ_XCOMP_PERM 0x1023 /* asm/prctl.h */
-#define XFEATURE_XTILEDATA 18
-#endif
-
 guint
 morok_weight_pack_nr (MorokIsa isa)
 {
@@ -26,59 +17,6 @@ morok_weight_pack_nr (MorokIsa isa)
     }
 }
 
-gboolean
-morok_weight_pack_f16_supported (void)
-{
-#if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 12)
-  __builtin_cpu_init ();
-  return __builtin_cpu_supports ("avx512fp16") != 0;
-#else
-  return FALSE;
-#endif
-}
-
-#if defined(__x86_64__) && defined(__linux__)
-static gpointer
-request_amx (gpointer unused)
-{
-  (void) unused;
-  guint eax, ebx, ecx, edx;
-  /* CPUID.(7, 0).EDX: bit 22 AMX-BF16, bit 24 AMX-TILE */
-  if (!__get_cpuid_count (7, 0, &eax, &ebx, &ecx, &edx) || !(edx & (1u << 22))
-      || !(edx & (1u << 24)))
-    return GINT_TO_POINTER (FALSE);
-  return GINT_TO_POINTER (syscall (SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0);
-}
-#endif
-
-gboolean
-morok_weight_pack_amx_supported (void)
-{
-#if defined(__x86_64__) && defined(__linux__)
-  static GOnce once = G_ONCE_INIT;
-  return GPOINTER_TO_INT (g_once (&once, request_amx, NULL));
-#else
-  return FALSE;
-#endif
-}
-
-#if defined(__x86_64__)
-/* CPUID.(7, @sub) register @reg (0 EAX .. 3 EDX) bit @bit */
-static gboolean
-cpuid7_bit (guint sub, guint reg, guint bit)
-{
-  guint r[4];
-  return __get_cpuid_count (7, sub, &r[0], &r[1], &r[2], &r[3]) && (r[reg] >> bit & 1u);
-}
-#define CPU_AVX512_VNNI cpuid7_bit (0, 2, 11) /* ECX 11 */
-#define CPU_AVX512_BF16 cpuid7_bit (1, 0, 5)  /* (7, 1).EAX 5 */
-#define CPU_AVX_VNNI cpuid7_bit (1, 0, 4)     /* (7, 1).EAX 4 */
-#else
-#define CPU_AVX512_VNNI FALSE
-#define CPU_AVX512_BF16 FALSE
-#define CPU_AVX_VNNI FALSE
-#endif
-
 const char *
 morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
 {
@@ -88,18 +26,21 @@ morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
     case MOROK_PRECISION_F32:
       return NULL;
     case MOROK_PRECISION_F16:
-      return !avx512 ? "the avx512 ISA" : morok_weight_pack_f16_supported () ? NULL : "AVX512-FP16";
+      return !avx512 ? "the avx512 ISA" : morok_cpu_has (MOROK_CPU_AVX512_FP16) ? NULL : "AVX512-FP16";
     case MOROK_PRECISION_BF16:
     case MOROK_PRECISION_BF16X3:
       if (!avx512)
         return "the avx512 ISA";
-      return morok_weight_pack_amx_supported () || CPU_AVX512_BF16 ? NULL
-                                                                   : "AVX512-BF16 (or AMX-BF16)";
+      return morok_cpu_has (MOROK_CPU_AMX_BF16) || morok_cpu_has (MOROK_CPU_AVX512_BF16)
+                 ? NULL
+                 : "AVX512-BF16 (or AMX-BF16)";
     case MOROK_PRECISION_INT8:
       if (avx512)
-        return CPU_AVX512_VNNI ? NULL : "AVX512-VNNI";
+        return morok_cpu_has (MOROK_CPU_AVX512_VNNI) ? NULL : "AVX512-VNNI";
       if (isa == MOROK_ISA_AVX2)
-        return CPU_AVX_VNNI || CPU_AVX512_VNNI ? NULL : "AVX-VNNI";
+        return morok_cpu_has (MOROK_CPU_AVX_VNNI) || morok_cpu_has (MOROK_CPU_AVX512_VNNI)
+                   ? NULL
+                   : "AVX-VNNI";
       return "the avx512 or avx2 ISA";
     default:
       return "a known precision";
@@ -116,7 +57,7 @@ guint
 morok_weight_pack_amx_parts (MorokPrecision format)
 {
   guint parts = morok_weight_pack_bf16_parts (format);
-  return parts && morok_weight_pack_amx_supported () ? parts : 0;
+  return parts && morok_cpu_has (MOROK_CPU_AMX_BF16) ? parts : 0;
 }
 
 gsize

@@ -41,11 +41,6 @@ G_BEGIN_DECLS
 
 /* Columns per panel of the micro-kernel that @isa's kernels use. */
 guint morok_weight_pack_nr (MorokIsa isa);
-/* TRUE if this CPU runs the f16 micro-kernel (AVX512-FP16). */
-gboolean morok_weight_pack_f16_supported (void);
-/* TRUE if this CPU has AMX-BF16 and the kernel lets this process use its
- * tiles (asked for once, process-wide: arch_prctl ARCH_REQ_XCOMP_PERM). */
-gboolean morok_weight_pack_amx_supported (void);
 /* Whether a plan for @isa runs @precision's products on this CPU: NULL if
  * it does, else what is missing ("AVX512-VNNI", "the avx512 ISA"): the one
  * answer the plan's precision check, its error and the tests' skips give.
