@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Symbolic integers: simplification, canonical forms, bounds and evaluation. */
-#include "tensor/morok-sym.h"
+#include "base/morok-sym.h"
 
 /* Equal expressions built in different orders are one node. */
 static void

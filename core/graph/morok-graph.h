@@ -15,7 +15,7 @@
 
 #include <glib.h>
 #include "base/morok-dtype.h"
-#include "tensor/morok-sym.h"
+#include "base/morok-sym.h"
 
 G_BEGIN_DECLS
 

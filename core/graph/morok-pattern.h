@@ -81,10 +81,4 @@ gboolean morok_graph_rewrite (MorokNode **roots, guint n_roots, const MorokRuleS
 /* Number of rules applied by this process, for tests and debug logs. */
 guint64 morok_graph_rewrite_count (void);
 
-/* ---- the rule sets of graph/rules.c ---- */
-extern const MorokRuleSet morok_rules_fold;     /* constant folding */
-extern const MorokRuleSet morok_rules_algebra;  /* identities: x + 0, x * 1, --x */
-extern const MorokRuleSet morok_rules_views;    /* merge reshapes, permutes, expands */
-extern const MorokRuleSet morok_rules_bn_fold;  /* scale and shift into a contraction */
-
 G_END_DECLS

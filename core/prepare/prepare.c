@@ -3,7 +3,7 @@
  * fold, schedule, pack, render, compile, place the buffers). */
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/morok-prepare.h"
-#include "graph/morok-pattern.h"
+#include "prepare/morok-rules.h"
 #include "graph/morok-schedule.h"
 #include "runtime/morok-program-builder.h"
 #include "kernels/weight-pack.h"

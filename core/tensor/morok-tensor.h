@@ -3,7 +3,7 @@
  *
  * A MorokTensor is a node of a MorokGraph (graph/morok-graph.h): creating one
  * computes nothing, it records the operation. Shapes may hold symbolic
- * dimensions (tensor/morok-sym.h). Every operation checks shapes and dtypes
+ * dimensions (base/morok-sym.h). Every operation checks shapes and dtypes
  * and reports a misfit as a GError in MOROK_TENSOR_ERROR whose message gives
  * the shapes. Errors chain: an operation given a NULL source, or called while
  * *error is already set, returns NULL and leaves the first error in place, so

@@ -2,7 +2,7 @@
 /* Symbolic integers: construction with simplification, interval bounds,
  * hash-consing, evaluation and rendering to C. */
 #define G_LOG_DOMAIN "morok-tensor"
-#include "tensor/morok-sym.h"
+#include "base/morok-sym.h"
 
 struct _MorokSymPool
 {

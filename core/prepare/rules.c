@@ -2,7 +2,7 @@
 /* Rewrite rule sets. One rule per row with its algebra; a rewrite returns
  * NULL when, on a closer look, it does not apply. */
 #define G_LOG_DOMAIN "morok-graph"
-#include "graph/morok-pattern.h"
+#include "prepare/morok-rules.h"
 #include "tensor/morok-tensor.h"
 #include <math.h>
 #include <string.h>
