@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/* Kernel bodies: the output's store, the buffer declarations, the row
+ * loops of element-wise and reduction kernels, and attention. */
+#define G_LOG_DOMAIN "morok-prepare"
+#include "prepare/render-private.h"
+#include "kernels/weight-pack.h"
+#include <math.h>
+#include <string.h>
+
+/* ---- kernels ---- */
+
+void
+render_store (Ctx *c, const MorokNode *root, char **idx, const char *v)
+{
+  g_autofree char *flat = render_flat_index (root, idx);
+  if (root->dtype == MOROK_DTYPE_F16)
+    render_line (c, "out[%s] = morok_f32_to_f16 (%s);", flat, v);
+  else if (root->dtype == MOROK_DTYPE_BF16)
+    render_line (c, "out[%s] = morok_f32_to_bf16 (%s);", flat, v);
+  else
+    render_line (c, "out[%s] = %s;", flat, v);
+}
+
+void
+render_declare_buffers (Ctx *c)
+{
+  const MorokScheduleKernel *k = c->ker;
+  const MorokScheduleBuffer *ob = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->out);
+  render_line (c, "%s *restrict out = (%s *) bufs[%u];", render_storage_type (ob->node->dtype),
+        render_storage_type (ob->node->dtype), k->out);
+  for (guint r = 0; r < k->reads->len; r++)
+    {
+      guint b = g_array_index (k->reads, guint, r);
+      const MorokScheduleBuffer *rb = &g_array_index (c->sched->buffers, MorokScheduleBuffer, b);
+      const char *t = rb->kind != MOROK_BUFFER_PACKED ? render_storage_type (rb->node->dtype)
+                      : rb->pack.format == MOROK_PRECISION_F32  ? "float"
+                      : rb->pack.format == MOROK_PRECISION_INT8 ? "int8_t"
+                                                                : "uint16_t";
+      render_line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", t, b, t, b);
+    }
+  /* this thread's slice of the plan's scratch memory */
+  if (k->scratch)
+    render_line (c, "uint16_t *restrict scratch = (uint16_t *) ((uint8_t *) bufs[%u] + tid * (size_t) %"
+          G_GSIZE_FORMAT ");", k->scratch - 1, k->scratch_stride);
+  if (k->shared_tasks)
+    {
+      const MorokScheduleBuffer *sb
+          = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->scratch - 1);
+      render_line (c, "int64_t *next_task = (int64_t *) ((uint8_t *) bufs[%u] + %" G_GSIZE_FORMAT ");",
+            k->scratch - 1, sb->bytes - 64);
+    }
+}
+
+/* Decomposes the flat row number @row into idx[0 .. n-1] over @n's dims. */
+void
+render_split_rows (Ctx *c, const MorokNode *n, guint count, const char *row, char **idx)
+{
+  if (count == 0)
+    return;
+  render_line (c, "int64_t rest = %s;", row);
+  for (guint i = count; i-- > 0;)
+    {
+      g_autofree char *d = render_sym_c (n->shape[i]);
+      idx[i] = g_strdup_printf ("i%u", i);
+      if (i > 0)
+        render_line (c, "const int64_t i%u = rest %% %s; rest /= %s;", i, d, d);
+      else
+        render_line (c, "const int64_t i0 = rest;");
+    }
+}
+
+/* "1 * d0 * ... * d(count-1)" of @n's leading dims: the rows (or batch
+ * items) a kernel shares out. (transfer full) */
+char *
+render_dims_product (const MorokNode *n, guint count)
+{
+  GString *p = g_string_new ("1");
+  for (guint i = 0; i < count; i++)
+    {
+      g_autofree char *d = render_sym_c (n->shape[i]);
+      g_string_append_printf (p, " * %s", d);
+    }
+  return g_string_free (p, FALSE);
+}
+
+/* The flat index of (idx[0], ..., idx[count-1]) over @n's leading dims.
+ * (transfer full) */
+char *
+render_dims_flat (const MorokNode *n, guint count, char **idx)
+{
+  GString *f = g_string_new ("0");
+  for (guint i = 0; i < count; i++)
+    {
+      g_autofree char *d = render_sym_c (n->shape[i]);
+      g_autofree char *prev = g_strdup (f->str);
+      g_string_printf (f, "(%s) * %s + %s", prev, d, idx[i]);
+    }
+  return g_string_free (f, FALSE);
+}
+
+gboolean
+render_loop_kernel (Ctx *c)
+{
+  MorokNode *root = c->ker->root;
+  guint r = root->rank;
+  char *idx[MOROK_MAX_RANK] = { NULL };
+  g_autofree char *rows = render_dims_product (root, r > 0 ? r - 1 : 0);
+  render_line (c, "const int64_t rows = %s;", rows);
+  render_line (c, "const int64_t r0 = rows * tid / nthreads, r1 = rows * (tid + 1) / nthreads;");
+  render_line (c, "for (int64_t row = r0; row < r1; row++) {");
+  c->indent++;
+  if (r > 0)
+    render_split_rows (c, root, r - 1, "row", idx);
+  if (r > 0)
+    {
+      g_autofree char *d = render_sym_c (root->shape[r - 1]);
+      idx[r - 1] = g_strdup_printf ("i%u", r - 1);
+      render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", r - 1, r - 1, d, r - 1);
+      c->vector = root->shape[r - 1]->hi >= VECTOR_MIN;
+      c->indent++;
+    }
+  render_scope_push (c);
+  g_autofree char *v = render_value (c, root, idx);
+  if (v)
+    render_store (c, root, idx, v);
+  render_scope_pop (c);
+  if (r > 0)
+    {
+      c->indent--;
+      render_line (c, "}");
+    }
+  c->indent--;
+  render_line (c, "}");
+  for (guint i = 0; i < r; i++)
+    g_free (idx[i]);
+  return v != NULL;
+}
+
+
+
+/* ATTENTION: one call of morok_attention_f32 per batch item and block of
+ * MOROK_ATT_QB query rows. */
+gboolean
+render_attention_kernel (Ctx *c)
+{
+  MorokNode *n = c->ker->root;
+  guint r = n->rank;
+  MorokStrided s[MOROK_MAX_SRC];
+  guint buf[MOROK_MAX_SRC];
+  for (guint i = 0; i < n->n_src; i++)
+    {
+      if (!morok_schedule_strided (c->sched, n->src[i], &s[i]))
+        {
+          g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                       "renderer: attention operand is not strided");
+          return FALSE;
+        }
+      buf[i] = morok_schedule_buffer_of (c->sched, s[i].base) - 1;
+    }
+  g_autofree char *tq = render_sym_c (n->shape[r - 2]), *dv = render_sym_c (n->shape[r - 1]);
+  g_autofree char *tk = render_sym_c (n->src[1]->shape[r - 2]), *d = render_sym_c (n->src[0]->shape[r - 1]);
+  g_autofree char *scale = render_literal (MOROK_DTYPE_F32, n->value);
+  g_autofree char *batches = render_dims_product (n, r - 2);
+  render_line (c, "const int64_t TQ = %s, TK = %s, D = %s, DV = %s;", tq, tk, d, dv);
+  render_line (c, "const int64_t qt = (TQ + MOROK_ATT_QB - 1) / MOROK_ATT_QB, tasks = %s * qt;",
+        batches);
+  render_line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
+  render_line (c, "for (int64_t task = t0; task < t1; task++) {");
+  c->indent++;
+  render_line (c, "const int64_t m0 = task %% qt * MOROK_ATT_QB, ml = MOROK_IMIN (MOROK_ATT_QB, TQ - m0);");
+  char *idx[MOROK_MAX_RANK] = { NULL };
+  render_split_rows (c, n, r - 2, "task / qt", idx);
+  /* each operand: base + offset + batch index . strides, and its row and element strides */
+  char *arg[MOROK_MAX_SRC];
+  for (guint i = 0; i < n->n_src; i++)
+    {
+      g_autofree char *off = render_sym_c (s[i].offset);
+      GString *o = g_string_new (off);
+      for (guint b = 0; b + 2 < r; b++)
+        {
+          g_autofree char *st = render_sym_c (s[i].stride[b]);
+          g_string_append_printf (o, " + %s * %s", idx[b], st);
+        }
+      g_autofree char *sr = render_sym_c (s[i].stride[r - 2]), *se = render_sym_c (s[i].stride[r - 1]);
+      if (i == 0) /* q starts at row m0 */
+        g_string_append_printf (o, " + m0 * (%s)", sr);
+      arg[i] = i == 3 ? g_strdup_printf ("b%u + (%s), %s", buf[i], o->str, se)
+                      : g_strdup_printf ("b%u + (%s), %s, %s", buf[i], o->str, sr, se);
+      g_string_free (o, TRUE);
+    }
+  g_autofree char *flat = render_dims_flat (n, r - 2, idx);
+  render_line (c, "morok_attention_f32 (ml, TK, D, DV, %s, %s, %s, %s, %s, out + ((%s) * TQ + m0) * DV, DV);",
+        arg[0], arg[1], arg[2], n->n_src > 3 ? arg[3] : "(const uint8_t *) 0, 0", scale, flat);
+  for (guint i = 0; i < n->n_src; i++)
+    g_free (arg[i]);
+  for (guint i = 0; i < r; i++)
+    g_free (idx[i]);
+  c->indent--;
+  render_line (c, "}");
+  return TRUE;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* render-private.h (private to core/prepare): what the renderer's files
+ * share. render-expr.c renders values and indices, render-kernels.c the
+ * loop and attention kernels, render-matmul.c the contractions, renderer.c
+ * the translation unit. */
+#pragma once
+
+#include "prepare/morok-renderer.h"
+
+G_BEGIN_DECLS
+
+/* Iterations of an innermost loop for it to count as vectorised. */
+#define VECTOR_MIN 8
+
+typedef struct
+{
+  const MorokSchedule *sched;
+  const MorokScheduleKernel *ker;
+  GString *out;
+  GPtrArray *scopes; /* GHashTable* "node@idx" -> temp name; innermost last */
+  guint n_tmp;
+  guint indent;
+  gboolean vector;  /* in a loop clang vectorises: guarded loads (render_guarded) */
+  gboolean mm_block; /* a matmul epilogue reads the contraction's block in scratch, not `out` */
+  char *guard;       /* inside a padded or concatenated source: when its loads are in bounds */
+  GError **error;
+} Ctx;
+
+/* The C type a buffer of @t is stored as. */
+G_GNUC_INTERNAL const char *render_storage_type (MorokDType t);
+/* A symbolic integer as a C expression (variables read from v[slot]). */
+G_GNUC_INTERNAL char *render_sym_c (const MorokSym *s);
+/* Appends one line of code at the current indent. */
+G_GNUC_INTERNAL void render_line (Ctx *c, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* A loop scope: values computed inside are not reused outside. */
+G_GNUC_INTERNAL void render_scope_push (Ctx *c);
+G_GNUC_INTERNAL void render_scope_pop (Ctx *c);
+/* The row-major flat index of @n at the multi-index @idx. */
+G_GNUC_INTERNAL char *render_flat_index (const MorokNode *n, char **idx);
+/* A constant of @t as an exact C literal. */
+G_GNUC_INTERNAL char *render_literal (MorokDType t, double v);
+/* The C expression of @n's value at the multi-index @idx (temporaries
+ * declared as needed); NULL with c->error set. */
+G_GNUC_INTERNAL char *render_value (Ctx *c, MorokNode *n, char **idx);
+/* Stores @v as the kernel's output at @idx. */
+G_GNUC_INTERNAL void render_store (Ctx *c, const MorokNode *root, char **idx, const char *v);
+/* The kernel's buffer pointers, from bufs[]. */
+G_GNUC_INTERNAL void render_declare_buffers (Ctx *c);
+/* Decomposes the flat row number @row into idx[0 .. count-1] over @n's dims. */
+G_GNUC_INTERNAL void render_split_rows (Ctx *c, const MorokNode *n, guint count, const char *row, char **idx);
+/* The product of @n's first @count dims as C. */
+G_GNUC_INTERNAL char *render_dims_product (const MorokNode *n, guint count);
+/* The flat index of idx[0 .. count-1] over @n's first @count dims. */
+G_GNUC_INTERNAL char *render_dims_flat (const MorokNode *n, guint count, char **idx);
+/* Kernel bodies, one per kind: element-wise and reduction loops,
+ * contractions (render-matmul.c), attention; FALSE with c->error set. */
+G_GNUC_INTERNAL gboolean render_loop_kernel (Ctx *c);
+G_GNUC_INTERNAL gboolean render_attention_kernel (Ctx *c);
+G_GNUC_INTERNAL gboolean render_matmul_kernel (Ctx *c);
+
+G_END_DECLS
