@@ -48,6 +48,7 @@
 #include "morokvad.h"
 #include "property-guard.h"
 #include "model-path.h"
+#include "audio-mix.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
 #include "jit/morok-jit-registry.h"
@@ -460,45 +461,6 @@ run_chunk (MorokVad *self)
   return TRUE;
 }
 
-/* @n frames of @ch interleaved channels mixed to mono into @dst; a
- * non-finite mix counts as silence. */
-static void
-mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
-{
-  if (ch == 1)
-    memcpy (dst, src, n * sizeof (float));
-  else
-    for (gsize f = 0; f < n; f++)
-      {
-        float sum = 0, v;
-        for (guint c = 0; c < ch; c++)
-          {
-            memcpy (&v, src + (f * ch + c) * sizeof (float), sizeof v);
-            sum += v;
-          }
-        dst[f] = sum / ch;
-      }
-  for (gsize f = 0; f < n; f++)
-    dst[f] = isfinite (dst[f]) ? dst[f] : 0.0f;
-}
-
-static void
-mix_s16 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
-{
-  const float scale = 1.0f / (32768.0f * ch);
-  for (gsize f = 0; f < n; f++)
-    {
-      gint32 sum = 0;
-      gint16 v;
-      for (guint c = 0; c < ch; c++)
-        {
-          memcpy (&v, src + (f * ch + c) * sizeof v, sizeof v);
-          sum += v;
-        }
-      dst[f] = (float) sum * scale;
-    }
-}
-
 /* Mixes @frames interleaved frames to mono straight into the plan's audio
  * input, running the model each time a chunk is full. */
 static gboolean
@@ -511,9 +473,9 @@ analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *i
       gsize n = MIN (frames, self->chunk - self->filled);
       float *dst = self->audio + self->context + self->filled;
       if (s16)
-        mix_s16 (dst, data, n, ch);
+        morok_audio_mix_s16 (dst, data, n, ch);
       else
-        mix_f32 (dst, data, n, ch);
+        morok_audio_mix_f32 (dst, data, n, ch);
       data += n * bpf, frames -= n, self->filled += n;
       if (self->filled == self->chunk && !run_chunk (self))
         return FALSE;

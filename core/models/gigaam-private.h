@@ -35,6 +35,10 @@ struct _MorokGigaAm
   gboolean release_packed; /* morok_gigaam_set_release_packed () */
 };
 
+/* Reads the config @json of @m's file into m->config (gigaam-config.c);
+ * FALSE with a MOROK_IO_ERROR naming the file and the field. */
+gboolean gigaam_read_config (MorokGigaAm *m, const char *json, GError **error);
+
 /* wav [b, t] -> log-mel [b, T + 2 pad_t, F + 2 pad_f]: the features with
  * zero padding around them, made inside the front-end (gigaam-frontend.c). */
 MorokTensor *gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths,

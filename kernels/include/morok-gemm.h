@@ -6,6 +6,13 @@
  * for any strides (transposed operands, stride 0 for broadcast). The caller
  * splits M (or N) across threads and calls this on its share.
  *
+ * Over 800 lines on purpose: the f32 GEMM is one unit — micro-kernels per
+ * ISA, the small-product paths, packing of A and B, the blocked driver and
+ * the packed-weight entry points share its register tile and block sizes,
+ * and the whole header is pasted into every generated translation unit, so
+ * splitting it would only add headers that must always come together (the
+ * reduced precisions have their own: morok-gemm-bf16.h, -i8.h, -amx.h).
+ *
  * GotoBLAS/BLIS structure, in C with clang vector extensions: B is packed by
  * blocks of KC x NC into panels NR columns wide (kept in L2; one panel, KC x NR
  * floats, in L1 while the micro-kernel walks down M), and an MR x NR register
