@@ -58,7 +58,7 @@ FRAME = 0.04          # seconds per encoded frame (hop 10 ms, subsampling by 4)
 # end, one frame after it, falls near the true end
 EARLY, LATE = 0.08, 0.12
 BATCH = 24
-STEPS = 2000
+STEPS = 3000
 LR, WARMUP = 2e-3, 300
 
 
