@@ -3,6 +3,11 @@
  * opens the cache folder, asks for a key, looks the key up before running
  * clang and stores the object after a successful load.
  *
+ *   g_autoptr (MorokObjectCache) cache = morok_object_cache_open (dir);  // NULL: refused
+ *   g_autofree char *key = morok_object_cache_key (cc, flags, source, ...);
+ *   g_autoptr (GBytes) obj = cache ? morok_object_cache_read (cache, key) : NULL;
+ *   if (!obj) ... compile, load, then morok_object_cache_write (cache, key, obj, ...);
+ *
  * Trust (docs/architecture.md, "The kernel cache"): a folder is used only
  * when it is a real folder (not a symlink) owned by the effective user and
  * writable by nobody else; an entry only when it is a regular file with the

@@ -10,7 +10,14 @@
  * The op set is small on purpose: element-wise ops, two reductions, views
  * (reshape, permute, expand, pad, shrink, cat, window) and one contraction
  * (batched matmul). The tensor API composes everything else (conv, softmax,
- * attention, LSTM) from these. */
+ * attention, LSTM) from these.
+ *
+ *   g_autoptr (MorokGraph) g = morok_graph_new ();
+ *   MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, shape, 2);   // a MorokNode
+ *   MorokTensor *y = morok_tensor_relu (x, &error);
+ *   g_assert_true (morok_tensor_relu (x, &error) == y);                        // hash-consed
+ *   g_autofree char *what = morok_node_describe (y);                           // "relu f32[t, 64]"
+ */
 #pragma once
 
 #include <glib.h>

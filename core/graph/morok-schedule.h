@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The scheduler: from a rewritten graph to kernels and buffers.
  *
+ *   g_autoptr (MorokSchedule) s = morok_schedule_new (&out, 1, inputs, n_inputs, &error);
+ *   for (guint k = 0; k < s->kernels->len; k++)
+ *     {
+ *       const MorokScheduleKernel *ker = &g_array_index (s->kernels, MorokScheduleKernel, k);
+ *       // ker->root is stored in buffer morok_schedule_buffer_of (s, ker->root) - 1
+ *     }
+ *
  * A node is "realized" when its value is stored in a buffer; every other
  * node is recomputed inline, inside the kernel of the realized node that
  * reads it. The fusion decisions (graph/schedule.c) are:
