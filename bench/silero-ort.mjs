@@ -6,29 +6,13 @@
 //
 // usage: ORT_DIR=<dir with node_modules/onnxruntime-node> node silero-ort.mjs model.onnx file.wav passes
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { readWavS16 } from './wav.mjs';
 import path from 'node:path';
 
 const [modelPath, wavPath, passesArg] = process.argv.slice(2);
 const require = createRequire(path.join(path.resolve(process.env.ORT_DIR), 'package.json'));
 const ort = require('onnxruntime-node');
 const version = require('onnxruntime-node/package.json').version;
-
-function readWavS16 (file) {
-  const buf = readFileSync(file);
-  let off = 12;
-  while (off + 8 <= buf.length) {
-    const size = buf.readUInt32LE(off + 4);
-    if (buf.toString('ascii', off, off + 4) === 'data') {
-      const n = Math.floor(Math.min(size, buf.length - off - 8) / 2);
-      const out = new Float32Array(n);
-      for (let i = 0; i < n; i++) out[i] = buf.readInt16LE(off + 8 + 2 * i) / 32768;
-      return out;
-    }
-    off += 8 + size;
-  }
-  throw new Error(`${file}: no data chunk`);
-}
 
 const CONTEXT = 64, HOP = 512;
 const samples = readWavS16(wavPath);
