@@ -17,6 +17,13 @@ morok_weight_pack_nr (MorokIsa isa)
     }
 }
 
+/* NULL if this CPU has @f, else its name. */
+static const char *
+unless (MorokCpuFeature f)
+{
+  return morok_cpu_has (f) ? NULL : morok_cpu_feature_name (f);
+}
+
 const char *
 morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
 {
@@ -26,7 +33,7 @@ morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
     case MOROK_PRECISION_F32:
       return NULL;
     case MOROK_PRECISION_F16:
-      return !avx512 ? "the avx512 ISA" : morok_cpu_has (MOROK_CPU_AVX512_FP16) ? NULL : "AVX512-FP16";
+      return !avx512 ? "the avx512 ISA" : unless (MOROK_CPU_AVX512_FP16);
     case MOROK_PRECISION_BF16:
     case MOROK_PRECISION_BF16X3:
       if (!avx512)
@@ -36,11 +43,9 @@ morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
                  : "AVX512-BF16 (or AMX-BF16)";
     case MOROK_PRECISION_INT8:
       if (avx512)
-        return morok_cpu_has (MOROK_CPU_AVX512_VNNI) ? NULL : "AVX512-VNNI";
+        return unless (MOROK_CPU_AVX512_VNNI);
       if (isa == MOROK_ISA_AVX2)
-        return morok_cpu_has (MOROK_CPU_AVX_VNNI) || morok_cpu_has (MOROK_CPU_AVX512_VNNI)
-                   ? NULL
-                   : "AVX-VNNI";
+        return morok_cpu_has (MOROK_CPU_AVX512_VNNI) ? NULL : unless (MOROK_CPU_AVX_VNNI);
       return "the avx512 or avx2 ISA";
     default:
       return "a known precision";

@@ -153,6 +153,41 @@ test_streams_equal_alone (gconstpointer data)
   g_assert_cmpfloat (worst, <=, 1e-5);
 }
 
+/* A reset stream starts over: its first chunk gives what a new stream's
+ * does, whatever it heard before. */
+static void
+test_stream_reset (void)
+{
+  g_autofree char *path = silero_path ("v5");
+  if (!path)
+    return;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, &e);
+  g_autoptr (MorokVadBatch) batch = morok_vad_batch_new (vad, 16000, 2, NULL, &e);
+  g_assert_no_error (e);
+  g_assert_cmpuint (morok_vad_batch_max_streams (batch), ==, 2);
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  guint N = morok_vad_batch_chunk_len (batch);
+  g_autofree float *speech = g_new (float, 40 * N);
+  for (gsize i = 0; i < 40 * N; i++)
+    speech[i] = pcm[80 * N + i] / 32768.0f; /* inside speech: the state matters */
+  g_autoptr (MorokVadStream) used = morok_vad_stream_new (batch);
+  g_autoptr (MorokVadStream) fresh = morok_vad_stream_new (batch);
+  float p[2];
+  for (guint k = 1; k < 40; k++)
+    {
+      const float *chunk[] = { speech + k * N };
+      g_assert_true (morok_vad_batch_run (batch, 1, &used, chunk, p, &e));
+    }
+  morok_vad_stream_reset (used);
+  MorokVadStream *both[] = { used, fresh };
+  const float *chunks[] = { speech, speech };
+  g_assert_true (morok_vad_batch_run (batch, 2, both, chunks, p, &e));
+  g_assert_no_error (e);
+  g_assert_cmpfloat (p[0], ==, p[1]);
+}
+
 /* A run of no stream or of more than the bound is an error that moves no stream. */
 static void
 test_run_checks_count (void)
@@ -188,5 +223,6 @@ main (int argc, char **argv)
       g_test_add_data_func (name, &silero_cases[i], test_streams_equal_alone);
     }
   g_test_add_func ("/silero-vad-batch/run-checks-count", test_run_checks_count);
+  g_test_add_func ("/silero-vad-batch/stream-reset-starts-over", test_stream_reset);
   return g_test_run ();
 }
