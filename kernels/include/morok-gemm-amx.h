@@ -24,7 +24,7 @@
  * tile registers) over blocks of MOROK_AMX_NC columns and MOROK_AMX_KC k.
  *
  * The process must have been granted the tile state (arch_prctl; the host
- * does it in morok_weight_pack_amx_supported) before the first call. */
+ * does it in morok_cpu_has (MOROK_CPU_AMX_BF16)) before the first call. */
 #pragma once
 
 #if defined(MOROK_ISA_AVX512) && defined(__AMXBF16__) && defined(__AVX512BF16__)
