@@ -138,6 +138,8 @@ void morok_prepare_config_set_cache_dir (MorokPrepareConfig *config, const char 
 void morok_prepare_config_set_dump_dir (MorokPrepareConfig *config, const char *dir);
 void morok_prepare_config_set_cc (MorokPrepareConfig *config, const char *cc);
 void morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa);
+/* The ISA @config prepares for: set, from MOROK_ISA, or this CPU's best. */
+MorokIsa morok_prepare_config_isa (const MorokPrepareConfig *config);
 /* The arithmetic of products with constant weights (docs/jit-wrapper.md,
  * "Precision"): MOROK_PRECISION_F32 (the default); MOROK_PRECISION_F16, f16
  * products with f32 sums, about 1e-3 relative error (AVX512-FP16 CPUs);

@@ -149,6 +149,13 @@ morok_prepare_config_set_cc (MorokPrepareConfig *config, const char *cc)
   replace (&config->cc, cc);
 }
 
+MorokIsa
+morok_prepare_config_isa (const MorokPrepareConfig *config)
+{
+  g_return_val_if_fail (config != NULL, MOROK_ISA_PORTABLE);
+  return config->isa;
+}
+
 void
 morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa)
 {
