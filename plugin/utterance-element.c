@@ -137,11 +137,14 @@ prepare (MorokUtteranceElement *self)
   priv->model = morok_gigaam_ref (proto->model);
   gint64 max_samples = morok_gigaam_max_samples (priv->model);
   priv->gate = morok_utterance_gate_new (MOROK_UTTERANCE_RATE, max_samples, batch);
+  gsize scratch, bytes = morok_program_context_bytes (
+      morok_plan_program (morok_jit_plan (proto->plan)), &scratch);
   GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self,
-                       "%s %s for %u x %.1f s in %.1f ms", /* shared: another element prepared it */
-                       made ? "prepared" : "shared", path,
-                       batch, (double) max_samples / MOROK_UTTERANCE_RATE,
-                       (g_get_monotonic_time () - t0) / 1e3);
+                       "%s %s for %u x %.1f s in %.1f ms, %" G_GSIZE_FORMAT " context bytes (%"
+                       G_GSIZE_FORMAT " of them scratch)", /* shared: another element prepared it */
+                       made ? "prepared" : "shared", path, batch,
+                       (double) max_samples / MOROK_UTTERANCE_RATE,
+                       (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
   return TRUE;
 }
 
