@@ -51,11 +51,14 @@
 #include "audio-mix.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
+#include "morokvad-pad.h"
+#include "vad-report.h"
 #include "jit/morok-jit-registry.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (morok_vad_debug);
@@ -71,6 +74,8 @@ GST_DEBUG_CATEGORY_STATIC (morok_vad_debug);
 #define DEFAULT_MAX_SPEECH_S 0.0
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_REMOVE_SILENCE FALSE
+#define DEFAULT_MAX_WAIT_MS 40
+#define DEFAULT_MAX_STREAMS 64
 
 typedef enum
 {
@@ -92,20 +97,25 @@ enum
   PROP_MAX_SPEECH_S,
   PROP_POST_MESSAGES,
   PROP_REMOVE_SILENCE,
+  PROP_MAX_WAIT_MS,
+  PROP_MAX_STREAMS,
   PROP_CHUNKS_PROCESSED,
   PROP_MEAN_EXECUTE_US,
   PROP_PROBABILITY,
 };
 
-#define RATES "{ 16000, 8000 }"
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
-                     ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
-                     ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
+#define VAD_CAPS                                                                            \
+  GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) { 16000, "  \
+                   "8000 }, channels = (int) [ 1, MAX ], layout = (string) interleaved")
+static GstStaticPadTemplate sink_template
+    = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, VAD_CAPS);
+static GstStaticPadTemplate src_template
+    = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, VAD_CAPS);
+/* the streams of the batched plans: each sink_%u with its src_%u */
+static GstStaticPadTemplate sink_request_template
+    = GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, VAD_CAPS);
+static GstStaticPadTemplate src_request_template
+    = GST_STATIC_PAD_TEMPLATE ("src_%u", GST_PAD_SRC, GST_PAD_SOMETIMES, VAD_CAPS);
 
 /* One plan per sample rate the model runs: the registry's prototype for
  * the model's contents, rate and options, and this element's context of
@@ -128,6 +138,7 @@ struct _MorokVad
   gdouble threshold, neg_threshold, max_speech_s;
   guint min_speech_ms, min_silence_ms, speech_pad_ms;
   gboolean post_messages, remove_silence;
+  guint max_wait_ms, max_streams;
 
   /* statistics, guarded by the object lock */
   guint64 chunks;
@@ -137,6 +148,11 @@ struct _MorokVad
   /* prepared in start () */
   RatePlan plans[2];
   guint n_plans;
+
+  /* the request pads: made in start (), freed on PAUSED -> READY once every
+   * pad is inactive; pads guarded by the object lock */
+  MorokVadRounds *rounds[2]; /* per plan, same index */
+  GList *pads;               /* MorokVadPad, the sink_%u */
 
   /* streaming state, streaming thread only */
   RatePlan *plan;          /* the plan for the negotiated rate */
@@ -183,6 +199,13 @@ free_plans (MorokVad *self)
     }
   self->n_plans = 0;
   self->plan = NULL;
+}
+
+static void
+free_rounds (MorokVad *self)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (self->rounds); i++)
+    g_clear_pointer (&self->rounds[i], morok_vad_rounds_free);
 }
 
 /* What the registry needs to make one rate's prototype. */
@@ -278,6 +301,8 @@ morok_vad_start (GstBaseTransform *trans)
   GST_OBJECT_LOCK (self);
   g_autofree char *model = g_strdup (self->model);
   MorokVadModelVersion version = self->model_version;
+  guint max_streams = self->max_streams;
+  GstClockTime max_wait = self->max_wait_ms * GST_MSECOND;
   GST_OBJECT_UNLOCK (self);
 
   g_autofree char *path = model ? g_strdup (model) : NULL;
@@ -301,6 +326,11 @@ morok_vad_start (GstBaseTransform *trans)
   GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms, %" G_GSIZE_FORMAT
                    " context bytes at 16 kHz (%" G_GSIZE_FORMAT " of them scratch)",
                    path, self->n_plans, (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
+  free_rounds (self);
+  for (guint i = 0; i < self->n_plans; i++)
+    self->rounds[i] = morok_vad_rounds_new (
+        silero_vad_jit_model ((SileroVadJit *) morok_jit_shared_prototype (self->plans[i].shared)),
+        self->plans[i].rate, max_streams, max_wait);
   return TRUE;
 }
 
@@ -316,6 +346,23 @@ morok_vad_stop (GstBaseTransform *trans)
 }
 
 /* ---- stream state ---- */
+
+gboolean
+morok_vad_settings (MorokVad *self, guint rate, MorokVadParams *out_params,
+                    gboolean *out_remove_silence, GError **error)
+{
+  GST_OBJECT_LOCK (self);
+  morok_vad_params_init (out_params, (gint) rate);
+  out_params->threshold = self->threshold;
+  out_params->neg_threshold = self->neg_threshold;
+  out_params->min_speech_ms = self->min_speech_ms;
+  out_params->min_silence_ms = self->min_silence_ms;
+  out_params->speech_pad_ms = self->speech_pad_ms;
+  out_params->max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
+  *out_remove_silence = self->remove_silence;
+  GST_OBJECT_UNLOCK (self);
+  return morok_vad_params_check (out_params, error);
+}
 
 static void
 reset_stream (MorokVad *self)
@@ -353,16 +400,8 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
       self->plan = NULL;
       return FALSE;
     }
-  GST_OBJECT_LOCK (self);
-  morok_vad_params_init (&self->params, self->plan->rate);
-  self->params.threshold = self->threshold;
-  self->params.neg_threshold = self->neg_threshold;
-  self->params.min_speech_ms = self->min_speech_ms;
-  self->params.min_silence_ms = self->min_silence_ms;
-  self->params.speech_pad_ms = self->speech_pad_ms;
-  self->params.max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
-  GST_OBJECT_UNLOCK (self);
-  if (!morok_vad_params_check (&self->params, &error))
+  gboolean remove_silence;
+  if (!morok_vad_settings (self, self->plan->rate, &self->params, &remove_silence, &error))
     {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("%s", error->message));
       return FALSE;
@@ -382,52 +421,19 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   return TRUE;
 }
 
-/* A caps event with a rate we do not run is refused by the pad before
- * setup () sees it: say which rates work before negotiation fails. */
-static GstPadProbeReturn
-check_rate_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
-  gint rate;
-  if (GST_EVENT_TYPE (event) != GST_EVENT_CAPS)
-    return GST_PAD_PROBE_OK;
-  GstCaps *caps;
-  gst_event_parse_caps (event, &caps);
-  const GstStructure *s = gst_caps_get_structure (caps, 0);
-  if (gst_structure_get_int (s, "rate", &rate) && rate != 16000 && rate != 8000)
-    GST_ELEMENT_ERROR (user_data, STREAM, FORMAT,
-                       ("morokvad works on 16000 or 8000 Hz audio, not %d Hz", rate),
-                       ("put audioresample before morokvad"));
-  return GST_PAD_PROBE_OK;
-}
-
 /* ---- analysis ---- */
 
 static void
 post_event (MorokVad *self, const MorokVadEvent *ev)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime ts = morok_sample_clock_time (&self->clock, ev->sample);
-  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts);
-  GstClockTime running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts);
-  gboolean start = ev->type == MOROK_VAD_EVENT_START;
-  GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT " (%" GST_TIME_FORMAT ")",
-                    start ? "start" : "end", ev->sample, GST_TIME_ARGS (ts));
-  if (self->remove_silence && start)
+  GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT,
+                    ev->type == MOROK_VAD_EVENT_START ? "start" : "end", ev->sample);
+  if (self->remove_silence && ev->type == MOROK_VAD_EVENT_START)
     morok_silence_gate_speech_start (self->gate, ev->sample);
   else if (self->remove_silence)
     morok_silence_gate_speech_end (self->gate, ev->sample);
-  GST_OBJECT_LOCK (self);
-  gboolean post = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
-  if (!post)
-    return;
-  GstStructure *s = gst_structure_new ("morokvad", "type", G_TYPE_STRING,
-                                       start ? "speech-start" : "speech-end", "timestamp",
-                                       G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64, stream_time,
-                                       "running-time", G_TYPE_UINT64, running_time, "probability",
-                                       G_TYPE_DOUBLE, (gdouble) ev->prob, NULL);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  morok_vad_report_boundary (GST_ELEMENT (self), NULL, ev, &self->clock,
+                             &GST_BASE_TRANSFORM (self)->segment);
 }
 
 /* Runs the model on the full chunk, then feeds the segmenter. */
@@ -483,16 +489,6 @@ analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *i
   return TRUE;
 }
 
-static void
-set_meta (MorokVad *self, GstBuffer *buf)
-{
-  GstAudioLevelMeta *meta = gst_buffer_get_audio_level_meta (buf);
-  if (meta)
-    meta->voice_activity = morok_vad_segmenter_speaking (self->seg);
-  else
-    gst_buffer_add_audio_level_meta (buf, 127, morok_vad_segmenter_speaking (self->seg));
-}
-
 /* ---- buffers ---- */
 
 static void finish_stream (MorokVad *self);
@@ -541,7 +537,7 @@ morok_vad_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
   if (buf)
     {
       buf = gst_buffer_make_writable (buf);
-      set_meta (self, buf);
+      morok_vad_report_meta (buf, morok_vad_segmenter_speaking (self->seg));
       if (!self->remove_silence)
         {
           *outbuf = buf;
@@ -625,6 +621,117 @@ morok_vad_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *q
   return ret;
 }
 
+/* ---- request pads ---- */
+
+MorokVadRounds *
+morok_vad_rounds_of (MorokVad *self, guint rate, GError **error)
+{
+  for (guint i = 0; i < self->n_plans; i++)
+    if (self->plans[i].rate == rate && self->rounds[i])
+      return self->rounds[i];
+  g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+               self->n_plans ? "the model does not run at %u Hz" : "no model prepared", rate);
+  return NULL;
+}
+
+/* TRUE if a request pad of @self is sink_@index. Called with the object lock. */
+static gboolean
+pad_index_taken (MorokVad *self, guint index)
+{
+  g_autofree char *name = g_strdup_printf ("sink_%u", index);
+  for (GList *l = self->pads; l; l = l->next)
+    if (g_str_equal (GST_PAD_NAME (l->data), name))
+      return TRUE;
+  return FALSE;
+}
+
+/* sink_%u (@name's index, or the lowest free one) and its src_%u. */
+static GstPad *
+morok_vad_request_new_pad (GstElement *element, GstPadTemplate *templ, const char *name,
+                           const GstCaps *caps)
+{
+  MorokVad *self = MOROK_VAD (element);
+  guint index = 0;
+  GST_OBJECT_LOCK (self);
+  guint n = g_list_length (self->pads), max = self->max_streams;
+  gboolean ok = n < max;
+  if (name)
+    ok = ok && sscanf (name, "sink_%u", &index) == 1 && !pad_index_taken (self, index);
+  else
+    while (pad_index_taken (self, index))
+      index++;
+  GST_OBJECT_UNLOCK (self);
+  if (!ok)
+    {
+      GST_WARNING_OBJECT (self, "no pad %s: %u of max-streams %u in use, or a bad or taken name",
+                          name ? name : templ->name_template, n, max);
+      return NULL;
+    }
+  g_autofree char *sink_name = g_strdup_printf ("sink_%u", index);
+  g_autofree char *src_name = g_strdup_printf ("src_%u", index);
+  MorokVadPad *pad = morok_vad_pad_new (
+      templ, sink_name, gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), "src_%u"),
+      src_name);
+  GST_OBJECT_LOCK (self);
+  self->pads = g_list_append (self->pads, pad);
+  GST_OBJECT_UNLOCK (self);
+  gst_element_add_pad (element, gst_object_ref (morok_vad_pad_src (pad)));
+  gst_element_add_pad (element, GST_PAD (pad));
+  GST_DEBUG_OBJECT (self, "added %s and %s", sink_name, src_name);
+  return GST_PAD (pad);
+}
+
+/* Stops the stream of @pad, whose chunk may wait in a round, then removes
+ * both its pads. */
+static void
+morok_vad_release_pad (GstElement *element, GstPad *pad)
+{
+  MorokVad *self = MOROK_VAD (element);
+  MorokVadPad *vpad = MOROK_VAD_PAD (pad);
+  GST_OBJECT_LOCK (self);
+  self->pads = g_list_remove (self->pads, vpad);
+  GST_OBJECT_UNLOCK (self);
+  morok_vad_pad_unblock (vpad);
+  gst_pad_set_active (pad, FALSE); /* waits for its chain function */
+  morok_vad_pad_stop (vpad);
+  GstPad *src = gst_object_ref (morok_vad_pad_src (vpad));
+  gst_element_remove_pad (element, pad);
+  gst_pad_set_active (src, FALSE);
+  gst_element_remove_pad (element, src);
+  gst_object_unref (src);
+}
+
+static void
+foreach_pad (MorokVad *self, void (*fn) (MorokVadPad *))
+{
+  GST_OBJECT_LOCK (self);
+  GList *pads = g_list_copy (self->pads);
+  for (GList *l = pads; l; l = l->next)
+    gst_object_ref (l->data);
+  GST_OBJECT_UNLOCK (self);
+  for (GList *l = pads; l; l = l->next)
+    fn (l->data);
+  g_list_free_full (pads, gst_object_unref);
+}
+
+/* PAUSED -> READY: the chunks waiting in rounds return before the pads
+ * deactivate; once all are inactive the streams and rounds go. */
+static GstStateChangeReturn
+morok_vad_change_state (GstElement *element, GstStateChange transition)
+{
+  MorokVad *self = MOROK_VAD (element);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    foreach_pad (self, morok_vad_pad_unblock);
+  GstStateChangeReturn ret
+      = GST_ELEMENT_CLASS (morok_vad_parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    {
+      foreach_pad (self, morok_vad_pad_stop);
+      free_rounds (self);
+    }
+  return ret;
+}
+
 /* ---- properties ---- */
 
 static void
@@ -649,6 +756,8 @@ morok_vad_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     case PROP_MAX_SPEECH_S: self->max_speech_s = g_value_get_double (value); break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
     case PROP_REMOVE_SILENCE: self->remove_silence = g_value_get_boolean (value); break;
+    case PROP_MAX_WAIT_MS: self->max_wait_ms = g_value_get_uint (value); break;
+    case PROP_MAX_STREAMS: self->max_streams = g_value_get_uint (value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
@@ -671,6 +780,8 @@ morok_vad_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_MAX_SPEECH_S: g_value_set_double (value, self->max_speech_s); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
     case PROP_REMOVE_SILENCE: g_value_set_boolean (value, self->remove_silence); break;
+    case PROP_MAX_WAIT_MS: g_value_set_uint (value, self->max_wait_ms); break;
+    case PROP_MAX_STREAMS: g_value_set_uint (value, self->max_streams); break;
     case PROP_CHUNKS_PROCESSED: g_value_set_uint64 (value, self->chunks); break;
     case PROP_MEAN_EXECUTE_US:
       g_value_set_double (value, self->chunks ? self->execute_us_total / self->chunks : 0.0);
@@ -687,6 +798,7 @@ morok_vad_finalize (GObject *object)
   MorokVad *self = MOROK_VAD (object);
   g_free (self->model);
   morok_silence_gate_free (self->gate);
+  free_rounds (self);
   G_OBJECT_CLASS (morok_vad_parent_class)->finalize (object);
 }
 
@@ -745,6 +857,17 @@ morok_vad_class_init (MorokVadClass *klass)
       g_param_spec_boolean ("remove-silence", "Remove silence",
                             "Drop audio outside speech segments and send GAP events instead",
                             DEFAULT_REMOVE_SILENCE, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_WAIT_MS,
+      g_param_spec_uint ("max-wait", "Maximum wait",
+                         "Request pads: the longest a chunk waits for the other streams' "
+                         "chunks before its round runs without them, added to the pad's "
+                         "latency (ms)",
+                         0, 10000, DEFAULT_MAX_WAIT_MS, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_STREAMS,
+      g_param_spec_uint ("max-streams", "Maximum streams",
+                         "Request pads: the most sink_%u pads, the batch bound of the "
+                         "batched plans",
+                         1, 4096, DEFAULT_MAX_STREAMS, ready));
   g_object_class_install_property (gobject_class, PROP_CHUNKS_PROCESSED,
       g_param_spec_uint64 ("chunks-processed", "Chunks processed",
                            "Model executions since the element was created", 0, G_MAXUINT64, 0,
@@ -760,6 +883,12 @@ morok_vad_class_init (MorokVadClass *klass)
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_static_pad_template_with_gtype (element_class, &sink_request_template,
+                                                        MOROK_TYPE_VAD_PAD);
+  gst_element_class_add_static_pad_template (element_class, &src_request_template);
+  element_class->request_new_pad = GST_DEBUG_FUNCPTR (morok_vad_request_new_pad);
+  element_class->release_pad = GST_DEBUG_FUNCPTR (morok_vad_release_pad);
+  element_class->change_state = GST_DEBUG_FUNCPTR (morok_vad_change_state);
   gst_element_class_set_static_metadata (element_class, "Morok voice activity detector",
                                          "Filter/Analyzer/Audio",
                                          "Detects speech with Silero VAD compiled by Morok",
@@ -787,7 +916,9 @@ morok_vad_init (MorokVad *self)
   self->max_speech_s = DEFAULT_MAX_SPEECH_S;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->remove_silence = DEFAULT_REMOVE_SILENCE;
+  self->max_wait_ms = DEFAULT_MAX_WAIT_MS;
+  self->max_streams = DEFAULT_MAX_STREAMS;
   self->gate = morok_silence_gate_new ();
   gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self), GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-                     check_rate_probe, self, NULL);
+                     morok_vad_report_caps_probe, NULL, NULL);
 }

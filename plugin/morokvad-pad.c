@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/* One stream of morokvad's request pads. The chain function mixes the
+ * buffer into the stream's chunk and, for every full chunk, waits in the
+ * rounds of its rate (vad-rounds.h) until the chunk ran with those of the
+ * other streams; then it feeds the segmenter, posts the boundaries, sets
+ * the buffer's meta and pushes it on src_%u (or holds it in the silence
+ * gate), exactly as the element does on its always pads. */
+#include "morokvad-pad.h"
+#include "audio-mix.h"
+#include "morokvad.h"
+#include "sample-clock.h"
+#include "silence-gate.h"
+#include "vad-report.h"
+#include <gst/audio/audio.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (morok_vad_pad_debug);
+#define GST_CAT_DEFAULT morok_vad_pad_debug
+
+enum
+{
+  PROP_0,
+  PROP_PROBABILITY,
+  PROP_CHUNKS_PROCESSED,
+};
+
+struct _MorokVadPad
+{
+  GstPad parent;
+  GstPad *srcpad; /* src_%u; its element_private is this pad */
+
+  /* the rounds and seat of the negotiated rate: set by the streaming
+   * thread under the object lock (read by unblock () from any thread) */
+  MorokVadRounds *rounds;
+  MorokVadSeat *seat;
+
+  /* streaming state, streaming thread only (and stop (), pads inactive) */
+  GstAudioInfo info;
+  GstSegment segment;
+  guint chunk;   /* samples per chunk */
+  float *audio;  /* the chunk being filled [chunk] */
+  guint filled;  /* samples in audio */
+  MorokVadSegmenter *seg;
+  gint64 samples; /* analysed since the last reset */
+  MorokSampleClock clock;
+  MorokSilenceGate *gate;
+  gboolean remove_silence;
+  gint64 delay; /* remove-silence: samples held back */
+
+  /* statistics and latency, guarded by the object lock */
+  gdouble probability;
+  guint64 chunks;
+  GstClockTime latency; /* what src_%u adds to the LATENCY query */
+};
+
+G_DEFINE_TYPE (MorokVadPad, morok_vad_pad, GST_TYPE_PAD);
+
+/* ---- stream state ---- */
+
+static void
+reset_stream (MorokVadPad *self)
+{
+  if (self->seat)
+    morok_vad_rounds_reset (self->rounds, self->seat);
+  if (self->seg)
+    morok_vad_segmenter_reset (self->seg);
+  self->filled = 0;
+  self->samples = 0;
+  morok_sample_clock_init (&self->clock, GST_AUDIO_INFO_RATE (&self->info));
+  morok_silence_gate_reset (self->gate);
+}
+
+/* Leaves the seat (called with the object lock). */
+static void
+leave_rounds (MorokVadPad *self)
+{
+  if (self->seat)
+    morok_vad_rounds_leave (self->rounds, self->seat);
+  self->seat = NULL;
+  self->rounds = NULL;
+}
+
+void
+morok_vad_pad_stop (MorokVadPad *self)
+{
+  GST_OBJECT_LOCK (self);
+  leave_rounds (self);
+  GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->seg, morok_vad_segmenter_free);
+  morok_silence_gate_reset (self->gate);
+  self->filled = 0;
+  self->samples = 0;
+}
+
+void
+morok_vad_pad_unblock (MorokVadPad *self)
+{
+  GST_OBJECT_LOCK (self);
+  if (self->seat)
+    morok_vad_rounds_set_flushing (self->rounds, self->seat, TRUE);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Takes a seat in the rounds of @info's rate and the element's settings;
+ * an error names the pad. */
+static gboolean
+set_caps (MorokVadPad *self, GstCaps *caps)
+{
+  GstElement *element = GST_ELEMENT (GST_PAD_PARENT (self));
+  GstAudioInfo info;
+  if (!gst_audio_info_from_caps (&info, caps))
+    return FALSE;
+  guint rate = GST_AUDIO_INFO_RATE (&info);
+  g_autoptr (GError) error = NULL;
+  MorokVadParams params;
+  gboolean remove_silence;
+  MorokVadRounds *rounds = morok_vad_rounds_of (MOROK_VAD (element), rate, &error);
+  if (rounds && !morok_vad_settings (MOROK_VAD (element), rate, &params, &remove_silence, &error))
+    rounds = NULL;
+  GST_OBJECT_LOCK (self);
+  if (rounds && rounds != self->rounds)
+    {
+      leave_rounds (self);
+      if ((self->seat = morok_vad_rounds_join (rounds, &error)))
+        self->rounds = rounds;
+      else
+        rounds = NULL;
+    }
+  GST_OBJECT_UNLOCK (self);
+  if (!rounds)
+    {
+      GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("%s: could not run the VAD on %d Hz audio",
+                                                   GST_PAD_NAME (self), rate),
+                         ("%s: %s", GST_PAD_NAME (self), error->message));
+      return FALSE;
+    }
+  self->info = info;
+  self->chunk = morok_vad_rounds_chunk_len (rounds);
+  self->audio = g_renew (float, self->audio, self->chunk);
+  g_clear_pointer (&self->seg, morok_vad_segmenter_free);
+  self->seg = morok_vad_segmenter_new (&params);
+  self->remove_silence = remove_silence;
+  self->delay = morok_vad_params_delay_max (&params) + self->chunk;
+  morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (&info), rate, &self->clock);
+  GST_OBJECT_LOCK (self);
+  self->latency = morok_vad_rounds_max_wait (rounds)
+                  + (remove_silence ? gst_util_uint64_scale_int (self->delay, GST_SECOND, rate) : 0);
+  GST_OBJECT_UNLOCK (self);
+  reset_stream (self);
+  GST_DEBUG_OBJECT (self, "%u Hz, %d channels: chunks of %u samples", rate,
+                    GST_AUDIO_INFO_CHANNELS (&info), self->chunk);
+  return TRUE;
+}
+
+/* ---- analysis ---- */
+
+static void
+post_event (MorokVadPad *self, const MorokVadEvent *ev)
+{
+  GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT,
+                    ev->type == MOROK_VAD_EVENT_START ? "start" : "end", ev->sample);
+  if (self->remove_silence && ev->type == MOROK_VAD_EVENT_START)
+    morok_silence_gate_speech_start (self->gate, ev->sample);
+  else if (self->remove_silence)
+    morok_silence_gate_speech_end (self->gate, ev->sample);
+  morok_vad_report_boundary (GST_ELEMENT (GST_PAD_PARENT (self)), GST_PAD (self), ev,
+                             &self->clock, &self->segment);
+}
+
+/* Runs the full chunk in the next round, then feeds the segmenter. */
+static GstFlowReturn
+run_chunk (MorokVadPad *self)
+{
+  g_autoptr (GError) error = NULL;
+  float prob;
+  GstFlowReturn ret = morok_vad_rounds_run (self->rounds, self->seat, self->audio, &prob, &error);
+  if (ret == GST_FLOW_ERROR)
+    GST_ELEMENT_ERROR (GST_PAD_PARENT (self), STREAM, FAILED, (NULL),
+                       ("%s: VAD step failed: %s", GST_PAD_NAME (self), error->message));
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_OBJECT_LOCK (self);
+  self->chunks++;
+  self->probability = prob;
+  GST_OBJECT_UNLOCK (self);
+  GST_LOG_OBJECT (self, "chunk at %" G_GINT64_FORMAT ": p = %.4f", self->samples, prob);
+  MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
+  guint n = morok_vad_segmenter_push (self->seg, prob, ev, G_N_ELEMENTS (ev));
+  self->samples += self->chunk;
+  self->filled = 0;
+  for (guint i = 0; i < n; i++)
+    post_event (self, &ev[i]);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+analyse (MorokVadPad *self, const guint8 *data, gsize frames)
+{
+  guint ch = GST_AUDIO_INFO_CHANNELS (&self->info), bpf = GST_AUDIO_INFO_BPF (&self->info);
+  gboolean s16 = GST_AUDIO_INFO_FORMAT (&self->info) == GST_AUDIO_FORMAT_S16LE;
+  while (frames > 0)
+    {
+      gsize n = MIN (frames, self->chunk - self->filled);
+      if (s16)
+        morok_audio_mix_s16 (self->audio + self->filled, data, n, ch);
+      else
+        morok_audio_mix_f32 (self->audio + self->filled, data, n, ch);
+      data += n * bpf, frames -= n, self->filled += n;
+      GstFlowReturn ret;
+      if (self->filled == self->chunk && (ret = run_chunk (self)) != GST_FLOW_OK)
+        return ret;
+    }
+  return GST_FLOW_OK;
+}
+
+/* EOS, a DISCONT or a new segment: the last partial chunk, zero-padded;
+ * close what is open; output everything held. */
+static void
+finish_stream (MorokVadPad *self)
+{
+  gint64 total = self->samples + self->filled;
+  if (self->filled > 0)
+    {
+      memset (self->audio + self->filled, 0, (self->chunk - self->filled) * sizeof (float));
+      self->filled = self->chunk;
+      run_chunk (self);
+    }
+  MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
+  guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
+  for (guint i = 0; i < n; i++)
+    post_event (self, &ev[i]);
+  morok_silence_gate_release (self->gate, self->srcpad, G_MAXINT64);
+  self->samples = 0;
+  self->filled = 0;
+}
+
+static GstFlowReturn
+morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
+{
+  MorokVadPad *self = MOROK_VAD_PAD (pad);
+  if (!self->seat)
+    {
+      gst_buffer_unref (buf);
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+  if (GST_BUFFER_IS_DISCONT (buf) && self->samples + self->filled > 0)
+    {
+      GST_DEBUG_OBJECT (self, "discont: resetting the model state");
+      finish_stream (self);
+      reset_stream (self);
+    }
+  morok_sample_clock_sync (&self->clock, self->samples + self->filled, GST_BUFFER_PTS (buf),
+                           &self->segment);
+  gint64 frames = (gint64) (gst_buffer_get_size (buf) / GST_AUDIO_INFO_BPF (&self->info));
+  GstMapInfo map;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    {
+      gst_buffer_unref (buf);
+      return GST_FLOW_ERROR;
+    }
+  GstFlowReturn ret = analyse (self, map.data, frames);
+  gst_buffer_unmap (buf, &map);
+  if (ret != GST_FLOW_OK)
+    {
+      gst_buffer_unref (buf);
+      return ret;
+    }
+  buf = gst_buffer_make_writable (buf);
+  morok_vad_report_meta (buf, morok_vad_segmenter_speaking (self->seg));
+  if (!self->remove_silence)
+    return gst_pad_push (self->srcpad, buf);
+  morok_silence_gate_hold (self->gate, buf, self->samples + self->filled - frames);
+  /* what lies further back than the segmenter's delay is decided */
+  return morok_silence_gate_release (self->gate, self->srcpad,
+                                     self->samples + self->filled - self->delay);
+}
+
+static gboolean
+morok_vad_pad_event (GstPad *pad, GstObject *parent, GstEvent *event)
+{
+  MorokVadPad *self = MOROK_VAD_PAD (pad);
+  switch (GST_EVENT_TYPE (event))
+    {
+    case GST_EVENT_CAPS:
+      {
+        GstCaps *caps;
+        gst_event_parse_caps (event, &caps);
+        if (!set_caps (self, caps))
+          {
+            gst_event_unref (event);
+            return FALSE;
+          }
+        break;
+      }
+    case GST_EVENT_SEGMENT:
+      if (self->seat && self->samples + self->filled > 0)
+        {
+          finish_stream (self); /* in the segment it belongs to */
+          reset_stream (self);
+        }
+      gst_event_copy_segment (event, &self->segment);
+      break;
+    case GST_EVENT_EOS:
+      if (self->seat)
+        {
+          finish_stream (self);
+          morok_vad_rounds_idle (self->rounds, self->seat);
+        }
+      break;
+    case GST_EVENT_FLUSH_START:
+      morok_vad_pad_unblock (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      GST_OBJECT_LOCK (self);
+      if (self->seat)
+        morok_vad_rounds_set_flushing (self->rounds, self->seat, FALSE);
+      GST_OBJECT_UNLOCK (self);
+      reset_stream (self);
+      break;
+    default:
+      break;
+    }
+  return gst_pad_event_default (pad, parent, event);
+}
+
+/* ---- src_%u ---- */
+
+static gboolean
+morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
+{
+  MorokVadPad *self = gst_pad_get_element_private (pad);
+  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return gst_pad_query_default (pad, parent, query);
+  if (!gst_pad_peer_query (GST_PAD (self), query))
+    return FALSE;
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency (query, &live, &min, &max);
+  GST_OBJECT_LOCK (self);
+  GstClockTime ours = self->latency;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
+  gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+  return TRUE;
+}
+
+/* Each pad's only internal link is its pair: queries and events that are
+ * not ours go between sink_%u and src_%u, never to the other streams. */
+static GstIterator *
+iterate_pair (GstPad *pad, GstObject *parent)
+{
+  GstPad *other = MOROK_IS_VAD_PAD (pad) ? MOROK_VAD_PAD (pad)->srcpad
+                                         : gst_pad_get_element_private (pad);
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, GST_TYPE_PAD);
+  g_value_set_object (&v, other);
+  GstIterator *it = gst_iterator_new_single (GST_TYPE_PAD, &v);
+  g_value_unset (&v);
+  return it;
+}
+
+MorokVadPad *
+morok_vad_pad_new (GstPadTemplate *sink_templ, const char *name, GstPadTemplate *src_templ,
+                   const char *src_name)
+{
+  MorokVadPad *self = g_object_new (MOROK_TYPE_VAD_PAD, "name", name, "direction", GST_PAD_SINK,
+                                    "template", sink_templ, NULL);
+  GstPad *sink = GST_PAD (self);
+  gst_pad_set_chain_function (sink, GST_DEBUG_FUNCPTR (morok_vad_pad_chain));
+  gst_pad_set_event_function (sink, GST_DEBUG_FUNCPTR (morok_vad_pad_event));
+  gst_pad_set_iterate_internal_links_function (sink, GST_DEBUG_FUNCPTR (iterate_pair));
+  GST_PAD_SET_PROXY_CAPS (sink);
+  GST_PAD_SET_PROXY_ALLOCATION (sink);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, morok_vad_report_caps_probe,
+                     NULL, NULL);
+  self->srcpad = gst_object_ref_sink (gst_pad_new_from_template (src_templ, src_name));
+  gst_pad_set_element_private (self->srcpad, self);
+  gst_pad_set_query_function (self->srcpad, GST_DEBUG_FUNCPTR (morok_vad_pad_src_query));
+  gst_pad_set_iterate_internal_links_function (self->srcpad, GST_DEBUG_FUNCPTR (iterate_pair));
+  GST_PAD_SET_PROXY_CAPS (self->srcpad);
+  return self;
+}
+
+GstPad *
+morok_vad_pad_src (MorokVadPad *self)
+{
+  return self->srcpad;
+}
+
+/* ---- GObject ---- */
+
+static void
+morok_vad_pad_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  MorokVadPad *self = MOROK_VAD_PAD (object);
+  GST_OBJECT_LOCK (self);
+  switch (prop_id)
+    {
+    case PROP_PROBABILITY: g_value_set_double (value, self->probability); break;
+    case PROP_CHUNKS_PROCESSED: g_value_set_uint64 (value, self->chunks); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
+    }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+morok_vad_pad_finalize (GObject *object)
+{
+  MorokVadPad *self = MOROK_VAD_PAD (object);
+  g_warn_if_fail (self->seat == NULL);
+  gst_pad_set_element_private (self->srcpad, NULL);
+  gst_object_unref (self->srcpad);
+  g_free (self->audio);
+  morok_vad_segmenter_free (self->seg);
+  morok_silence_gate_free (self->gate);
+  G_OBJECT_CLASS (morok_vad_pad_parent_class)->finalize (object);
+}
+
+static void
+morok_vad_pad_class_init (MorokVadPadClass *klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GST_DEBUG_CATEGORY_INIT (morok_vad_pad_debug, "morokvad", 0, "Silero VAD on Morok");
+  gobject_class->get_property = morok_vad_pad_get_property;
+  gobject_class->finalize = morok_vad_pad_finalize;
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+  g_object_class_install_property (gobject_class, PROP_PROBABILITY,
+      g_param_spec_double ("probability", "Probability",
+                           "Speech probability of the stream's last chunk", 0.0, 1.0, 0.0, ro));
+  g_object_class_install_property (gobject_class, PROP_CHUNKS_PROCESSED,
+      g_param_spec_uint64 ("chunks-processed", "Chunks processed",
+                           "Chunks of the stream run since the pad was made", 0, G_MAXUINT64, 0,
+                           ro));
+}
+
+static void
+morok_vad_pad_init (MorokVadPad *self)
+{
+  gst_segment_init (&self->segment, GST_FORMAT_TIME);
+  gst_audio_info_init (&self->info);
+  self->gate = morok_silence_gate_new ();
+}

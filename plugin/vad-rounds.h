@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* Rounds of one batched Silero plan for morokvad's request pads: every
+ * stream (a seat) brings its chunks from its own streaming thread, and the
+ * chunks that are ready run together through one morok_vad_batch_run.
+ *
+ * A round runs as soon as every seat that is waited for has brought its
+ * chunk, or when the first chunk of the round has waited @max_wait. A seat
+ * that a round runs without (it brought nothing in time), one that has not
+ * brought a chunk yet, one at EOS (morok_vad_rounds_idle ()) and one
+ * flushing is not waited for until it brings a chunk: a stalled stream
+ * holds the others up once, for @max_wait at most, and never blocks them.
+ *
+ *   MorokVadSeat *seat = morok_vad_rounds_join (rounds, &error);  // caps
+ *   float prob;
+ *   ret = morok_vad_rounds_run (rounds, seat, chunk, &prob, &error); // per chunk
+ *   morok_vad_rounds_idle (rounds, seat);                          // EOS
+ *   morok_vad_rounds_leave (rounds, seat);                         // release
+ */
+#pragma once
+
+#include "models/silero-vad.h"
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct _MorokVadRounds MorokVadRounds;
+typedef struct _MorokVadSeat MorokVadSeat;
+
+/* Rounds at @rate for up to @max_streams seats of @model (a reference is
+ * taken); the batched plan is prepared by the first join. (transfer full) */
+MorokVadRounds *morok_vad_rounds_new (MorokSileroVad *model, guint rate, guint max_streams,
+                                      GstClockTime max_wait);
+/* Frees @rounds, whose seats must all have left. */
+void morok_vad_rounds_free (MorokVadRounds *rounds);
+guint morok_vad_rounds_rate (const MorokVadRounds *rounds);
+GstClockTime morok_vad_rounds_max_wait (const MorokVadRounds *rounds);
+/* Samples of a chunk: 512 at 16 kHz, 256 at 8 kHz. */
+guint morok_vad_rounds_chunk_len (const MorokVadRounds *rounds);
+
+/* A seat for a new stream (zero context and state), preparing the batched
+ * plan if it is the first; NULL with the prepare's error, or
+ * MOROK_JIT_ERROR_RUNTIME when all seats are taken. Owned by @rounds until
+ * morok_vad_rounds_leave (). */
+MorokVadSeat *morok_vad_rounds_join (MorokVadRounds *rounds, GError **error);
+/* Frees @seat, which is not running; the others no longer wait for it. */
+void morok_vad_rounds_leave (MorokVadRounds *rounds, MorokVadSeat *seat);
+/* The stream starts over (zero context and state); not while it runs. */
+void morok_vad_rounds_reset (MorokVadRounds *rounds, MorokVadSeat *seat);
+/* Not waited for until its next chunk (EOS). */
+void morok_vad_rounds_idle (MorokVadRounds *rounds, MorokVadSeat *seat);
+/* FLUSH_START (@flushing TRUE): a run of @seat in progress or to come
+ * returns GST_FLOW_FLUSHING at once, until FLUSH_STOP (FALSE). Any thread. */
+void morok_vad_rounds_set_flushing (MorokVadRounds *rounds, MorokVadSeat *seat,
+                                    gboolean flushing);
+
+/* Runs @chunk (the stream's next chunk_len samples, in [-1, 1); read until
+ * this returns) in the next round and writes its speech probability to
+ * @out_prob. Blocks until the round has run: at most @max_wait plus the
+ * round's execute. GST_FLOW_OK; GST_FLOW_FLUSHING (flushing, nothing run);
+ * GST_FLOW_ERROR with @error when the execute failed. */
+GstFlowReturn morok_vad_rounds_run (MorokVadRounds *rounds, MorokVadSeat *seat,
+                                    const float *chunk, float *out_prob, GError **error);
+
+/* Rounds run and chunks run in them since @rounds was made. */
+void morok_vad_rounds_counts (MorokVadRounds *rounds, guint64 *out_rounds, guint64 *out_chunks);
+
+G_END_DECLS
