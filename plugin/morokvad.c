@@ -102,6 +102,7 @@ enum
   PROP_CHUNKS_PROCESSED,
   PROP_MEAN_EXECUTE_US,
   PROP_PROBABILITY,
+  PROP_BATCH_ROUNDS,
 };
 
 #define VAD_CAPS                                                                            \
@@ -204,8 +205,13 @@ free_plans (MorokVad *self)
 static void
 free_rounds (MorokVad *self)
 {
+  MorokVadRounds *rounds[G_N_ELEMENTS (self->rounds)];
+  GST_OBJECT_LOCK (self);
   for (guint i = 0; i < G_N_ELEMENTS (self->rounds); i++)
-    g_clear_pointer (&self->rounds[i], morok_vad_rounds_free);
+    rounds[i] = g_steal_pointer (&self->rounds[i]);
+  GST_OBJECT_UNLOCK (self);
+  for (guint i = 0; i < G_N_ELEMENTS (rounds); i++)
+    morok_vad_rounds_free (rounds[i]);
 }
 
 /* What the registry needs to make one rate's prototype. */
@@ -327,10 +333,12 @@ morok_vad_start (GstBaseTransform *trans)
                    " context bytes at 16 kHz (%" G_GSIZE_FORMAT " of them scratch)",
                    path, self->n_plans, (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
   free_rounds (self);
+  GST_OBJECT_LOCK (self);
   for (guint i = 0; i < self->n_plans; i++)
     self->rounds[i] = morok_vad_rounds_new (
         silero_vad_jit_model ((SileroVadJit *) morok_jit_shared_prototype (self->plans[i].shared)),
         self->plans[i].rate, max_streams, max_wait);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -675,7 +683,7 @@ morok_vad_request_new_pad (GstElement *element, GstPadTemplate *templ, const cha
   GST_OBJECT_LOCK (self);
   self->pads = g_list_append (self->pads, pad);
   GST_OBJECT_UNLOCK (self);
-  gst_element_add_pad (element, gst_object_ref (morok_vad_pad_src (pad)));
+  gst_element_add_pad (element, morok_vad_pad_src (pad)); /* pad keeps its own ref */
   gst_element_add_pad (element, GST_PAD (pad));
   GST_DEBUG_OBJECT (self, "added %s and %s", sink_name, src_name);
   return GST_PAD (pad);
@@ -787,6 +795,18 @@ morok_vad_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
       g_value_set_double (value, self->chunks ? self->execute_us_total / self->chunks : 0.0);
       break;
     case PROP_PROBABILITY: g_value_set_double (value, self->probability); break;
+    case PROP_BATCH_ROUNDS:
+      {
+        guint64 total = 0, rounds, chunks;
+        for (guint i = 0; i < G_N_ELEMENTS (self->rounds); i++)
+          if (self->rounds[i])
+            {
+              morok_vad_rounds_counts (self->rounds[i], &rounds, &chunks);
+              total += rounds;
+            }
+        g_value_set_uint64 (value, total);
+        break;
+      }
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
@@ -799,6 +819,7 @@ morok_vad_finalize (GObject *object)
   g_free (self->model);
   morok_silence_gate_free (self->gate);
   free_rounds (self);
+  g_list_free (self->pads); /* removed by the parent's dispose */
   G_OBJECT_CLASS (morok_vad_parent_class)->finalize (object);
 }
 
@@ -880,6 +901,12 @@ morok_vad_class_init (MorokVadClass *klass)
       g_param_spec_double ("probability", "Probability",
                            "Speech probability of the last chunk analysed", 0.0, 1.0, 0.0,
                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_property (gobject_class, PROP_BATCH_ROUNDS,
+      g_param_spec_uint64 ("batch-rounds", "Batch rounds",
+                           "Request pads: batched executes since the element started (the "
+                           "pads' chunks-processed over this: the mean batch)",
+                           0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
