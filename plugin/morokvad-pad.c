@@ -12,6 +12,7 @@
 #include "silence-gate.h"
 #include "vad-report.h"
 #include <gst/audio/audio.h>
+#include <stdio.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (morok_vad_pad_debug);
@@ -359,9 +360,11 @@ iterate_pair (GstPad *pad, GstObject *parent)
   return it;
 }
 
-MorokVadPad *
-morok_vad_pad_new (GstPadTemplate *sink_templ, const char *name, GstPadTemplate *src_templ,
-                   const char *src_name)
+/* ---- on the element ---- */
+
+static MorokVadPad *
+pad_new (GstPadTemplate *sink_templ, const char *name, GstPadTemplate *src_templ,
+         const char *src_name)
 {
   MorokVadPad *self = g_object_new (MOROK_TYPE_VAD_PAD, "name", name, "direction", GST_PAD_SINK,
                                     "template", sink_templ, NULL);
@@ -381,10 +384,74 @@ morok_vad_pad_new (GstPadTemplate *sink_templ, const char *name, GstPadTemplate 
   return self;
 }
 
-GstPad *
-morok_vad_pad_src (MorokVadPad *self)
+/* TRUE if @element has a pad sink_@index. Called with its object lock. */
+static gboolean
+index_taken (GstElement *element, guint index)
 {
-  return self->srcpad;
+  g_autofree char *name = g_strdup_printf ("sink_%u", index);
+  for (GList *l = element->sinkpads; l; l = l->next)
+    if (g_str_equal (GST_PAD_NAME (l->data), name))
+      return TRUE;
+  return FALSE;
+}
+
+GstPad *
+morok_vad_pad_request (GstElement *element, GstPadTemplate *templ, const char *name, guint max)
+{
+  guint index = 0, n = 0;
+  GST_OBJECT_LOCK (element);
+  for (GList *l = element->sinkpads; l; l = l->next)
+    n += MOROK_IS_VAD_PAD (l->data);
+  gboolean ok = n < max;
+  if (name)
+    ok = ok && sscanf (name, "sink_%u", &index) == 1 && !index_taken (element, index);
+  else
+    while (index_taken (element, index))
+      index++;
+  GST_OBJECT_UNLOCK (element);
+  if (!ok)
+    {
+      GST_WARNING_OBJECT (element, "no pad %s: %u of max-streams %u in use, or a bad or taken name",
+                          name ? name : templ->name_template, n, max);
+      return NULL;
+    }
+  g_autofree char *sink_name = g_strdup_printf ("sink_%u", index);
+  g_autofree char *src_name = g_strdup_printf ("src_%u", index);
+  GstPadTemplate *src_templ
+      = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (element), "src_%u");
+  MorokVadPad *pad = pad_new (templ, sink_name, src_templ, src_name);
+  gst_element_add_pad (element, pad->srcpad); /* pad keeps its own ref */
+  gst_element_add_pad (element, GST_PAD (pad));
+  GST_DEBUG_OBJECT (element, "added %s and %s", sink_name, src_name);
+  return GST_PAD (pad);
+}
+
+void
+morok_vad_pad_release (GstElement *element, GstPad *pad)
+{
+  MorokVadPad *self = MOROK_VAD_PAD (pad);
+  morok_vad_pad_unblock (self);
+  gst_pad_set_active (pad, FALSE); /* waits for its chain function */
+  morok_vad_pad_stop (self);
+  GstPad *src = gst_object_ref (self->srcpad);
+  gst_element_remove_pad (element, pad);
+  gst_pad_set_active (src, FALSE);
+  gst_element_remove_pad (element, src);
+  gst_object_unref (src);
+}
+
+void
+morok_vad_pad_foreach (GstElement *element, void (*fn) (MorokVadPad *pad))
+{
+  GList *pads = NULL;
+  GST_OBJECT_LOCK (element);
+  for (GList *l = element->sinkpads; l; l = l->next)
+    if (MOROK_IS_VAD_PAD (l->data))
+      pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (element);
+  for (GList *l = pads; l; l = l->next)
+    fn (l->data);
+  g_list_free_full (pads, gst_object_unref);
 }
 
 /* ---- GObject ---- */

@@ -14,12 +14,16 @@ G_BEGIN_DECLS
 #define MOROK_TYPE_VAD_PAD (morok_vad_pad_get_type ())
 G_DECLARE_FINAL_TYPE (MorokVadPad, morok_vad_pad, MOROK, VAD_PAD, GstPad)
 
-/* Makes @name (from @sink_templ) and its src pad (@src_name, from
- * @src_templ); neither is added to an element yet. (transfer floating) */
-MorokVadPad *morok_vad_pad_new (GstPadTemplate *sink_templ, const char *name,
-                                GstPadTemplate *src_templ, const char *src_name);
-/* (transfer none) The src pad of @pad. */
-GstPad *morok_vad_pad_src (MorokVadPad *pad);
+/* request_new_pad: adds sink_%u (@name's index, or the lowest free one;
+ * from @templ) and its src_%u to @element, unless it has @max already or
+ * @name is taken. (transfer none) the sink pad, or NULL. */
+GstPad *morok_vad_pad_request (GstElement *element, GstPadTemplate *templ, const char *name,
+                               guint max);
+/* release_pad: stops the stream of @pad (a chunk of it waiting in a round
+ * returns), then removes it and its src pad. */
+void morok_vad_pad_release (GstElement *element, GstPad *pad);
+/* Calls @fn on each request pad of @element. */
+void morok_vad_pad_foreach (GstElement *element, void (*fn) (MorokVadPad *pad));
 /* FLUSH_START for the rounds: a chunk of @pad waiting in a round returns
  * at once (before the pads deactivate). Any thread. */
 void morok_vad_pad_unblock (MorokVadPad *pad);

@@ -40,9 +40,21 @@
  * segment reset the model state and the segmenter; EOS runs the last partial
  * chunk (zero-padded) and closes an open segment.
  *
+ * Many streams, one batched plan: besides its always sink/src pair the
+ * element has request pads `sink_%u`, each with its `src_%u`. Every such
+ * stream has its own caps, segment, segmenter, meta, remove-silence and
+ * messages (with a `pad` field, string: the sink pad's name) and its
+ * `probability` and `chunks-processed` as pad properties; the chunks that
+ * are ready run together through the batched plan of their rate (up to
+ * #GstMorokVad:max-streams streams). A chunk waits at most
+ * #GstMorokVad:max-wait for the other streams' chunks, which src_%u adds
+ * to its latency (docs/morokvad.md, "Many streams, one element").
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample ! morokvad ! fakesink
+ * gst-launch-1.0 -m morokvad name=v filesrc location=a.wav ! wavparse ! v.sink_0 v.src_0 ! fakesink \
+ *   filesrc location=b.wav ! wavparse ! v.sink_1 v.src_1 ! fakesink
  * ]|
  */
 #include "morokvad.h"
@@ -58,7 +70,6 @@
 #include "models/vad-segmenter.h"
 #include <gst/audio/audio.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (morok_vad_debug);
@@ -150,10 +161,9 @@ struct _MorokVad
   RatePlan plans[2];
   guint n_plans;
 
-  /* the request pads: made in start (), freed on PAUSED -> READY once every
-   * pad is inactive; pads guarded by the object lock */
-  MorokVadRounds *rounds[2]; /* per plan, same index */
-  GList *pads;               /* MorokVadPad, the sink_%u */
+  /* the rounds of the request pads, per plan (same index): made in start (),
+   * freed on PAUSED -> READY once every pad is inactive */
+  MorokVadRounds *rounds[2];
 
   /* streaming state, streaming thread only */
   RatePlan *plan;          /* the plan for the negotiated rate */
@@ -642,84 +652,15 @@ morok_vad_rounds_of (MorokVad *self, guint rate, GError **error)
   return NULL;
 }
 
-/* TRUE if a request pad of @self is sink_@index. Called with the object lock. */
-static gboolean
-pad_index_taken (MorokVad *self, guint index)
-{
-  g_autofree char *name = g_strdup_printf ("sink_%u", index);
-  for (GList *l = self->pads; l; l = l->next)
-    if (g_str_equal (GST_PAD_NAME (l->data), name))
-      return TRUE;
-  return FALSE;
-}
-
-/* sink_%u (@name's index, or the lowest free one) and its src_%u. */
 static GstPad *
 morok_vad_request_new_pad (GstElement *element, GstPadTemplate *templ, const char *name,
                            const GstCaps *caps)
 {
   MorokVad *self = MOROK_VAD (element);
-  guint index = 0;
   GST_OBJECT_LOCK (self);
-  guint n = g_list_length (self->pads), max = self->max_streams;
-  gboolean ok = n < max;
-  if (name)
-    ok = ok && sscanf (name, "sink_%u", &index) == 1 && !pad_index_taken (self, index);
-  else
-    while (pad_index_taken (self, index))
-      index++;
+  guint max = self->max_streams;
   GST_OBJECT_UNLOCK (self);
-  if (!ok)
-    {
-      GST_WARNING_OBJECT (self, "no pad %s: %u of max-streams %u in use, or a bad or taken name",
-                          name ? name : templ->name_template, n, max);
-      return NULL;
-    }
-  g_autofree char *sink_name = g_strdup_printf ("sink_%u", index);
-  g_autofree char *src_name = g_strdup_printf ("src_%u", index);
-  MorokVadPad *pad = morok_vad_pad_new (
-      templ, sink_name, gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), "src_%u"),
-      src_name);
-  GST_OBJECT_LOCK (self);
-  self->pads = g_list_append (self->pads, pad);
-  GST_OBJECT_UNLOCK (self);
-  gst_element_add_pad (element, morok_vad_pad_src (pad)); /* pad keeps its own ref */
-  gst_element_add_pad (element, GST_PAD (pad));
-  GST_DEBUG_OBJECT (self, "added %s and %s", sink_name, src_name);
-  return GST_PAD (pad);
-}
-
-/* Stops the stream of @pad, whose chunk may wait in a round, then removes
- * both its pads. */
-static void
-morok_vad_release_pad (GstElement *element, GstPad *pad)
-{
-  MorokVad *self = MOROK_VAD (element);
-  MorokVadPad *vpad = MOROK_VAD_PAD (pad);
-  GST_OBJECT_LOCK (self);
-  self->pads = g_list_remove (self->pads, vpad);
-  GST_OBJECT_UNLOCK (self);
-  morok_vad_pad_unblock (vpad);
-  gst_pad_set_active (pad, FALSE); /* waits for its chain function */
-  morok_vad_pad_stop (vpad);
-  GstPad *src = gst_object_ref (morok_vad_pad_src (vpad));
-  gst_element_remove_pad (element, pad);
-  gst_pad_set_active (src, FALSE);
-  gst_element_remove_pad (element, src);
-  gst_object_unref (src);
-}
-
-static void
-foreach_pad (MorokVad *self, void (*fn) (MorokVadPad *))
-{
-  GST_OBJECT_LOCK (self);
-  GList *pads = g_list_copy (self->pads);
-  for (GList *l = pads; l; l = l->next)
-    gst_object_ref (l->data);
-  GST_OBJECT_UNLOCK (self);
-  for (GList *l = pads; l; l = l->next)
-    fn (l->data);
-  g_list_free_full (pads, gst_object_unref);
+  return morok_vad_pad_request (element, templ, name, max);
 }
 
 /* PAUSED -> READY: the chunks waiting in rounds return before the pads
@@ -729,12 +670,12 @@ morok_vad_change_state (GstElement *element, GstStateChange transition)
 {
   MorokVad *self = MOROK_VAD (element);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    foreach_pad (self, morok_vad_pad_unblock);
+    morok_vad_pad_foreach (element, morok_vad_pad_unblock);
   GstStateChangeReturn ret
       = GST_ELEMENT_CLASS (morok_vad_parent_class)->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     {
-      foreach_pad (self, morok_vad_pad_stop);
+      morok_vad_pad_foreach (element, morok_vad_pad_stop);
       free_rounds (self);
     }
   return ret;
@@ -819,7 +760,6 @@ morok_vad_finalize (GObject *object)
   g_free (self->model);
   morok_silence_gate_free (self->gate);
   free_rounds (self);
-  g_list_free (self->pads); /* removed by the parent's dispose */
   G_OBJECT_CLASS (morok_vad_parent_class)->finalize (object);
 }
 
@@ -914,7 +854,7 @@ morok_vad_class_init (MorokVadClass *klass)
                                                         MOROK_TYPE_VAD_PAD);
   gst_element_class_add_static_pad_template (element_class, &src_request_template);
   element_class->request_new_pad = GST_DEBUG_FUNCPTR (morok_vad_request_new_pad);
-  element_class->release_pad = GST_DEBUG_FUNCPTR (morok_vad_release_pad);
+  element_class->release_pad = GST_DEBUG_FUNCPTR (morok_vad_pad_release);
   element_class->change_state = GST_DEBUG_FUNCPTR (morok_vad_change_state);
   gst_element_class_set_static_metadata (element_class, "Morok voice activity detector",
                                          "Filter/Analyzer/Audio",
