@@ -48,10 +48,10 @@ struct _MorokVadPad
   gboolean remove_silence;
   gint64 delay; /* remove-silence: samples held back */
 
-  /* statistics and latency, guarded by the object lock */
+  /* statistics, guarded by the object lock */
   gdouble probability;
   guint64 chunks;
-  GstClockTime latency; /* what src_%u adds to the LATENCY query */
+  guint rate; /* negotiated, 0 before caps */
 };
 
 G_DEFINE_TYPE (MorokVadPad, morok_vad_pad, GST_TYPE_PAD);
@@ -144,8 +144,7 @@ set_caps (MorokVadPad *self, GstCaps *caps)
   self->delay = morok_vad_params_delay_max (&params) + self->chunk;
   morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (&info), rate, &self->clock);
   GST_OBJECT_LOCK (self);
-  self->latency = morok_vad_rounds_max_wait (rounds)
-                  + (remove_silence ? gst_util_uint64_scale_int (self->delay, GST_SECOND, rate) : 0);
+  self->rate = rate;
   GST_OBJECT_UNLOCK (self);
   reset_stream (self);
   GST_DEBUG_OBJECT (self, "%u Hz, %d channels: chunks of %u samples", rate,
@@ -338,8 +337,17 @@ morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
   GstClockTime min, max;
   gst_query_parse_latency (query, &live, &min, &max);
   GST_OBJECT_LOCK (self);
-  GstClockTime ours = self->latency;
+  guint rate = self->rate ? self->rate : 16000; /* before caps: what 16 kHz needs */
   GST_OBJECT_UNLOCK (self);
+  guint max_wait_ms;
+  g_object_get (parent, "max-wait", &max_wait_ms, NULL);
+  GstClockTime ours = max_wait_ms * GST_MSECOND;
+  MorokVadParams params;
+  gboolean remove_silence;
+  if (morok_vad_settings (MOROK_VAD (parent), rate, &params, &remove_silence, NULL)
+      && remove_silence)
+    ours += gst_util_uint64_scale_int (
+        morok_vad_params_delay_max (&params) + morok_vad_params_window (&params), GST_SECOND, rate);
   GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
   gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
   return TRUE;

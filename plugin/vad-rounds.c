@@ -78,12 +78,6 @@ morok_vad_rounds_rate (const MorokVadRounds *r)
   return r->rate;
 }
 
-GstClockTime
-morok_vad_rounds_max_wait (const MorokVadRounds *r)
-{
-  return (GstClockTime) r->max_wait_us * GST_USECOND;
-}
-
 guint
 morok_vad_rounds_chunk_len (const MorokVadRounds *r)
 {

@@ -33,7 +33,6 @@ MorokVadRounds *morok_vad_rounds_new (MorokSileroVad *model, guint rate, guint m
 /* Frees @rounds, whose seats must all have left. */
 void morok_vad_rounds_free (MorokVadRounds *rounds);
 guint morok_vad_rounds_rate (const MorokVadRounds *rounds);
-GstClockTime morok_vad_rounds_max_wait (const MorokVadRounds *rounds);
 /* Samples of a chunk: 512 at 16 kHz, 256 at 8 kHz. */
 guint morok_vad_rounds_chunk_len (const MorokVadRounds *rounds);
 

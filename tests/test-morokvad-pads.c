@@ -446,13 +446,17 @@ GST_START_TEST (test_bad_caps_names_pad)
 }
 GST_END_TEST;
 
-/* src_%u answers LATENCY with max-wait added, and with remove-silence the
+/* src_%u answers LATENCY with max-wait added, before caps too (a live
+ * pipeline asks before its sources send), and with remove-silence the
  * segmenter's delay too. */
 GST_START_TEST (test_pad_latency)
 {
   GstElement *vad = gst_element_factory_make ("morokvad", NULL);
   g_object_set (vad, "max-wait", 70, NULL);
-  GstHarness *h = pad_harness (vad, "sink_0", "src_0", 16000);
+  GstHarness *h = gst_harness_new_with_element (vad, "sink_0", "src_0");
+  fail_unless (latency_at_least (h, 70 * GST_MSECOND));
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=16000, channels=1, "
+                                   "layout=interleaved");
   gst_harness_push (h, gst_buffer_new_allocate (NULL, 1024, NULL));
   fail_unless (latency_at_least (h, 70 * GST_MSECOND));
   fail_unless (!latency_at_least (h, 71 * GST_MSECOND));
