@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* One stream of morokvad's request pads. The chain function mixes the
- * buffer into the stream's chunk and, for every full chunk, waits in the
- * rounds of its rate (vad-rounds.h) until the chunk ran with those of the
- * other streams; then it feeds the segmenter, posts the boundaries, sets
- * the buffer's meta and pushes it on src_%u (or holds it in the silence
- * gate), exactly as the element does on its always pads. */
+ * buffer after the samples left over from the last one and waits in the
+ * rounds of its rate (vad-rounds.h) until its full chunks ran, each with
+ * those of the other streams; then it feeds the segmenter, posts the
+ * boundaries, sets the buffer's meta and pushes it on src_%u (or holds it
+ * in the silence gate), exactly as the element does on its always pads. */
 #include "morokvad-pad.h"
 #include "audio-mix.h"
 #include "morokvad.h"
@@ -38,9 +38,12 @@ struct _MorokVadPad
   /* streaming state, streaming thread only (and stop (), pads inactive) */
   GstAudioInfo info;
   GstSegment segment;
-  guint chunk;   /* samples per chunk */
-  float *audio;  /* the chunk being filled [chunk] */
-  guint filled;  /* samples in audio */
+  guint chunk;      /* samples per chunk */
+  float *audio;     /* the buffer's samples, mixed, after those left over */
+  gsize audio_size; /* its room, at least chunk: grows to the largest buffer */
+  gsize filled;     /* samples in audio, less than a chunk between buffers */
+  float *probs;     /* the probabilities of a buffer's chunks */
+  gsize probs_size;
   MorokVadSegmenter *seg;
   gint64 samples; /* analysed since the last reset */
   MorokSampleClock clock;
@@ -137,7 +140,8 @@ set_caps (MorokVadPad *self, GstCaps *caps)
     }
   self->info = info;
   self->chunk = morok_vad_rounds_chunk_len (rounds);
-  self->audio = g_renew (float, self->audio, self->chunk);
+  self->audio_size = MAX (self->audio_size, self->chunk);
+  self->audio = g_renew (float, self->audio, self->audio_size);
   g_clear_pointer (&self->seg, morok_vad_segmenter_free);
   self->seg = morok_vad_segmenter_new (&params);
   self->remove_silence = remove_silence;
@@ -167,50 +171,55 @@ post_event (MorokVadPad *self, const MorokVadEvent *ev)
                              &self->clock, &self->segment);
 }
 
-/* Runs the full chunk in the next round, then feeds the segmenter. */
+/* Runs the first @n full chunks of audio in the rounds, then feeds the
+ * segmenter their probabilities and keeps what is left of audio. */
 static GstFlowReturn
-run_chunk (MorokVadPad *self)
+run_chunks (MorokVadPad *self, guint n)
 {
+  if (n > self->probs_size)
+    self->probs = g_renew (float, self->probs, self->probs_size = n);
   g_autoptr (GError) error = NULL;
-  float prob;
-  GstFlowReturn ret = morok_vad_rounds_run (self->rounds, self->seat, self->audio, &prob, &error);
+  GstFlowReturn ret = morok_vad_rounds_run (self->rounds, self->seat, self->audio, n, self->probs,
+                                            &error);
   if (ret == GST_FLOW_ERROR)
     GST_ELEMENT_ERROR (GST_PAD_PARENT (self), STREAM, FAILED, (NULL),
                        ("%s: VAD step failed: %s", GST_PAD_NAME (self), error->message));
   if (ret != GST_FLOW_OK)
     return ret;
   GST_OBJECT_LOCK (self);
-  self->chunks++;
-  self->probability = prob;
+  self->chunks += n;
+  self->probability = self->probs[n - 1];
   GST_OBJECT_UNLOCK (self);
-  GST_LOG_OBJECT (self, "chunk at %" G_GINT64_FORMAT ": p = %.4f", self->samples, prob);
-  MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
-  guint n = morok_vad_segmenter_push (self->seg, prob, ev, G_N_ELEMENTS (ev));
-  self->samples += self->chunk;
-  self->filled = 0;
   for (guint i = 0; i < n; i++)
-    post_event (self, &ev[i]);
+    {
+      GST_LOG_OBJECT (self, "chunk at %" G_GINT64_FORMAT ": p = %.4f", self->samples,
+                      self->probs[i]);
+      MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
+      guint k = morok_vad_segmenter_push (self->seg, self->probs[i], ev, G_N_ELEMENTS (ev));
+      self->samples += self->chunk;
+      for (guint e = 0; e < k; e++)
+        post_event (self, &ev[e]);
+    }
+  self->filled -= (gsize) n * self->chunk;
+  memmove (self->audio, self->audio + (gsize) n * self->chunk, self->filled * sizeof (float));
   return GST_FLOW_OK;
 }
 
+/* Mixes @frames interleaved frames to mono after the samples left over
+ * and runs the full chunks. */
 static GstFlowReturn
 analyse (MorokVadPad *self, const guint8 *data, gsize frames)
 {
-  guint ch = GST_AUDIO_INFO_CHANNELS (&self->info), bpf = GST_AUDIO_INFO_BPF (&self->info);
-  gboolean s16 = GST_AUDIO_INFO_FORMAT (&self->info) == GST_AUDIO_FORMAT_S16LE;
-  while (frames > 0)
-    {
-      gsize n = MIN (frames, self->chunk - self->filled);
-      if (s16)
-        morok_audio_mix_s16 (self->audio + self->filled, data, n, ch);
-      else
-        morok_audio_mix_f32 (self->audio + self->filled, data, n, ch);
-      data += n * bpf, frames -= n, self->filled += n;
-      GstFlowReturn ret;
-      if (self->filled == self->chunk && (ret = run_chunk (self)) != GST_FLOW_OK)
-        return ret;
-    }
-  return GST_FLOW_OK;
+  guint ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  if (self->filled + frames > self->audio_size)
+    self->audio = g_renew (float, self->audio, self->audio_size = self->filled + frames);
+  if (GST_AUDIO_INFO_FORMAT (&self->info) == GST_AUDIO_FORMAT_S16LE)
+    morok_audio_mix_s16 (self->audio + self->filled, data, frames, ch);
+  else
+    morok_audio_mix_f32 (self->audio + self->filled, data, frames, ch);
+  self->filled += frames;
+  guint n = self->filled / self->chunk;
+  return n > 0 ? run_chunks (self, n) : GST_FLOW_OK;
 }
 
 /* EOS, a DISCONT or a new segment: the last partial chunk, zero-padded;
@@ -223,7 +232,7 @@ finish_stream (MorokVadPad *self)
     {
       memset (self->audio + self->filled, 0, (self->chunk - self->filled) * sizeof (float));
       self->filled = self->chunk;
-      run_chunk (self);
+      run_chunks (self, 1);
     }
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
   guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
@@ -486,6 +495,7 @@ morok_vad_pad_finalize (GObject *object)
   gst_pad_set_element_private (self->srcpad, NULL);
   gst_object_unref (self->srcpad);
   g_free (self->audio);
+  g_free (self->probs);
   morok_vad_segmenter_free (self->seg);
   morok_silence_gate_free (self->gate);
   G_OBJECT_CLASS (morok_vad_pad_parent_class)->finalize (object);

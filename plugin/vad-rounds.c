@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* The rounds of one batched plan: a mutex and a condition per rate. A seat
- * that brings a chunk marks itself ready and waits; whichever thread sees
- * every waited-for seat ready (or its own deadline pass) runs the round for
- * all ready seats under the lock and wakes the others. */
+/* The rounds of one batched plan: a mutex per rate and a condition per
+ * seat. A thread brings all the full chunks of its buffer and waits on its
+ * seat's condition; whichever thread sees every waited-for seat with a
+ * chunk (or its own deadline pass) runs rounds under the lock, one chunk of
+ * every seat that has one each, as long as they can run, and wakes the
+ * seats whose chunks have all run. A thread's chunks may thus run in
+ * another's rounds while it sleeps: one wake-up per buffer, not per chunk.
+ * When the runner's own chunks are done and a round could still run, it
+ * wakes one seat that has chunks left to take over. */
 #include "vad-rounds.h"
 #include "models/silero-vad-batch.h"
 
 struct _MorokVadSeat
 {
   MorokVadStream *stream;
-  const float *chunk; /* while ready */
-  float prob;
-  gboolean ready;    /* brought a chunk that has not run */
-  gboolean done;     /* its chunk ran (or failed: failed) */
+  GCond cond; /* its thread waits here */
+  /* the run in progress: chunks[i] is the i-th chunk_len samples of chunks;
+   * done of n have run, their probabilities in probs */
+  const float *chunks;
+  float *probs;
+  guint n, done;
   gboolean failed;
   gboolean idle;     /* not waited for until it brings a chunk */
   gboolean flushing;
@@ -24,13 +31,13 @@ struct _MorokVadRounds
   guint rate, max_streams, chunk_len;
   gint64 max_wait_us;
 
-  GMutex lock; /* guards everything below */
-  GCond cond;  /* a round ran, a seat left, idled or flushes */
+  GMutex lock; /* guards everything below and the seats */
   MorokVadBatch *batch; /* prepared by the first join */
   GPtrArray *seats;     /* MorokVadSeat, owned */
   char *error;          /* of the last failed round */
   guint64 rounds, chunks;
   /* the round's scratch: [max_streams] each */
+  MorokVadSeat **run_seats;
   MorokVadStream **run_streams;
   const float **run_chunks;
   float *run_probs;
@@ -46,8 +53,8 @@ morok_vad_rounds_new (MorokSileroVad *model, guint rate, guint max_streams, GstC
   r->chunk_len = morok_silero_vad_chunk_len (model, rate);
   r->max_wait_us = (gint64) (max_wait / GST_USECOND);
   g_mutex_init (&r->lock);
-  g_cond_init (&r->cond);
   r->seats = g_ptr_array_new ();
+  r->run_seats = g_new (MorokVadSeat *, max_streams);
   r->run_streams = g_new (MorokVadStream *, max_streams);
   r->run_chunks = g_new (const float *, max_streams);
   r->run_probs = g_new (float, max_streams);
@@ -64,11 +71,11 @@ morok_vad_rounds_free (MorokVadRounds *r)
   morok_vad_batch_free (r->batch);
   morok_silero_vad_unref (r->model);
   g_free (r->error);
+  g_free (r->run_seats);
   g_free (r->run_streams);
   g_free (r->run_chunks);
   g_free (r->run_probs);
   g_mutex_clear (&r->lock);
-  g_cond_clear (&r->cond);
   g_free (r);
 }
 
@@ -97,11 +104,49 @@ morok_vad_rounds_join (MorokVadRounds *r, GError **error)
     {
       seat = g_new0 (MorokVadSeat, 1);
       seat->stream = morok_vad_stream_new (r->batch);
+      g_cond_init (&seat->cond);
       seat->idle = TRUE; /* waited for from its first chunk */
       g_ptr_array_add (r->seats, seat);
     }
   g_mutex_unlock (&r->lock);
   return seat;
+}
+
+static gboolean
+seat_ready (const MorokVadSeat *s)
+{
+  return s->done < s->n && !s->flushing;
+}
+
+/* TRUE when a round can run: some seat has a chunk, and every seat that
+ * is waited for has one. Called with the lock. */
+static gboolean
+all_ready (MorokVadRounds *r)
+{
+  gboolean any = FALSE;
+  for (guint i = 0; i < r->seats->len; i++)
+    {
+      MorokVadSeat *s = g_ptr_array_index (r->seats, i);
+      if (seat_ready (s))
+        any = TRUE;
+      else if (!s->idle && !s->flushing)
+        return FALSE;
+    }
+  return any;
+}
+
+/* Wakes every seat with chunks left, to look again (a seat left, idles or
+ * flushes: a round may now run, or a flushing one must return). Called
+ * with the lock. */
+static void
+wake_waiting (MorokVadRounds *r)
+{
+  for (guint i = 0; i < r->seats->len; i++)
+    {
+      MorokVadSeat *s = g_ptr_array_index (r->seats, i);
+      if (s->done < s->n)
+        g_cond_signal (&s->cond);
+    }
 }
 
 void
@@ -110,10 +155,11 @@ morok_vad_rounds_leave (MorokVadRounds *r, MorokVadSeat *seat)
   if (!seat)
     return;
   g_mutex_lock (&r->lock);
-  g_warn_if_fail (!seat->ready);
+  g_warn_if_fail (seat->done == seat->n);
   g_ptr_array_remove (r->seats, seat);
-  g_cond_broadcast (&r->cond);
+  wake_waiting (r);
   g_mutex_unlock (&r->lock);
+  g_cond_clear (&seat->cond);
   morok_vad_stream_free (seat->stream);
   g_free (seat);
 }
@@ -131,7 +177,7 @@ morok_vad_rounds_idle (MorokVadRounds *r, MorokVadSeat *seat)
 {
   g_mutex_lock (&r->lock);
   seat->idle = TRUE;
-  g_cond_broadcast (&r->cond);
+  wake_waiting (r);
   g_mutex_unlock (&r->lock);
 }
 
@@ -141,27 +187,13 @@ morok_vad_rounds_set_flushing (MorokVadRounds *r, MorokVadSeat *seat, gboolean f
   g_mutex_lock (&r->lock);
   seat->flushing = flushing;
   seat->idle = TRUE;
-  g_cond_broadcast (&r->cond);
+  wake_waiting (r);
   g_mutex_unlock (&r->lock);
 }
 
-/* TRUE when no seat that is waited for still has to bring its chunk.
- * Called with the lock. */
-static gboolean
-all_ready (MorokVadRounds *r)
-{
-  for (guint i = 0; i < r->seats->len; i++)
-    {
-      MorokVadSeat *s = g_ptr_array_index (r->seats, i);
-      if (!s->ready && !s->idle && !s->flushing)
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* Runs the chunks of every ready seat in one execute; the seats it runs
- * without are not waited for again until they bring a chunk. Called with
- * the lock. */
+/* Runs the next chunk of every ready seat in one execute; the seats it
+ * runs without are not waited for again until they bring a chunk; wakes
+ * the seats whose chunks have all run. Called with the lock. */
 static void
 run_round (MorokVadRounds *r)
 {
@@ -169,10 +201,11 @@ run_round (MorokVadRounds *r)
   for (guint i = 0; i < r->seats->len; i++)
     {
       MorokVadSeat *s = g_ptr_array_index (r->seats, i);
-      if (s->ready)
+      if (seat_ready (s))
         {
+          r->run_seats[n] = s;
           r->run_streams[n] = s->stream;
-          r->run_chunks[n++] = s->chunk;
+          r->run_chunks[n++] = s->chunks + (gsize) s->done * r->chunk_len;
         }
       else
         s->idle = TRUE;
@@ -185,45 +218,62 @@ run_round (MorokVadRounds *r)
       g_free (r->error);
       r->error = g_strdup (error->message);
     }
-  for (guint i = 0, k = 0; i < r->seats->len; i++)
+  for (guint k = 0; k < n; k++)
     {
-      MorokVadSeat *s = g_ptr_array_index (r->seats, i);
-      if (!s->ready)
-        continue;
-      s->prob = ok ? r->run_probs[k++] : 0.0f;
-      s->failed = !ok;
-      s->ready = FALSE;
-      s->done = TRUE;
+      MorokVadSeat *s = r->run_seats[k];
+      if (ok)
+        s->probs[s->done++] = r->run_probs[k];
+      else
+        s->failed = TRUE, s->n = s->done; /* the rest is not run */
+      if (s->done == s->n)
+        g_cond_signal (&s->cond);
     }
   r->rounds++;
   r->chunks += n;
-  g_cond_broadcast (&r->cond);
 }
 
 GstFlowReturn
-morok_vad_rounds_run (MorokVadRounds *r, MorokVadSeat *seat, const float *chunk, float *out_prob,
-                      GError **error)
+morok_vad_rounds_run (MorokVadRounds *r, MorokVadSeat *seat, const float *chunks, guint n,
+                      float *out_probs, GError **error)
 {
   g_mutex_lock (&r->lock);
-  GstFlowReturn ret = GST_FLOW_OK;
   if (seat->flushing)
-    ret = GST_FLOW_FLUSHING;
-  seat->chunk = chunk;
-  seat->ready = ret == GST_FLOW_OK;
-  seat->done = FALSE;
+    {
+      g_mutex_unlock (&r->lock);
+      return GST_FLOW_FLUSHING;
+    }
+  seat->chunks = chunks;
+  seat->probs = out_probs;
+  seat->n = n;
+  seat->done = 0;
+  seat->failed = FALSE;
   seat->idle = FALSE;
+  GstFlowReturn ret = GST_FLOW_OK;
   gint64 deadline = g_get_monotonic_time () + r->max_wait_us;
-  while (ret == GST_FLOW_OK && !seat->done)
+  while (seat->done < seat->n)
     {
       if (seat->flushing)
         {
-          seat->ready = FALSE; /* the round will not read its chunk */
+          seat->n = seat->done; /* no round reads the rest */
           ret = GST_FLOW_FLUSHING;
         }
       else if (all_ready (r) || g_get_monotonic_time () >= deadline)
-        run_round (r);
+        {
+          run_round (r);
+          deadline = g_get_monotonic_time () + r->max_wait_us; /* for the next chunk */
+        }
       else
-        g_cond_wait_until (&r->cond, &r->lock, deadline);
+        g_cond_wait_until (&seat->cond, &r->lock, deadline);
+    }
+  /* done here: if a round can still run, one of the seats in it runs it */
+  for (guint i = 0; i < r->seats->len && all_ready (r); i++)
+    {
+      MorokVadSeat *s = g_ptr_array_index (r->seats, i);
+      if (seat_ready (s))
+        {
+          g_cond_signal (&s->cond);
+          break;
+        }
     }
   if (ret == GST_FLOW_OK && seat->failed)
     {
@@ -231,7 +281,6 @@ morok_vad_rounds_run (MorokVadRounds *r, MorokVadSeat *seat, const float *chunk,
                    r->error);
       ret = GST_FLOW_ERROR;
     }
-  *out_prob = seat->prob;
   g_mutex_unlock (&r->lock);
   return ret;
 }

@@ -3,16 +3,17 @@
  * stream (a seat) brings its chunks from its own streaming thread, and the
  * chunks that are ready run together through one morok_vad_batch_run.
  *
- * A round runs as soon as every seat that is waited for has brought its
- * chunk, or when the first chunk of the round has waited @max_wait. A seat
+ * A round runs one chunk of each seat that has one, as soon as every seat
+ * that is waited for has brought its chunk, or when the first chunk of the
+ * round has waited @max_wait. A seat brings all the full chunks of a
+ * buffer at once; they run in that many rounds. A seat
  * that a round runs without (it brought nothing in time), one that has not
  * brought a chunk yet, one at EOS (morok_vad_rounds_idle ()) and one
  * flushing is not waited for until it brings a chunk: a stalled stream
  * holds the others up once, for @max_wait at most, and never blocks them.
  *
  *   MorokVadSeat *seat = morok_vad_rounds_join (rounds, &error);  // caps
- *   float prob;
- *   ret = morok_vad_rounds_run (rounds, seat, chunk, &prob, &error); // per chunk
+ *   ret = morok_vad_rounds_run (rounds, seat, chunks, n, probs, &error); // per buffer
  *   morok_vad_rounds_idle (rounds, seat);                          // EOS
  *   morok_vad_rounds_leave (rounds, seat);                         // release
  */
@@ -52,13 +53,15 @@ void morok_vad_rounds_idle (MorokVadRounds *rounds, MorokVadSeat *seat);
 void morok_vad_rounds_set_flushing (MorokVadRounds *rounds, MorokVadSeat *seat,
                                     gboolean flushing);
 
-/* Runs @chunk (the stream's next chunk_len samples, in [-1, 1); read until
- * this returns) in the next round and writes its speech probability to
- * @out_prob. Blocks until the round has run: at most @max_wait plus the
- * round's execute. GST_FLOW_OK; GST_FLOW_FLUSHING (flushing, nothing run);
- * GST_FLOW_ERROR with @error when the execute failed. */
+/* Runs the @n chunks at @chunks (chunk_len samples each, in stream order,
+ * in [-1, 1); read until this returns) in the next @n rounds and writes
+ * their speech probabilities to @out_probs[0 .. n). Blocks until all have
+ * run: each waits at most @max_wait plus a round's execute. GST_FLOW_OK;
+ * GST_FLOW_FLUSHING (flushing: the rest not run); GST_FLOW_ERROR with
+ * @error when an execute failed. */
 GstFlowReturn morok_vad_rounds_run (MorokVadRounds *rounds, MorokVadSeat *seat,
-                                    const float *chunk, float *out_prob, GError **error);
+                                    const float *chunks, guint n, float *out_probs,
+                                    GError **error);
 
 /* Rounds run and chunks run in them since @rounds was made. */
 void morok_vad_rounds_counts (MorokVadRounds *rounds, guint64 *out_rounds, guint64 *out_chunks);
