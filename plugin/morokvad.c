@@ -221,7 +221,18 @@ free_rounds (MorokVad *self)
     rounds[i] = g_steal_pointer (&self->rounds[i]);
   GST_OBJECT_UNLOCK (self);
   for (guint i = 0; i < G_N_ELEMENTS (rounds); i++)
-    morok_vad_rounds_free (rounds[i]);
+    {
+      guint64 n_rounds = 0, n_chunks = 0;
+      gdouble us = 0;
+      if (rounds[i])
+        morok_vad_rounds_counts (rounds[i], &n_rounds, &n_chunks, &us);
+      if (n_rounds)
+        GST_INFO_OBJECT (self, "request pads at %u Hz: %" G_GUINT64_FORMAT " chunks in %"
+                         G_GUINT64_FORMAT " rounds, %.1f us an execute, %.1f us a chunk",
+                         morok_vad_rounds_rate (rounds[i]), n_chunks, n_rounds, us / n_rounds,
+                         us / n_chunks);
+      morok_vad_rounds_free (rounds[i]);
+    }
 }
 
 /* What the registry needs to make one rate's prototype. */
@@ -742,7 +753,7 @@ morok_vad_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
         for (guint i = 0; i < G_N_ELEMENTS (self->rounds); i++)
           if (self->rounds[i])
             {
-              morok_vad_rounds_counts (self->rounds[i], &rounds, &chunks);
+              morok_vad_rounds_counts (self->rounds[i], &rounds, &chunks, NULL);
               total += rounds;
             }
         g_value_set_uint64 (value, total);

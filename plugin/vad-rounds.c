@@ -36,6 +36,7 @@ struct _MorokVadRounds
   GPtrArray *seats;     /* MorokVadSeat, owned */
   char *error;          /* of the last failed round */
   guint64 rounds, chunks;
+  gint64 execute_us; /* in the rounds' executes */
   /* the round's scratch: [max_streams] each */
   MorokVadSeat **run_seats;
   MorokVadStream **run_streams;
@@ -211,8 +212,10 @@ run_round (MorokVadRounds *r)
         s->idle = TRUE;
     }
   g_autoptr (GError) error = NULL;
+  gint64 t0 = g_get_monotonic_time ();
   gboolean ok = morok_vad_batch_run (r->batch, n, r->run_streams, r->run_chunks, r->run_probs,
                                      &error);
+  r->execute_us += g_get_monotonic_time () - t0;
   if (!ok)
     {
       g_free (r->error);
@@ -286,10 +289,13 @@ morok_vad_rounds_run (MorokVadRounds *r, MorokVadSeat *seat, const float *chunks
 }
 
 void
-morok_vad_rounds_counts (MorokVadRounds *r, guint64 *out_rounds, guint64 *out_chunks)
+morok_vad_rounds_counts (MorokVadRounds *r, guint64 *out_rounds, guint64 *out_chunks,
+                         gdouble *out_execute_us)
 {
   g_mutex_lock (&r->lock);
   *out_rounds = r->rounds;
   *out_chunks = r->chunks;
+  if (out_execute_us)
+    *out_execute_us = (gdouble) r->execute_us;
   g_mutex_unlock (&r->lock);
 }

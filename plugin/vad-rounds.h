@@ -63,7 +63,9 @@ GstFlowReturn morok_vad_rounds_run (MorokVadRounds *rounds, MorokVadSeat *seat,
                                     const float *chunks, guint n, float *out_probs,
                                     GError **error);
 
-/* Rounds run and chunks run in them since @rounds was made. */
-void morok_vad_rounds_counts (MorokVadRounds *rounds, guint64 *out_rounds, guint64 *out_chunks);
+/* Rounds run, chunks run in them and µs spent in their executes
+ * (@out_execute_us nullable) since @rounds was made. */
+void morok_vad_rounds_counts (MorokVadRounds *rounds, guint64 *out_rounds, guint64 *out_chunks,
+                              gdouble *out_execute_us);
 
 G_END_DECLS
