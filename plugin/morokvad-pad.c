@@ -158,17 +158,14 @@ set_caps (MorokVadPad *self, GstCaps *caps)
 
 /* ---- analysis ---- */
 
+/* Tells the gate (remove-silence) of the @n events @ev and posts them. */
 static void
-post_event (MorokVadPad *self, const MorokVadEvent *ev)
+report_events (MorokVadPad *self, const MorokVadEvent *ev, guint n)
 {
-  GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT,
-                    ev->type == MOROK_VAD_EVENT_START ? "start" : "end", ev->sample);
-  if (self->remove_silence && ev->type == MOROK_VAD_EVENT_START)
-    morok_silence_gate_speech_start (self->gate, ev->sample);
-  else if (self->remove_silence)
-    morok_silence_gate_speech_end (self->gate, ev->sample);
-  morok_vad_report_boundary (GST_ELEMENT (GST_PAD_PARENT (self)), GST_PAD (self), ev,
-                             &self->clock, &self->segment);
+  MorokVadReportTo to = { GST_ELEMENT (GST_PAD_PARENT (self)), GST_PAD (self),
+                          self->remove_silence ? self->gate : NULL, &self->clock,
+                          &self->segment };
+  morok_vad_report_events (&to, ev, n);
 }
 
 /* Runs the first @n full chunks of audio in the rounds, then feeds the
@@ -197,8 +194,7 @@ run_chunks (MorokVadPad *self, guint n)
       MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
       guint k = morok_vad_segmenter_push (self->seg, self->probs[i], ev, G_N_ELEMENTS (ev));
       self->samples += self->chunk;
-      for (guint e = 0; e < k; e++)
-        post_event (self, &ev[e]);
+      report_events (self, ev, k);
     }
   self->filled -= (gsize) n * self->chunk;
   memmove (self->audio, self->audio + (gsize) n * self->chunk, self->filled * sizeof (float));
@@ -235,9 +231,7 @@ finish_stream (MorokVadPad *self)
       run_chunks (self, 1);
     }
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
-  guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
-  for (guint i = 0; i < n; i++)
-    post_event (self, &ev[i]);
+  report_events (self, ev, morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev)));
   morok_silence_gate_release (self->gate, self->srcpad, G_MAXINT64);
   self->samples = 0;
   self->filled = 0;

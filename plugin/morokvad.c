@@ -452,17 +452,13 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
 
 /* ---- analysis ---- */
 
+/* Tells the gate (remove-silence) of the @n events @ev and posts them. */
 static void
-post_event (MorokVad *self, const MorokVadEvent *ev)
+report_events (MorokVad *self, const MorokVadEvent *ev, guint n)
 {
-  GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT,
-                    ev->type == MOROK_VAD_EVENT_START ? "start" : "end", ev->sample);
-  if (self->remove_silence && ev->type == MOROK_VAD_EVENT_START)
-    morok_silence_gate_speech_start (self->gate, ev->sample);
-  else if (self->remove_silence)
-    morok_silence_gate_speech_end (self->gate, ev->sample);
-  morok_vad_report_boundary (GST_ELEMENT (self), NULL, ev, &self->clock,
-                             &GST_BASE_TRANSFORM (self)->segment);
+  MorokVadReportTo to = { GST_ELEMENT (self), NULL, self->remove_silence ? self->gate : NULL,
+                          &self->clock, &GST_BASE_TRANSFORM (self)->segment };
+  morok_vad_report_events (&to, ev, n);
 }
 
 /* Runs the model on the full chunk, then feeds the segmenter. */
@@ -491,8 +487,7 @@ run_chunk (MorokVad *self)
   /* the last context samples of this chunk start the next one */
   memmove (self->audio, self->audio + self->chunk, self->context * sizeof (float));
   self->filled = 0;
-  for (guint i = 0; i < n; i++)
-    post_event (self, &ev[i]);
+  report_events (self, ev, n);
   return TRUE;
 }
 
@@ -599,9 +594,7 @@ finish_stream (MorokVad *self)
       run_chunk (self);
     }
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
-  guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
-  for (guint i = 0; i < n; i++)
-    post_event (self, &ev[i]);
+  report_events (self, ev, morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev)));
   morok_silence_gate_release (self->gate, GST_BASE_TRANSFORM_SRC_PAD (self), G_MAXINT64);
   self->samples = 0;
 }

@@ -3,25 +3,30 @@
 #include <gst/audio/audio.h>
 
 void
-morok_vad_report_boundary (GstElement *element, GstPad *pad, const MorokVadEvent *ev,
-                           const MorokSampleClock *clock, const GstSegment *segment)
+morok_vad_report_events (const MorokVadReportTo *to, const MorokVadEvent *ev, guint n)
 {
+  for (guint i = 0; i < n && to->gate; i++)
+    if (ev[i].type == MOROK_VAD_EVENT_START)
+      morok_silence_gate_speech_start (to->gate, ev[i].sample);
+    else
+      morok_silence_gate_speech_end (to->gate, ev[i].sample);
   gboolean post;
-  g_object_get (element, "post-messages", &post, NULL);
-  if (!post)
-    return;
-  GstClockTime ts = morok_sample_clock_time (clock, ev->sample);
-  GstClockTime stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, ts);
-  GstClockTime running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts);
-  gboolean start = ev->type == MOROK_VAD_EVENT_START;
-  GstStructure *s = gst_structure_new ("morokvad", "type", G_TYPE_STRING,
-                                       start ? "speech-start" : "speech-end", "timestamp",
-                                       G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64, stream_time,
-                                       "running-time", G_TYPE_UINT64, running_time, "probability",
-                                       G_TYPE_DOUBLE, (gdouble) ev->prob, NULL);
-  if (pad)
-    gst_structure_set (s, "pad", G_TYPE_STRING, GST_PAD_NAME (pad), NULL);
-  gst_element_post_message (element, gst_message_new_element (GST_OBJECT (element), s));
+  g_object_get (to->element, "post-messages", &post, NULL);
+  for (guint i = 0; i < n && post; i++)
+    {
+      GstClockTime ts = morok_sample_clock_time (to->clock, ev[i].sample);
+      GstClockTime stream_time = gst_segment_to_stream_time (to->segment, GST_FORMAT_TIME, ts);
+      GstClockTime running_time = gst_segment_to_running_time (to->segment, GST_FORMAT_TIME, ts);
+      GstStructure *s = gst_structure_new (
+          "morokvad", "type", G_TYPE_STRING,
+          ev[i].type == MOROK_VAD_EVENT_START ? "speech-start" : "speech-end", "timestamp",
+          G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64, stream_time, "running-time",
+          G_TYPE_UINT64, running_time, "probability", G_TYPE_DOUBLE, (gdouble) ev[i].prob, NULL);
+      if (to->pad)
+        gst_structure_set (s, "pad", G_TYPE_STRING, GST_PAD_NAME (to->pad), NULL);
+      gst_element_post_message (to->element,
+                                gst_message_new_element (GST_OBJECT (to->element), s));
+    }
 }
 
 void
