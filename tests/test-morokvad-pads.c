@@ -473,6 +473,32 @@ GST_START_TEST (test_pad_latency)
 }
 GST_END_TEST;
 
+/* max-streams bounds the request pads: past it no pad is made; a
+ * released one makes room, and takes its src pad along. */
+GST_START_TEST (test_max_streams)
+{
+  GstElement *vad = gst_element_factory_make ("morokvad", NULL);
+  g_object_set (vad, "max-streams", 2, NULL);
+  GstPad *a = gst_element_request_pad_simple (vad, "sink_%u");
+  GstPad *b = gst_element_request_pad_simple (vad, "sink_%u");
+  fail_unless (a && b);
+  fail_unless_equals_string (GST_PAD_NAME (b), "sink_1");
+  g_autoptr (GstPad) src = gst_element_get_static_pad (vad, "src_1");
+  fail_unless (src != NULL);
+  fail_unless (gst_element_request_pad_simple (vad, "sink_%u") == NULL);
+  gst_element_release_request_pad (vad, a);
+  gst_object_unref (a);
+  GstPad *c = gst_element_request_pad_simple (vad, "sink_7");
+  fail_unless (c != NULL);
+  g_autoptr (GstPad) src7 = gst_element_get_static_pad (vad, "src_7");
+  g_autoptr (GstPad) src0 = gst_element_get_static_pad (vad, "src_0");
+  fail_unless (src7 != NULL && src0 == NULL); /* src_0 went with sink_0 */
+  gst_object_unref (b);
+  gst_object_unref (c);
+  gst_object_unref (vad);
+}
+GST_END_TEST;
+
 static guint64
 chunks_of (GstElement *vad, const char *pad_name)
 {
@@ -567,6 +593,7 @@ morokvad_pads_suite (void)
   tcase_add_test (tc, test_flush_resets_pad);
   tcase_add_test (tc, test_bad_caps_names_pad);
   tcase_add_test (tc, test_pad_latency);
+  tcase_add_test (tc, test_max_streams);
   tcase_add_test (tc, test_request_release_while_playing);
   tcase_add_test (tc, test_pads_state_cycles);
   return s;
