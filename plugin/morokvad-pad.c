@@ -121,16 +121,17 @@ set_caps (MorokVadPad *self, GstCaps *caps)
   MorokVadRounds *rounds = morok_vad_rounds_of (MOROK_VAD (element), rate, &error);
   if (rounds && !morok_vad_settings (MOROK_VAD (element), rate, &params, &remove_silence, &error))
     rounds = NULL;
-  GST_OBJECT_LOCK (self);
-  if (rounds && rounds != self->rounds)
+  MorokVadSeat *seat = NULL; /* a new rate: the first join prepares its plan */
+  if (rounds && rounds != self->rounds && !(seat = morok_vad_rounds_join (rounds, &error)))
+    rounds = NULL;
+  if (seat)
     {
+      GST_OBJECT_LOCK (self);
       leave_rounds (self);
-      if ((self->seat = morok_vad_rounds_join (rounds, &error)))
-        self->rounds = rounds;
-      else
-        rounds = NULL;
+      self->seat = seat;
+      self->rounds = rounds;
+      GST_OBJECT_UNLOCK (self);
     }
-  GST_OBJECT_UNLOCK (self);
   if (!rounds)
     {
       GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("%s: could not run the VAD on %d Hz audio",
