@@ -261,10 +261,7 @@ morok_vad_rounds_run (MorokVadRounds *r, MorokVadSeat *seat, const float *chunks
           ret = GST_FLOW_FLUSHING;
         }
       else if (all_ready (r) || g_get_monotonic_time () >= deadline)
-        {
-          run_round (r);
-          deadline = g_get_monotonic_time () + r->max_wait_us; /* for the next chunk */
-        }
+        run_round (r); /* past the deadline, the rest runs without waiting */
       else
         g_cond_wait_until (&seat->cond, &r->lock, deadline);
     }

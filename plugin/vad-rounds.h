@@ -3,10 +3,12 @@
  * stream (a seat) brings its chunks from its own streaming thread, and the
  * chunks that are ready run together through one morok_vad_batch_run.
  *
- * A round runs one chunk of each seat that has one, as soon as every seat
- * that is waited for has brought its chunk, or when the first chunk of the
- * round has waited @max_wait. A seat brings all the full chunks of a
- * buffer at once; they run in that many rounds. A seat
+ * A seat brings all the full chunks of a buffer at once; they run in that
+ * many rounds. A round runs one chunk of each seat that has one, as soon as
+ * every seat that is waited for has brought its chunk, or when a seat in it
+ * has waited @max_wait since it brought its chunks (from then on its
+ * chunks run without waiting: a buffer is held @max_wait at most, plus the
+ * executes). A seat
  * that a round runs without (it brought nothing in time), one that has not
  * brought a chunk yet, one at EOS (morok_vad_rounds_idle ()) and one
  * flushing is not waited for until it brings a chunk: a stalled stream
@@ -56,7 +58,7 @@ void morok_vad_rounds_set_flushing (MorokVadRounds *rounds, MorokVadSeat *seat,
 /* Runs the @n chunks at @chunks (chunk_len samples each, in stream order,
  * in [-1, 1); read until this returns) in the next @n rounds and writes
  * their speech probabilities to @out_probs[0 .. n). Blocks until all have
- * run: each waits at most @max_wait plus a round's execute. GST_FLOW_OK;
+ * run: at most @max_wait plus the executes. GST_FLOW_OK;
  * GST_FLOW_FLUSHING (flushing: the rest not run); GST_FLOW_ERROR with
  * @error when an execute failed. */
 GstFlowReturn morok_vad_rounds_run (MorokVadRounds *rounds, MorokVadSeat *seat,

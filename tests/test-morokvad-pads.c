@@ -290,6 +290,15 @@ run_streams_against_alone (const char *version, guint rate, const char *prop, co
 
 /* ---- tests ---- */
 
+static guint64
+chunks_of (GstElement *vad, const char *pad_name)
+{
+  g_autoptr (GstPad) pad = gst_element_get_static_pad (vad, pad_name);
+  guint64 chunks;
+  g_object_get (pad, "chunks-processed", &chunks, NULL);
+  return chunks;
+}
+
 typedef struct
 {
   const char *version;
@@ -362,6 +371,49 @@ GST_START_TEST (test_stalled_stream_does_not_block)
   fail_unless (feeds[1].elapsed_us >= 5 * G_USEC_PER_SEC);
   for (guint i = 0; i < G_N_ELEMENTS (specs); i++)
     feed_clear (&feeds[i]);
+}
+GST_END_TEST;
+
+/* Pushes a chunk every 30 ms for 1.5 s, as a live source would. */
+static gpointer
+push_paced (gpointer data)
+{
+  Feed *f = data;
+  for (guint c = 0; c < 50; c++)
+    {
+      f->ok = gst_harness_push (f->h, gst_buffer_new_memdup (f->pcm + c * 512, 1024))
+              == GST_FLOW_OK;
+      g_usleep (30000);
+    }
+  return NULL;
+}
+
+/* A buffer of 40 chunks on one pad, while another pad brings a chunk
+ * every 30 ms, is held max-wait (100 ms) at most plus the executes, not
+ * paced by the other stream (40 x 30 ms = 1.2 s): its push returns in
+ * under 0.7 s. */
+GST_START_TEST (test_large_buffer_held_max_wait)
+{
+  gsize len;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &len);
+  GstElement *vad = gst_element_factory_make ("morokvad", NULL);
+  g_object_set (vad, "max-wait", 100, NULL);
+  GstHarness *a = pad_harness (vad, "sink_0", "src_0", 16000);
+  GstHarness *b = pad_harness (vad, "sink_1", "src_1", 16000);
+  Feed paced = { .h = b, .pcm = pcm };
+  GThread *thread = g_thread_new ("paced", push_paced, &paced);
+  g_usleep (200000);
+  gint64 t0 = g_get_monotonic_time ();
+  fail_unless_equals_int (gst_harness_push (a, gst_buffer_new_memdup (pcm + 30000, 40 * 1024)),
+                          GST_FLOW_OK);
+  gint64 held = g_get_monotonic_time () - t0;
+  g_thread_join (thread);
+  fail_unless (paced.ok);
+  fail_unless (held < 700000, "the buffer was held %.2f s", held / 1e6);
+  fail_unless_equals_int ((gint) chunks_of (vad, "sink_0"), 40);
+  gst_harness_teardown (a);
+  gst_harness_teardown (b);
+  gst_object_unref (vad);
 }
 GST_END_TEST;
 
@@ -499,14 +551,6 @@ GST_START_TEST (test_max_streams)
 }
 GST_END_TEST;
 
-static guint64
-chunks_of (GstElement *vad, const char *pad_name)
-{
-  g_autoptr (GstPad) pad = gst_element_get_static_pad (vad, pad_name);
-  guint64 chunks;
-  g_object_get (pad, "chunks-processed", &chunks, NULL);
-  return chunks;
-}
 
 /* In PLAYING, with a live stream on sink_0, pads are requested, stream,
  * and are released while their sources still send, five times: no error,
@@ -590,6 +634,7 @@ morokvad_pads_suite (void)
   tcase_add_loop_test (tc, test_pads_equal_lone_elements, 0, G_N_ELEMENTS (cases));
   tcase_add_test (tc, test_pads_remove_silence_equal_lone);
   tcase_add_test (tc, test_stalled_stream_does_not_block);
+  tcase_add_test (tc, test_large_buffer_held_max_wait);
   tcase_add_test (tc, test_flush_resets_pad);
   tcase_add_test (tc, test_bad_caps_names_pad);
   tcase_add_test (tc, test_pad_latency);
