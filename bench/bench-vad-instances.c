@@ -7,9 +7,11 @@
  * resident set (VmRSS) and of the heap in use (mallinfo2) from before the
  * pipeline to PAUSED and to EOS. Run it with identity for ELEMENT to
  * subtract what the branches themselves cost (queues, their threads).
- * Not a test; the plugin comes from GST_PLUGIN_PATH.
+ * ELEMENT may carry properties ("morokencoder model=m.safetensors"): any
+ * element of the plugin shares its program the same way. Not a test; the
+ * plugin comes from GST_PLUGIN_PATH.
  *
- *   GST_PLUGIN_PATH=build/plugin build/bench/bench-vad-instances N [ELEMENT]
+ *   GST_PLUGIN_PATH=build/plugin build/bench/bench-vad-instances N [ELEMENT [PROPS]]
  */
 #include <gst/gst.h>
 #include <malloc.h>
@@ -47,10 +49,11 @@ main (int argc, char **argv)
   for (guint i = 0; i < n; i++)
     g_string_append_printf (desc, " t. ! queue max-size-buffers=4 ! %s ! fakesink", element);
   /* load the plugin and make one element first: neither counts */
-  GstElement *probe = gst_element_factory_make (element, NULL);
+  g_autofree char *factory = g_strndup (element, strcspn (element, " "));
+  GstElement *probe = gst_element_factory_make (factory, NULL);
   if (!probe)
     {
-      fprintf (stderr, "no element %s\n", element);
+      fprintf (stderr, "no element %s\n", factory);
       return 1;
     }
   gst_object_unref (probe);

@@ -107,22 +107,27 @@ morok_encoder_release (MorokUtteranceElement *element)
   g_clear_pointer (&self->gigaam, morok_gigaam_unref);
 }
 
-static gboolean
-morok_encoder_prepare (MorokUtteranceElement *element, MorokGigaAm *model,
-                       const MorokPrepareConfig *config, GError **error)
+static MorokUtterancePlan
+morok_encoder_plan (MorokUtteranceElement *element)
 {
   MorokEncoder *self = MOROK_ENCODER (element);
   GST_OBJECT_LOCK (self);
   self->prepared_output = self->output;
   GST_OBJECT_UNLOCK (self);
-  self->gigaam = morok_gigaam_ref (model);
+  return self->prepared_output == MOROK_ENCODER_OUTPUT_LOG_PROBS ? MOROK_UTTERANCE_PLAN_LOG_PROBS
+                                                                 : MOROK_UTTERANCE_PLAN_ENCODER;
+}
+
+static gboolean
+morok_encoder_open (MorokUtteranceElement *element, const MorokUtterancePrototype *proto,
+                    GError **error)
+{
+  MorokEncoder *self = MOROK_ENCODER (element);
+  self->gigaam = morok_gigaam_ref (proto->model);
   if (self->prepared_output == MOROK_ENCODER_OUTPUT_LOG_PROBS)
-    {
-      self->ctc = gigaam_ctc_jit_new (morok_gigaam_ref (model));
-      return gigaam_ctc_jit_prepare_at_bounds (self->ctc, config, error);
-    }
-  self->encoder = gigaam_encoder_jit_new (morok_gigaam_ref (model));
-  return gigaam_encoder_jit_prepare_at_bounds (self->encoder, config, error);
+    return (self->ctc = gigaam_ctc_jit_new_context ((GigaAmCtcJit *) proto->plan, error)) != NULL;
+  return (self->encoder = gigaam_encoder_jit_new_context ((GigaAmEncoderJit *) proto->plan, error))
+         != NULL;
 }
 
 /* ---- utterances ---- */
@@ -223,7 +228,8 @@ morok_encoder_class_init (MorokEncoderClass *klass)
                                          "Encodes each utterance with the GigaAM Conformer compiled "
                                          "by Morok, as NNStreamer flexible tensors",
                                          "Morok developers");
-  utterance_class->prepare = morok_encoder_prepare;
+  utterance_class->plan = morok_encoder_plan;
+  utterance_class->open = morok_encoder_open;
   utterance_class->release = morok_encoder_release;
   utterance_class->run = morok_encoder_run;
   utterance_class->src_caps = "other/tensors, format = (string) flexible, framerate = (fraction) 0/1";

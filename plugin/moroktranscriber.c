@@ -124,27 +124,29 @@ morok_transcriber_release (MorokUtteranceElement *element)
   g_clear_pointer (&self->gigaam, morok_gigaam_unref);
 }
 
-static gboolean
-morok_transcriber_prepare (MorokUtteranceElement *element, MorokGigaAm *model,
-                           const MorokPrepareConfig *config, GError **error)
+static MorokUtterancePlan
+morok_transcriber_plan (MorokUtteranceElement *element)
 {
   MorokTranscriber *self = MOROK_TRANSCRIBER (element);
   GST_OBJECT_LOCK (self);
   self->prepared_output = self->output;
   GST_OBJECT_UNLOCK (self);
+  return MOROK_UTTERANCE_PLAN_ASR;
+}
+
+static gboolean
+morok_transcriber_open (MorokUtteranceElement *element, const MorokUtterancePrototype *proto,
+                        GError **error)
+{
+  MorokTranscriber *self = MOROK_TRANSCRIBER (element);
+  MorokGigaAm *model = proto->model;
   self->gigaam = morok_gigaam_ref (model);
-  if (morok_gigaam_config (model)->head == MOROK_GIGAAM_HEAD_RNNT)
-    {
-      self->rnnt = gigaam_rnnt_jit_new (morok_gigaam_ref (model));
-      if (!gigaam_rnnt_jit_prepare_at_bounds (self->rnnt, config, error))
-        return FALSE;
-      self->decoder = morok_rnnt_decoder_new (model, morok_gigaam_max_batch (model), config, error);
-      return self->decoder != NULL;
-    }
-  self->ctc = gigaam_ctc_jit_new (morok_gigaam_ref (model));
+  if (proto->decoder)
+    return (self->rnnt = gigaam_rnnt_jit_new_context ((GigaAmRnntJit *) proto->plan, error))
+           && (self->decoder = morok_rnnt_decoder_new_context (proto->decoder, error));
   self->tokens = g_new (MorokCtcToken,
                         morok_gigaam_encoded_frames (model, morok_gigaam_max_samples (model)));
-  return gigaam_ctc_jit_prepare_at_bounds (self->ctc, config, error);
+  return (self->ctc = gigaam_ctc_jit_new_context ((GigaAmCtcJit *) proto->plan, error)) != NULL;
 }
 
 /* ---- output ---- */
@@ -346,7 +348,8 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
                                          "Transcribes each utterance with GigaAM (CTC or RNN-T) "
                                          "compiled by Morok, as timed words or utterances",
                                          "Morok developers");
-  utterance_class->prepare = morok_transcriber_prepare;
+  utterance_class->plan = morok_transcriber_plan;
+  utterance_class->open = morok_transcriber_open;
   utterance_class->release = morok_transcriber_release;
   utterance_class->run = morok_transcriber_run;
   utterance_class->extra_latency = morok_transcriber_extra_latency;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "utterance-element.h"
 #include "property-guard.h"
+#include "utterance-prototype.h"
 #include <gst/audio/audio.h>
 #include <string.h>
 
@@ -35,7 +36,8 @@ typedef struct
   MorokPrecision precision;
 
   /* prepared on READY -> PAUSED */
-  MorokGigaAm *model;
+  MorokJitShared *shared; /* the prototype, shared with other elements */
+  MorokGigaAm *model;     /* the prototype's */
   MorokUtteranceGate *gate; /* the utterances held and the GAPs sent for them */
 
   /* streaming state */
@@ -94,6 +96,7 @@ release (MorokUtteranceElement *self)
   if (CLASS (self)->release)
     CLASS (self)->release (self);
   g_clear_pointer (&priv->model, morok_gigaam_unref);
+  g_clear_pointer (&priv->shared, morok_jit_registry_release); /* after the contexts */
   g_clear_pointer (&priv->gate, morok_utterance_gate_free);
 }
 
@@ -116,34 +119,32 @@ prepare (MorokUtteranceElement *self)
       return FALSE;
     }
   gint64 t0 = g_get_monotonic_time ();
-  priv->model = morok_gigaam_load (path, &error);
-  if (priv->model && !morok_gigaam_check_sample_rate (priv->model, MOROK_UTTERANCE_RATE, &error))
-    g_clear_pointer (&priv->model, morok_gigaam_unref);
-  gint64 max_samples = 0;
-  if (priv->model)
-    {
-      max_samples = MAX ((gint64) (max_duration * MOROK_UTTERANCE_RATE),
-                         morok_gigaam_min_samples (priv->model));
-      morok_gigaam_set_limits (priv->model, batch, max_samples);
-      /* the plans below are all this element makes: hold each weight once */
-      morok_gigaam_set_release_packed (priv->model, TRUE);
-      /* the environment's settings (MOROK_THREADS, ...), the element's precision */
-      g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
-      morok_prepare_config_set_precision (config, precision);
-      if (!CLASS (self)->prepare (self, priv->model, config, &error))
-        g_clear_pointer (&priv->model, morok_gigaam_unref);
-    }
-  if (!priv->model)
+  /* the environment's settings (MOROK_THREADS, ...), the element's precision */
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+  morok_prepare_config_set_precision (config, precision);
+  MorokUtterancePlan plan = CLASS (self)->plan (self);
+  gboolean made;
+  priv->shared
+      = morok_utterance_prototype_acquire (path, plan, batch, max_duration, config, &made, &error);
+  const MorokUtterancePrototype *proto = priv->shared ? morok_jit_shared_value (priv->shared) : NULL;
+  if (!proto || !CLASS (self)->open (self, proto, &error))
     {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not prepare the model %s", path),
                          ("%s", error->message));
       release (self);
       return FALSE;
     }
+  priv->model = morok_gigaam_ref (proto->model);
+  gint64 max_samples = morok_gigaam_max_samples (priv->model);
   priv->gate = morok_utterance_gate_new (MOROK_UTTERANCE_RATE, max_samples, batch);
-  GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self, "prepared %s for %u x %.1f s in %.1f ms",
-                       path, batch, (double) max_samples / MOROK_UTTERANCE_RATE,
-                       (g_get_monotonic_time () - t0) / 1e3);
+  gsize scratch, bytes = morok_program_context_bytes (
+      morok_plan_program (morok_jit_plan (proto->plan)), &scratch);
+  GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self,
+                       "%s %s for %u x %.1f s in %.1f ms, %" G_GSIZE_FORMAT " context bytes (%"
+                       G_GSIZE_FORMAT " of them scratch)", /* shared: another element prepared it */
+                       made ? "prepared" : "shared", path, batch,
+                       (double) max_samples / MOROK_UTTERANCE_RATE,
+                       (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
   return TRUE;
 }
 

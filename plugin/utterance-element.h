@@ -5,15 +5,18 @@
  * max-duration, in batches of max-batch), the GAP events that let
  * downstream preroll, the LATENCY answer, and the properties model,
  * max-duration, max-batch and precision (read at READY→PAUSED). On
- * READY→PAUSED the base loads the model, checks its rate, sets its limits to
- * the bounds and calls prepare (); per batch it calls run (), which pushes
- * each utterance's output with morok_utterance_element_push ().
+ * READY→PAUSED the base acquires the prototype of the subclass's plan () for
+ * the model and the bounds (loaded, checked and prepared by the first
+ * element of the process that asks for it; utterance-prototype.h) and
+ * calls open (); per batch it calls run (), which pushes each utterance's
+ * output with morok_utterance_element_push ().
  *
  *   static void
  *   my_class_init (MyElementClass *klass)
  *   {
  *     MorokUtteranceElementClass *uclass = MOROK_UTTERANCE_ELEMENT_CLASS (klass);
- *     uclass->prepare = my_prepare;   // builds the plans for the model
+ *     uclass->plan = my_plan;         // which plan of the model (shared by all its users)
+     uclass->open = my_open;         // this element's contexts of the prepared plans
  *     uclass->release = my_release;
  *     uclass->run = my_run;           // executes, pushes one output per utterance
  *     uclass->src_caps = "text/x-raw, format = (string) utf8";
@@ -28,6 +31,7 @@
 #include "jit/morok-jit.h"
 #include "models/gigaam.h"
 #include "utterance-gate.h"
+#include "utterance-prototype.h"
 
 G_BEGIN_DECLS
 
@@ -42,12 +46,17 @@ struct _MorokUtteranceElementClass
 {
   GstElementClass parent_class;
 
-  /* Prepares the subclass's plans for @model, whose limits are the bounds
-   * (morok_gigaam_max_batch () utterances of morok_gigaam_max_samples ()),
-   * with @config. FALSE with @error, which the base posts naming the file. */
-  gboolean (*prepare) (MorokUtteranceElement *self, MorokGigaAm *model,
-                       const MorokPrepareConfig *config, GError **error);
-  /* Frees what prepare made; also called when it failed. */
+  /* The plan the subclass runs, asked once on READY→PAUSED (the subclass
+   * reads its properties for it). */
+  MorokUtterancePlan (*plan) (MorokUtteranceElement *self);
+  /* Opens the subclass's contexts of @proto's plans (shared with other
+   * elements; utterance-prototype.h), whose model's limits are the bounds
+   * (morok_gigaam_max_batch () utterances of morok_gigaam_max_samples ()).
+   * FALSE with @error, which the base posts naming the file. */
+  gboolean (*open) (MorokUtteranceElement *self, const MorokUtterancePrototype *proto,
+                    GError **error);
+  /* Frees what open made (before the prototype's release); also called
+   * when it failed. */
   void (*release) (MorokUtteranceElement *self);
   /* Runs @count utterances: waves[i] holds n[i] samples (short ones padded
    * with silence to the model's minimum; utts[i].n is the audio's own count)

@@ -2,6 +2,7 @@
 #include "element-checks.h"
 #include "broken-compilers.h"
 #include "fixtures.h"
+#include "jit/morok-jit-registry.h"
 #include <glib/gstdio.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
@@ -71,6 +72,52 @@ assert_cycles_leak_nothing (const char *pipeline, guint cycles)
   g_signal_emit_by_name (leaks, "activity-stop-tracking");
   gst_object_unref (leaks);
   gst_object_unref (pipe);
+}
+
+typedef struct
+{
+  const char *pipeline;
+  guint cycles;
+} Cycles;
+
+/* One thread's runs of run_parallel_cycles: TRUE if each reached EOS. */
+static gpointer
+cycle_runs (gpointer data)
+{
+  const Cycles *c = data;
+  for (guint i = 0; i < c->cycles; i++)
+    {
+      GstElement *p = gst_parse_launch (c->pipeline, NULL);
+      if (!p || gst_element_set_state (p, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+        return GINT_TO_POINTER (FALSE);
+      GstBus *bus = gst_element_get_bus (p);
+      GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+                                                  GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      gboolean eos = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+      g_clear_pointer (&m, gst_message_unref);
+      gst_object_unref (bus);
+      gst_element_set_state (p, GST_STATE_NULL);
+      gst_object_unref (p);
+      if (!eos)
+        return GINT_TO_POINTER (FALSE);
+    }
+  return GINT_TO_POINTER (TRUE);
+}
+
+guint64
+run_parallel_cycles (const char *pipeline, guint threads, guint cycles)
+{
+  guint64 before = morok_jit_registry_prepare_count ();
+  Cycles c = { pipeline, cycles };
+  GThread **t = g_new (GThread *, threads);
+  for (guint i = 0; i < threads; i++)
+    t[i] = g_thread_new ("cycles", cycle_runs, &c);
+  guint failed = 0;
+  for (guint i = 0; i < threads; i++)
+    failed += !GPOINTER_TO_INT (g_thread_join (t[i]));
+  g_free (t);
+  fail_unless_equals_int (failed, 0);
+  return morok_jit_registry_prepare_count () - before;
 }
 
 void

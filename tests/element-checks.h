@@ -10,6 +10,12 @@
  * cycles is still alive. Needs GST_TRACERS=leaks (tests/meson.build). */
 void assert_cycles_leak_nothing (const char *pipeline, guint cycles);
 
+/* @threads threads each run @pipeline (made anew each time) @cycles times
+ * through NULL -> PLAYING -> EOS -> NULL, all at once; fails the test if a
+ * run does not reach EOS within 60 s. Returns the prepares the JIT registry
+ * made meanwhile (morok_jit_registry_prepare_count). */
+guint64 run_parallel_cycles (const char *pipeline, guint threads, guint cycles);
+
 /* Creates @factory with property "model" = @model (unset when NULL), asserts
  * that NULL -> PAUSED fails with an error message on the bus whose text or
  * debug text contains @expect, and cleans up. */

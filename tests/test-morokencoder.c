@@ -2,6 +2,7 @@
 /* The morokencoder element: utterances in, NNStreamer flexible tensors out. */
 #include "element-checks.h"
 #include "fixtures.h"
+#include "jit/morok-jit-registry.h"
 #include "models/gigaam-encoder-jit.h"
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -422,6 +423,89 @@ GST_START_TEST (test_state_cycles)
 }
 GST_END_TEST;
 
+/* morokencoder on the tiny model with @props, started. */
+static GstHarness *
+encoder_harness (const char *props)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("morokencoder model=%s %s", model, props);
+  GstHarness *h = chain_harness (desc);
+  gst_harness_play (h);
+  return h;
+}
+
+/* The tensor of 1.5 s of speech (one utterance, cut by EOS) through @h. */
+static GBytes *
+encode_utterance (GstHarness *h, const gint16 *pcm)
+{
+  push_pcm (h, pcm, 8000, 24000, 1600);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GstBuffer *out = gst_harness_try_pull (h);
+  fail_unless (out != NULL);
+  GstMapInfo map;
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  GBytes *b = g_bytes_new (map.data, map.size);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  return b;
+}
+
+/* Elements of one model, plan, bounds and options share one prepared
+ * program: the second prepares nothing and computes exactly what the first
+ * does; another plan (output) or bound (max-batch) is a program of its own;
+ * the last element to stop frees it. */
+GST_START_TEST (test_shared_program)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  guint64 before = morok_jit_registry_prepare_count ();
+  GstHarness *a = encoder_harness ("output=log-probs");
+  fail_unless_equals_int (morok_jit_registry_prepare_count () - before, 1);
+  GstHarness *b = encoder_harness ("output=log-probs");
+  fail_unless_equals_int (morok_jit_registry_prepare_count () - before, 1);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 1);
+  GstHarness *c = encoder_harness ("output=log-probs max-batch=2");
+  GstHarness *d = encoder_harness ("output=encoder");
+  fail_unless_equals_int (morok_jit_registry_prepare_count () - before, 3);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 3);
+
+  g_autoptr (GBytes) out_a = encode_utterance (a, pcm);
+  g_autoptr (GBytes) out_b = encode_utterance (b, pcm);
+  g_autoptr (GBytes) batched = encode_utterance (c, pcm);
+  g_autoptr (GBytes) encoded = encode_utterance (d, pcm);
+  fail_unless (g_bytes_equal (out_a, out_b), "the second element computed another result");
+  /* the same numbers from another program of the same plan, within f32's
+   * tolerance: the comparison can tell programs apart, and they agree */
+  fail_unless_equals_int (g_bytes_get_size (batched), g_bytes_get_size (out_a));
+  const float *x = g_bytes_get_data (out_a, NULL), *y = g_bytes_get_data (batched, NULL);
+  for (gsize i = 32; i < g_bytes_get_size (out_a) / 4; i++)
+    fail_unless (fabsf (x[i] - y[i]) <= 1e-4f * MAX (1.0f, fabsf (x[i])), "%zu: %g, %g", i, x[i],
+                 y[i]);
+  fail_if (g_bytes_get_size (encoded) == g_bytes_get_size (out_a));
+  gst_harness_teardown (a);
+  gst_harness_teardown (c);
+  gst_harness_teardown (d);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 1);
+  gst_harness_teardown (b);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);
+}
+GST_END_TEST;
+
+/* Four threads start and stop five pipelines each, at once: every run
+ * reaches EOS, the registry prepares at least once and at most once a run,
+ * and holds nothing once all have stopped. */
+GST_START_TEST (test_parallel_start_stop)
+{
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("audiotestsrc num-buffers=8 samplesperbuffer=1600 ! "
+                                           "audio/x-raw,rate=16000,channels=1 ! morokencoder "
+                                           "model=%s max-duration=2 ! fakesink", model);
+  guint64 prepares = run_parallel_cycles (desc, 4, 5);
+  fail_unless (prepares >= 1 && prepares <= 20, "%" G_GUINT64_FORMAT, prepares);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);
+}
+GST_END_TEST;
+
 static Suite *
 morokencoder_suite (void)
 {
@@ -445,6 +529,8 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_broken_compiler);
   tcase_add_test (tc, test_model_of_another_rate);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_shared_program);
+  tcase_add_test (tc, test_parallel_start_stop);
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include "element-checks.h"
 #include "fixtures.h"
 #include "io/safetensors.h"
+#include "jit/morok-jit-registry.h"
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
@@ -139,11 +140,10 @@ push_utterances (GstHarness *h)
 /* Each word is one buffer with the word's text, PTS its utterance's start
  * plus start_frame × 40 ms and duration (end_frame − start_frame) × 40 ms,
  * the reference's words and frames. */
-GST_START_TEST (test_words)
+/* Pushes the utterances into @h and pulls @model's words out of it. */
+static void
+check_words (GstHarness *h, const char *model)
 {
-  const char *model = models[__i__];
-  GstBus *bus;
-  GstHarness *h = transcriber_harness (model, "", &bus, NULL);
   push_utterances (h);
   for (guint i = 0; i < N_UTT; i++)
     for (guint k = 0; k < n_words (model, i); k++)
@@ -163,7 +163,38 @@ GST_START_TEST (test_words)
         gst_buffer_unref (buf);
       }
   fail_unless (gst_harness_try_pull (h) == NULL, "%s: more buffers than words", model);
+}
+
+GST_START_TEST (test_words)
+{
+  const char *model = models[__i__];
+  GstBus *bus;
+  GstHarness *h = transcriber_harness (model, "", &bus, NULL);
+  check_words (h, model);
   harness_teardown (h, bus);
+}
+GST_END_TEST;
+
+/* Two elements of one model share its prepared plans (for RNN-T the
+ * decoder's too: one prepare) and each still gives the reference's words;
+ * the last to stop frees them. */
+GST_START_TEST (test_shared_plans)
+{
+  const char *model = models[__i__];
+  guint64 before = morok_jit_registry_prepare_count ();
+  GstBus *bus_a, *bus_b;
+  GstHarness *a = transcriber_harness (model, "", &bus_a, NULL);
+  gst_harness_play (a);
+  GstHarness *b = transcriber_harness (model, "", &bus_b, NULL);
+  gst_harness_play (b);
+  fail_unless_equals_int (morok_jit_registry_prepare_count () - before, 1);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 1);
+  check_words (b, model);
+  check_words (a, model);
+  harness_teardown (a, bus_a);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 1);
+  harness_teardown (b, bus_b);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);
 }
 GST_END_TEST;
 
@@ -498,6 +529,7 @@ moroktranscriber_suite (void)
   tcase_set_timeout (tc, 180);
   suite_add_tcase (s, tc);
   tcase_add_loop_test (tc, test_words, 0, G_N_ELEMENTS (models));
+  tcase_add_loop_test (tc, test_shared_plans, 0, G_N_ELEMENTS (models));
   tcase_add_loop_test (tc, test_gaps_and_final_transcripts, 0, G_N_ELEMENTS (models));
   tcase_add_loop_test (tc, test_max_batch, 0, G_N_ELEMENTS (models));
   tcase_add_loop_test (tc, test_messages, 0, G_N_ELEMENTS (models));

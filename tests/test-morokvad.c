@@ -656,44 +656,14 @@ GST_END_TEST;
 #define CYCLE_THREADS 8
 #define CYCLES 20
 
-/* One thread's CYCLES runs of a pipeline NULL -> PLAYING -> EOS -> NULL. */
-static gpointer
-cycle_pipeline (gpointer data)
-{
-  (void) data;
-  for (guint i = 0; i < CYCLES; i++)
-    {
-      GstElement *p = gst_parse_launch ("audiotestsrc num-buffers=3 samplesperbuffer=700 ! "
-                                        "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink",
-                                        NULL);
-      if (!p || gst_element_set_state (p, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
-        return GINT_TO_POINTER (FALSE);
-      GstBus *bus = gst_element_get_bus (p);
-      GstMessage *m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-                                                  GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-      gboolean eos = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
-      g_clear_pointer (&m, gst_message_unref);
-      gst_object_unref (bus);
-      gst_element_set_state (p, GST_STATE_NULL);
-      gst_object_unref (p);
-      if (!eos)
-        return GINT_TO_POINTER (FALSE);
-    }
-  return GINT_TO_POINTER (TRUE);
-}
-
 /* Eight threads start and stop twenty pipelines each, at once: every run
  * reaches EOS, and when all have stopped the registry holds nothing (the
  * last release of each prototype freed it). */
 GST_START_TEST (test_parallel_start_stop)
 {
-  guint64 before = morok_jit_registry_prepare_count ();
-  GThread *threads[CYCLE_THREADS];
-  for (guint i = 0; i < CYCLE_THREADS; i++)
-    threads[i] = g_thread_new ("cycles", cycle_pipeline, NULL);
-  for (guint i = 0; i < CYCLE_THREADS; i++)
-    fail_unless (GPOINTER_TO_INT (g_thread_join (threads[i])), "thread %u failed", i);
-  guint64 prepares = morok_jit_registry_prepare_count () - before;
+  guint64 prepares = run_parallel_cycles ("audiotestsrc num-buffers=3 samplesperbuffer=700 ! "
+                                          "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink",
+                                          CYCLE_THREADS, CYCLES);
   fail_unless (prepares >= 2 && prepares <= 2 * CYCLE_THREADS * CYCLES, "%" G_GUINT64_FORMAT,
                prepares);
   fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);

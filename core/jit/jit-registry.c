@@ -10,7 +10,9 @@ struct _MorokJitShared
   char *key;
   guint users;    /* acquires not yet released, waiters included */
   gboolean made;  /* make () has returned */
-  MorokJit *jit;  /* the prototype, NULL until made or when make failed */
+  gpointer value; /* the prototype, NULL until made or when make failed */
+  GDestroyNotify free_value;
+  gboolean is_jit; /* value is a MorokJit (morok_jit_registry_acquire) */
   GError *error;  /* make's, for those who waited */
 };
 
@@ -22,7 +24,8 @@ static guint64 prepares;
 static void
 entry_free (MorokJitShared *e)
 {
-  morok_jit_free (e->jit);
+  if (e->value)
+    e->free_value (e->value);
   g_clear_error (&e->error);
   g_free (e->key);
   g_free (e);
@@ -59,10 +62,41 @@ entry_drop (MorokJitShared *e)
   return TRUE;
 }
 
+/* The make of a wrapper, as the make of a value. */
+typedef struct
+{
+  MorokJitMakeFn make;
+  gpointer data;
+} JitMake;
+
+static gpointer
+make_jit (gpointer data, GError **error)
+{
+  JitMake *m = data;
+  return m->make (m->data, error);
+}
+
 MorokJitShared *
 morok_jit_registry_acquire (const char *key, MorokJitMakeFn make, gpointer data, GError **error)
 {
   g_return_val_if_fail (key != NULL && make != NULL, NULL);
+  JitMake m = { make, data };
+  MorokJitShared *e = morok_jit_registry_acquire_value (key, make_jit, (GDestroyNotify) morok_jit_free,
+                                                        &m, error);
+  if (e && !e->is_jit)
+    {
+      g_critical ("registry: '%s' holds a value, not a wrapper", key);
+      morok_jit_registry_release (e);
+      return NULL;
+    }
+  return e;
+}
+
+MorokJitShared *
+morok_jit_registry_acquire_value (const char *key, MorokSharedMakeFn make,
+                                  GDestroyNotify free_value, gpointer data, GError **error)
+{
+  g_return_val_if_fail (key != NULL && make != NULL && free_value != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   g_mutex_lock (&lock);
   gboolean first;
@@ -72,12 +106,14 @@ morok_jit_registry_acquire (const char *key, MorokJitMakeFn make, gpointer data,
       g_mutex_unlock (&lock);
       gint64 t0 = g_get_monotonic_time ();
       GError *local = NULL;
-      MorokJit *jit = make (data, &local);
+      gpointer value = make (data, &local);
       g_mutex_lock (&lock);
-      e->jit = jit;
+      e->value = value;
+      e->free_value = free_value;
+      e->is_jit = make == make_jit;
       e->error = local;
       e->made = TRUE;
-      if (jit)
+      if (value)
         {
           prepares++;
           g_debug ("registry: prepared '%s' in %.1f ms", key, (g_get_monotonic_time () - t0) / 1e3);
@@ -85,13 +121,13 @@ morok_jit_registry_acquire (const char *key, MorokJitMakeFn make, gpointer data,
       else if (!local)
         g_set_error (&e->error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
                      "registry: making '%s' failed without an error", key);
-      if (!jit) /* the next acquire tries again */
+      if (!value) /* the next acquire tries again */
         g_hash_table_remove (entries, e->key);
       g_cond_broadcast (&made_cond);
     }
   while (!e->made)
     g_cond_wait (&made_cond, &lock);
-  if (e->jit)
+  if (e->value)
     {
       g_mutex_unlock (&lock);
       return e;
@@ -107,8 +143,15 @@ morok_jit_registry_acquire (const char *key, MorokJitMakeFn make, gpointer data,
 MorokJit *
 morok_jit_shared_prototype (MorokJitShared *shared)
 {
+  g_return_val_if_fail (shared != NULL && shared->is_jit, NULL);
+  return shared->value;
+}
+
+gpointer
+morok_jit_shared_value (MorokJitShared *shared)
+{
   g_return_val_if_fail (shared != NULL, NULL);
-  return shared->jit;
+  return shared->value;
 }
 
 void
@@ -136,7 +179,7 @@ morok_jit_registry_n_prototypes (void)
       gpointer e;
       g_hash_table_iter_init (&it, entries);
       while (g_hash_table_iter_next (&it, NULL, &e))
-        n += ((MorokJitShared *) e)->jit != NULL;
+        n += ((MorokJitShared *) e)->value != NULL;
     }
   g_mutex_unlock (&lock);
   return n;

@@ -36,6 +36,9 @@ typedef struct _MorokJitShared MorokJitShared;
  * wrapper, or NULL with @error set. Runs without the registry's lock, on
  * the thread of the first acquire of the key. */
 typedef MorokJit *(*MorokJitMakeFn) (gpointer data, GError **error);
+/* The same for a value other than one wrapper (several prepared wrappers
+ * and their model, say): (transfer full) the value, or NULL with @error. */
+typedef gpointer (*MorokSharedMakeFn) (gpointer data, GError **error);
 
 /* ---- keys ---- */
 
@@ -60,9 +63,17 @@ char *morok_prepare_config_key (const MorokPrepareConfig *config);
  * that waited for that make gets a copy; the next acquire tries again). */
 MorokJitShared *morok_jit_registry_acquire (const char *key, MorokJitMakeFn make, gpointer data,
                                             GError **error);
+/* The same for a key whose prototype is any value, made by @make and freed
+ * by @free_value (on the last release). A key is acquired one way only. */
+MorokJitShared *morok_jit_registry_acquire_value (const char *key, MorokSharedMakeFn make,
+                                                  GDestroyNotify free_value, gpointer data,
+                                                  GError **error);
 /* The prepared prototype: (transfer none) valid until @shared is released.
  * Execute it only through morok_jit_new_context. */
 MorokJit *morok_jit_shared_prototype (MorokJitShared *shared);
+/* The value of a key acquired with morok_jit_registry_acquire_value
+ * (transfer none), valid until @shared is released. */
+gpointer morok_jit_shared_value (MorokJitShared *shared);
 /* Drops the use; the last one frees the prototype. NULL is a no-op. */
 void morok_jit_registry_release (MorokJitShared *shared);
 

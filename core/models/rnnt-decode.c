@@ -73,19 +73,12 @@ predictor_step (MorokRnntDecoder *dec, GError **error)
          && morok_jit_recurrent_step_rows (dec->rec, dec->rows, dec->emitted, error) != NULL;
 }
 
-MorokRnntDecoder *
-morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig *config,
-                        GError **error)
+/* A decoder of @rows rows for @model, without its plans. */
+static MorokRnntDecoder *
+decoder_alloc (MorokGigaAm *model, guint rows)
 {
-  g_return_val_if_fail (model != NULL && rows > 0, NULL);
   const MorokGigaAmConfig *cfg = morok_gigaam_config (model);
-  if (cfg->head != MOROK_GIGAAM_HEAD_RNNT)
-    {
-      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
-                   "%s: not an RNN-T model (model_class ctc)", morok_gigaam_path (model));
-      return NULL;
-    }
-  g_autoptr (MorokRnntDecoder) dec = g_new0 (MorokRnntDecoder, 1);
+  MorokRnntDecoder *dec = g_new0 (MorokRnntDecoder, 1);
   dec->model = morok_gigaam_ref (model);
   dec->rows = rows;
   dec->H = cfg->pred_hidden, dec->J = cfg->joint_hidden, dec->C = cfg->n_classes;
@@ -98,7 +91,32 @@ morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig
   dec->tokens = g_new0 (GArray *, rows);
   for (guint r = 0; r < rows; r++)
     dec->tokens[r] = g_array_new (FALSE, FALSE, sizeof (MorokCtcToken));
+  return dec;
+}
 
+/* The predictor's state driver over dec->predictor. */
+static gboolean
+decoder_open_state (MorokRnntDecoder *dec, GError **error)
+{
+  guint L = morok_gigaam_config (dec->model)->pred_layers;
+  dec->rec = morok_jit_recurrent_new (gigaam_predictor_jit_jit (dec->predictor), L,
+                                      dec->rows * dec->H, dec->rows * dec->J, error);
+  return dec->rec != NULL;
+}
+
+MorokRnntDecoder *
+morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig *config,
+                        GError **error)
+{
+  g_return_val_if_fail (model != NULL && rows > 0, NULL);
+  const MorokGigaAmConfig *cfg = morok_gigaam_config (model);
+  if (cfg->head != MOROK_GIGAAM_HEAD_RNNT)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+                   "%s: not an RNN-T model (model_class ctc)", morok_gigaam_path (model));
+      return NULL;
+    }
+  g_autoptr (MorokRnntDecoder) dec = decoder_alloc (model, rows);
   guint L = cfg->pred_layers;
   g_autoptr (MorokInputSpec) emb = morok_input_spec_f32 (MOROK_SHAPE (rows, dec->H));
   g_autoptr (MorokInputSpec) state = morok_input_spec_f32 (MOROK_SHAPE (L, rows, dec->H));
@@ -106,11 +124,22 @@ morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig
   dec->predictor = gigaam_predictor_jit_new (morok_gigaam_ref (model));
   dec->joint = gigaam_joint_jit_new (morok_gigaam_ref (model));
   if (!gigaam_predictor_jit_prepare_with_config (dec->predictor, emb, state, state, config, error)
-      || !gigaam_joint_jit_prepare_with_config (dec->joint, jrow, jrow, config, error))
+      || !gigaam_joint_jit_prepare_with_config (dec->joint, jrow, jrow, config, error)
+      || !decoder_open_state (dec, error))
     return NULL;
-  dec->rec = morok_jit_recurrent_new (gigaam_predictor_jit_jit (dec->predictor), L,
-                                      rows * dec->H, rows * dec->J, error);
-  return dec->rec ? g_steal_pointer (&dec) : NULL;
+  return g_steal_pointer (&dec);
+}
+
+MorokRnntDecoder *
+morok_rnnt_decoder_new_context (MorokRnntDecoder *prepared, GError **error)
+{
+  g_return_val_if_fail (prepared != NULL, NULL);
+  g_autoptr (MorokRnntDecoder) dec = decoder_alloc (prepared->model, prepared->rows);
+  if (!(dec->predictor = gigaam_predictor_jit_new_context (prepared->predictor, error))
+      || !(dec->joint = gigaam_joint_jit_new_context (prepared->joint, error))
+      || !decoder_open_state (dec, error))
+    return NULL;
+  return g_steal_pointer (&dec);
 }
 
 /* The joint of every active row's frame @t and its predictor output; the

@@ -48,6 +48,11 @@ typedef struct _MorokRnntDecoder MorokRnntDecoder;
  * prepare's error (MOROK_JIT_ERROR_BUILD for a CTC model). */
 MorokRnntDecoder *morok_rnnt_decoder_new (MorokGigaAm *model, guint rows,
                                           const MorokPrepareConfig *config, GError **error);
+/* Another decoder running @prepared's two programs in contexts of its own
+ * (morok_jit_new_context): it decodes independently of @prepared (on
+ * another thread, too) and must not outlive it. (transfer full) or NULL
+ * with the contexts' error. */
+MorokRnntDecoder *morok_rnnt_decoder_new_context (MorokRnntDecoder *prepared, GError **error);
 /* Decodes @n items: item i's frames are the first @n_frames[i] rows of J
  * floats at @enc_proj + i * @max_frames * J (GigaAmRnntJit's output). The
  * tokens replace those of the last run. Fails (MOROK_JIT_ERROR_RUNTIME)
