@@ -612,14 +612,17 @@ GST_START_TEST (test_request_release_while_playing)
 GST_END_TEST;
 
 /* 20 cycles NULL <-> PLAYING of two streams through request pads (16 and
- * 8 kHz, stereo, ending at different times) leave nothing behind. */
+ * 8 kHz, stereo, ending at different times) and one through the always
+ * pads of the same element leave nothing behind. */
 GST_START_TEST (test_pads_state_cycles)
 {
   assert_cycles_leak_nothing (
       "morokvad name=v audiotestsrc num-buffers=4 samplesperbuffer=700 ! "
       "audio/x-raw,rate=16000,channels=1 ! v.sink_0 v.src_0 ! fakesink "
       "audiotestsrc num-buffers=9 samplesperbuffer=300 ! audio/x-raw,rate=8000,channels=2 ! "
-      "v.sink_1 v.src_1 ! fakesink",
+      "v.sink_1 v.src_1 ! fakesink "
+      "audiotestsrc num-buffers=5 samplesperbuffer=500 ! audio/x-raw,rate=16000 ! v.sink v.src ! "
+      "fakesink",
       20);
 }
 GST_END_TEST;
