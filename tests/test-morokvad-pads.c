@@ -16,6 +16,15 @@
 
 /* ---- fixtures ---- */
 
+/* @bytes of zeros: silence in S16 and F32. */
+static GstBuffer *
+silence (gsize bytes)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, bytes, NULL);
+  gst_buffer_memset (buf, 0, 0, bytes);
+  return buf;
+}
+
 /* A bus of its own for @element, to read its messages. */
 static void
 give_bus (GstElement *element)
@@ -474,9 +483,7 @@ GST_START_TEST (test_bad_caps_names_pad)
       GstHarness *ok = pad_harness (vad, "sink_0", "src_0", 16000);
       GstHarness *h = gst_harness_new_with_element (vad, "sink_1", "src_1");
       gst_harness_set_src_caps_str (h, bad[k].caps);
-      GstBuffer *buf = gst_buffer_new_allocate (NULL, 1024, NULL);
-      gst_buffer_memset (buf, 0, 0, 1024);
-      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_NOT_NEGOTIATED);
+      fail_unless_equals_int (gst_harness_push (h, silence (1024)), GST_FLOW_NOT_NEGOTIATED);
       GstBus *bus = gst_element_get_bus (vad);
       GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
       fail_unless (msg != NULL);
@@ -488,7 +495,7 @@ GST_START_TEST (test_bad_caps_names_pad)
       gst_message_unref (msg);
       gst_object_unref (bus);
       /* the other pad streams on */
-      fail_unless_equals_int (gst_harness_push (ok, gst_buffer_new_allocate (NULL, 1024, NULL)),
+      fail_unless_equals_int (gst_harness_push (ok, silence (1024)),
                               GST_FLOW_OK);
       drop_bus (vad);
       gst_harness_teardown (h);
@@ -509,7 +516,7 @@ GST_START_TEST (test_pad_latency)
   fail_unless (latency_at_least (h, 70 * GST_MSECOND));
   gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=16000, channels=1, "
                                    "layout=interleaved");
-  gst_harness_push (h, gst_buffer_new_allocate (NULL, 1024, NULL));
+  gst_harness_push (h, silence (1024));
   fail_unless (latency_at_least (h, 70 * GST_MSECOND));
   fail_unless (!latency_at_least (h, 71 * GST_MSECOND));
   gst_harness_teardown (h);
@@ -518,7 +525,7 @@ GST_START_TEST (test_pad_latency)
   vad = gst_element_factory_make ("morokvad", NULL);
   g_object_set (vad, "max-wait", 70, "remove-silence", TRUE, NULL);
   h = pad_harness (vad, "sink_0", "src_0", 16000);
-  gst_harness_push (h, gst_buffer_new_allocate (NULL, 1024, NULL));
+  gst_harness_push (h, silence (1024));
   fail_unless (latency_at_least (h, 370 * GST_MSECOND));
   gst_harness_teardown (h);
   gst_object_unref (vad);
