@@ -495,8 +495,7 @@ GST_START_TEST (test_bad_caps_names_pad)
       gst_message_unref (msg);
       gst_object_unref (bus);
       /* the other pad streams on */
-      fail_unless_equals_int (gst_harness_push (ok, silence (1024)),
-                              GST_FLOW_OK);
+      fail_unless_equals_int (gst_harness_push (ok, silence (1024)), GST_FLOW_OK);
       drop_bus (vad);
       gst_harness_teardown (h);
       gst_harness_teardown (ok);
