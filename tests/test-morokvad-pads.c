@@ -240,15 +240,15 @@ run_alone (const char *version, const char *prop, const char *value, const gint1
 
 /* Runs the streams of @specs at once, each in a thread, through the
  * request pads sink_<i> of one morokvad (@prop = @value set, max-wait
- * @max_wait ms), and checks each against a lone element. Returns the
- * element's batch-rounds. */
+ * @max_wait ms), each at its rate (@rate when it gives none), and checks
+ * each against a lone element. Returns the element's batch-rounds. */
 static guint64
 run_streams_against_alone (const char *version, guint rate, const char *prop, const char *value,
                            guint max_wait, const Feed *specs, guint n, Feed *out_feeds)
 {
-  g_autofree char *wav = g_strdup_printf ("speech-%uk.wav", rate / 1000);
-  gsize len;
-  g_autofree gint16 *pcm = fixture_read_wav (wav, NULL, &len);
+  gsize len[2];
+  g_autofree gint16 *pcm16 = fixture_read_wav ("speech-16k.wav", NULL, &len[0]);
+  g_autofree gint16 *pcm8 = fixture_read_wav ("speech-8k.wav", NULL, &len[1]);
   GstElement *vad = gst_element_factory_make ("morokvad", NULL);
   gst_util_set_object_arg (G_OBJECT (vad), "model-version", version);
   g_object_set (vad, "max-wait", max_wait, NULL);
@@ -262,11 +262,12 @@ run_streams_against_alone (const char *version, guint rate, const char *prop, co
     {
       g_autofree char *sink = g_strdup_printf ("sink_%u", i);
       g_autofree char *src = g_strdup_printf ("src_%u", i);
-      h[i] = pad_harness (vad, sink, src, rate);
-      g_assert_cmpuint (specs[i].first + (gsize) specs[i].n_chunks * (rate == 16000 ? 512 : 256),
-                        <=, len);
+      guint r = specs[i].rate ? specs[i].rate : rate;
+      h[i] = pad_harness (vad, sink, src, r);
+      g_assert_cmpuint (specs[i].first + (gsize) specs[i].n_chunks * (r == 16000 ? 512 : 256),
+                        <=, len[r != 16000]);
       g_autoptr (GstPad) pad = gst_element_get_static_pad (vad, sink);
-      feed_init (&out_feeds[i], h[i], G_OBJECT (pad), pcm, rate, &specs[i]);
+      feed_init (&out_feeds[i], h[i], G_OBJECT (pad), r == 16000 ? pcm16 : pcm8, r, &specs[i]);
     }
   for (guint i = 0; i < n; i++)
     threads[i] = g_thread_new ("feed", feed_run, &out_feeds[i]);
@@ -278,11 +279,12 @@ run_streams_against_alone (const char *version, guint rate, const char *prop, co
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *sink = g_strdup_printf ("sink_%u", i);
-      g_autofree char *what = g_strdup_printf ("%s %u Hz %s", version, rate, sink);
+      guint r = out_feeds[i].rate;
+      g_autofree char *what = g_strdup_printf ("%s %u Hz %s", version, r, sink);
       g_autoptr (GArray) got_b = boundaries_of (vad, sink);
       Feed alone;
       g_autoptr (GArray) want_b = NULL;
-      run_alone (version, prop, value, pcm, rate, &specs[i], &alone, &want_b);
+      run_alone (version, prop, value, out_feeds[i].pcm, r, &specs[i], &alone, &want_b);
       assert_same_stream (what, &out_feeds[i], got_b, &alone, want_b);
       segments += want_b->len;
       chunks += out_feeds[i].probs->len;
@@ -343,6 +345,23 @@ GST_START_TEST (test_pads_equal_lone_elements)
     }
   fail_unless (rounds < chunks, "%" G_GUINT64_FORMAT " rounds for %" G_GUINT64_FORMAT " chunks",
                rounds, chunks);
+}
+GST_END_TEST;
+
+/* Streams at 16 and 8 kHz in one element, each through the batched plan
+ * of its rate at the same time, give what lone elements give. */
+GST_START_TEST (test_pads_mixed_rates)
+{
+  const Feed specs[] = {
+    { .first = 0, .n_chunks = 120, .rate = 16000 },
+    { .first = 0, .n_chunks = 160, .rate = 8000 },
+    { .first = 9000, .n_chunks = 100, .rate = 16000 },
+    { .first = 4000, .n_chunks = 140, .rate = 8000 },
+  };
+  Feed feeds[G_N_ELEMENTS (specs)];
+  run_streams_against_alone ("v5", 16000, NULL, NULL, 100, specs, G_N_ELEMENTS (specs), feeds);
+  for (guint i = 0; i < G_N_ELEMENTS (specs); i++)
+    feed_clear (&feeds[i]);
 }
 GST_END_TEST;
 
@@ -641,6 +660,7 @@ morokvad_pads_suite (void)
   tcase_set_timeout (tc, 240);
   suite_add_tcase (s, tc);
   tcase_add_loop_test (tc, test_pads_equal_lone_elements, 0, G_N_ELEMENTS (cases));
+  tcase_add_test (tc, test_pads_mixed_rates);
   tcase_add_test (tc, test_pads_remove_silence_equal_lone);
   tcase_add_test (tc, test_stalled_stream_does_not_block);
   tcase_add_test (tc, test_large_buffer_held_max_wait);
