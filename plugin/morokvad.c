@@ -388,7 +388,8 @@ morok_vad_settings (MorokVad *self, guint rate, MorokVadParams *out_params,
   out_params->min_silence_ms = self->min_silence_ms;
   out_params->speech_pad_ms = self->speech_pad_ms;
   out_params->max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
-  *out_remove_silence = self->remove_silence;
+  if (out_remove_silence)
+    *out_remove_silence = self->remove_silence;
   GST_OBJECT_UNLOCK (self);
   return morok_vad_params_check (out_params, error);
 }
@@ -429,8 +430,7 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
       self->plan = NULL;
       return FALSE;
     }
-  gboolean remove_silence;
-  if (!morok_vad_settings (self, self->plan->rate, &self->params, &remove_silence, &error))
+  if (!morok_vad_settings (self, self->plan->rate, &self->params, NULL, &error))
     {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("%s", error->message));
       return FALSE;

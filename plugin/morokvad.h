@@ -18,8 +18,9 @@ GST_ELEMENT_REGISTER_DECLARE (morokvad);
  * element is above READY; NULL with an error naming the rate when the model
  * does not run it. */
 MorokVadRounds *morok_vad_rounds_of (MorokVad *self, guint rate, GError **error);
-/* The segmenter settings at @rate from the properties, and remove-silence;
- * FALSE with MOROK_VAD_ERROR_PARAMS naming a bad one. */
+/* The segmenter settings at @rate from the properties, and remove-silence
+ * (@out_remove_silence nullable); FALSE with MOROK_VAD_ERROR_PARAMS naming
+ * a bad one. */
 gboolean morok_vad_settings (MorokVad *self, guint rate, MorokVadParams *out_params,
                              gboolean *out_remove_silence, GError **error);
 
