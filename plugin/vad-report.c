@@ -5,6 +5,8 @@
 void
 morok_vad_report_events (const MorokVadReportTo *to, const MorokVadEvent *ev, guint n)
 {
+  if (n == 0) /* most chunks: no property read */
+    return;
   for (guint i = 0; i < n && to->gate; i++)
     if (ev[i].type == MOROK_VAD_EVENT_START)
       morok_silence_gate_speech_start (to->gate, ev[i].sample);
