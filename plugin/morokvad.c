@@ -40,9 +40,21 @@
  * segment reset the model state and the segmenter; EOS runs the last partial
  * chunk (zero-padded) and closes an open segment.
  *
+ * Many streams, one batched plan: besides its always sink/src pair the
+ * element has request pads `sink_%u`, each with its `src_%u`. Every such
+ * stream has its own caps, segment, segmenter, meta, remove-silence and
+ * messages (with a `pad` field, string: the sink pad's name) and its
+ * `probability` and `chunks-processed` as pad properties; the chunks that
+ * are ready run together through the batched plan of their rate (up to
+ * #GstMorokVad:max-streams streams). A chunk waits at most
+ * #GstMorokVad:max-wait for the other streams' chunks, which src_%u adds
+ * to its latency (docs/morokvad.md, "Many streams, one element").
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample ! morokvad ! fakesink
+ * gst-launch-1.0 -m morokvad name=v filesrc location=a.wav ! wavparse ! v.sink_0 v.src_0 ! fakesink \
+ *   filesrc location=b.wav ! wavparse ! v.sink_1 v.src_1 ! fakesink
  * ]|
  */
 #include "morokvad.h"
@@ -51,6 +63,8 @@
 #include "audio-mix.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
+#include "morokvad-pad.h"
+#include "vad-report.h"
 #include "jit/morok-jit-registry.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
@@ -71,6 +85,8 @@ GST_DEBUG_CATEGORY_STATIC (morok_vad_debug);
 #define DEFAULT_MAX_SPEECH_S 0.0
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_REMOVE_SILENCE FALSE
+#define DEFAULT_MAX_WAIT_MS 40
+#define DEFAULT_MAX_STREAMS 64
 
 typedef enum
 {
@@ -92,20 +108,26 @@ enum
   PROP_MAX_SPEECH_S,
   PROP_POST_MESSAGES,
   PROP_REMOVE_SILENCE,
+  PROP_MAX_WAIT_MS,
+  PROP_MAX_STREAMS,
   PROP_CHUNKS_PROCESSED,
   PROP_MEAN_EXECUTE_US,
   PROP_PROBABILITY,
+  PROP_BATCH_ROUNDS,
 };
 
-#define RATES "{ 16000, 8000 }"
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
-                     ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) " RATES
-                     ", channels = (int) [ 1, MAX ], layout = (string) interleaved"));
+#define VAD_CAPS                                                                            \
+  GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) { 16000, "  \
+                   "8000 }, channels = (int) [ 1, MAX ], layout = (string) interleaved")
+static GstStaticPadTemplate sink_template
+    = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, VAD_CAPS);
+static GstStaticPadTemplate src_template
+    = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS, VAD_CAPS);
+/* the streams of the batched plans: each sink_%u with its src_%u */
+static GstStaticPadTemplate sink_request_template
+    = GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, VAD_CAPS);
+static GstStaticPadTemplate src_request_template
+    = GST_STATIC_PAD_TEMPLATE ("src_%u", GST_PAD_SRC, GST_PAD_SOMETIMES, VAD_CAPS);
 
 /* One plan per sample rate the model runs: the registry's prototype for
  * the model's contents, rate and options, and this element's context of
@@ -128,6 +150,7 @@ struct _MorokVad
   gdouble threshold, neg_threshold, max_speech_s;
   guint min_speech_ms, min_silence_ms, speech_pad_ms;
   gboolean post_messages, remove_silence;
+  guint max_wait_ms, max_streams;
 
   /* statistics, guarded by the object lock */
   guint64 chunks;
@@ -137,6 +160,10 @@ struct _MorokVad
   /* prepared in start () */
   RatePlan plans[2];
   guint n_plans;
+
+  /* the rounds of the request pads, per plan (same index): made in start (),
+   * freed on PAUSED -> READY once every pad is inactive */
+  MorokVadRounds *rounds[2];
 
   /* streaming state, streaming thread only */
   RatePlan *plan;          /* the plan for the negotiated rate */
@@ -183,6 +210,29 @@ free_plans (MorokVad *self)
     }
   self->n_plans = 0;
   self->plan = NULL;
+}
+
+static void
+free_rounds (MorokVad *self)
+{
+  MorokVadRounds *rounds[G_N_ELEMENTS (self->rounds)];
+  GST_OBJECT_LOCK (self);
+  for (guint i = 0; i < G_N_ELEMENTS (self->rounds); i++)
+    rounds[i] = g_steal_pointer (&self->rounds[i]);
+  GST_OBJECT_UNLOCK (self);
+  for (guint i = 0; i < G_N_ELEMENTS (rounds); i++)
+    {
+      guint64 n_rounds = 0, n_chunks = 0;
+      gdouble us = 0;
+      if (rounds[i])
+        morok_vad_rounds_counts (rounds[i], &n_rounds, &n_chunks, &us);
+      if (n_rounds)
+        GST_INFO_OBJECT (self, "request pads at %u Hz: %" G_GUINT64_FORMAT " chunks in %"
+                         G_GUINT64_FORMAT " rounds, %.1f us an execute, %.1f us a chunk",
+                         morok_vad_rounds_rate (rounds[i]), n_chunks, n_rounds, us / n_rounds,
+                         us / n_chunks);
+      morok_vad_rounds_free (rounds[i]);
+    }
 }
 
 /* What the registry needs to make one rate's prototype. */
@@ -278,6 +328,8 @@ morok_vad_start (GstBaseTransform *trans)
   GST_OBJECT_LOCK (self);
   g_autofree char *model = g_strdup (self->model);
   MorokVadModelVersion version = self->model_version;
+  guint max_streams = self->max_streams;
+  GstClockTime max_wait = self->max_wait_ms * GST_MSECOND;
   GST_OBJECT_UNLOCK (self);
 
   g_autofree char *path = model ? g_strdup (model) : NULL;
@@ -301,6 +353,13 @@ morok_vad_start (GstBaseTransform *trans)
   GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms, %" G_GSIZE_FORMAT
                    " context bytes at 16 kHz (%" G_GSIZE_FORMAT " of them scratch)",
                    path, self->n_plans, (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
+  free_rounds (self);
+  GST_OBJECT_LOCK (self);
+  for (guint i = 0; i < self->n_plans; i++)
+    self->rounds[i] = morok_vad_rounds_new (
+        silero_vad_jit_model ((SileroVadJit *) morok_jit_shared_prototype (self->plans[i].shared)),
+        self->plans[i].rate, max_streams, max_wait);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -316,6 +375,24 @@ morok_vad_stop (GstBaseTransform *trans)
 }
 
 /* ---- stream state ---- */
+
+gboolean
+morok_vad_settings (MorokVad *self, guint rate, MorokVadParams *out_params,
+                    gboolean *out_remove_silence, GError **error)
+{
+  GST_OBJECT_LOCK (self);
+  morok_vad_params_init (out_params, (gint) rate);
+  out_params->threshold = self->threshold;
+  out_params->neg_threshold = self->neg_threshold;
+  out_params->min_speech_ms = self->min_speech_ms;
+  out_params->min_silence_ms = self->min_silence_ms;
+  out_params->speech_pad_ms = self->speech_pad_ms;
+  out_params->max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
+  if (out_remove_silence)
+    *out_remove_silence = self->remove_silence;
+  GST_OBJECT_UNLOCK (self);
+  return morok_vad_params_check (out_params, error);
+}
 
 static void
 reset_stream (MorokVad *self)
@@ -353,16 +430,7 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
       self->plan = NULL;
       return FALSE;
     }
-  GST_OBJECT_LOCK (self);
-  morok_vad_params_init (&self->params, self->plan->rate);
-  self->params.threshold = self->threshold;
-  self->params.neg_threshold = self->neg_threshold;
-  self->params.min_speech_ms = self->min_speech_ms;
-  self->params.min_silence_ms = self->min_silence_ms;
-  self->params.speech_pad_ms = self->speech_pad_ms;
-  self->params.max_speech_s = self->max_speech_s > 0 ? self->max_speech_s : INFINITY;
-  GST_OBJECT_UNLOCK (self);
-  if (!morok_vad_params_check (&self->params, &error))
+  if (!morok_vad_settings (self, self->plan->rate, &self->params, NULL, &error))
     {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, (NULL), ("%s", error->message));
       return FALSE;
@@ -382,52 +450,15 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   return TRUE;
 }
 
-/* A caps event with a rate we do not run is refused by the pad before
- * setup () sees it: say which rates work before negotiation fails. */
-static GstPadProbeReturn
-check_rate_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
-{
-  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
-  gint rate;
-  if (GST_EVENT_TYPE (event) != GST_EVENT_CAPS)
-    return GST_PAD_PROBE_OK;
-  GstCaps *caps;
-  gst_event_parse_caps (event, &caps);
-  const GstStructure *s = gst_caps_get_structure (caps, 0);
-  if (gst_structure_get_int (s, "rate", &rate) && rate != 16000 && rate != 8000)
-    GST_ELEMENT_ERROR (user_data, STREAM, FORMAT,
-                       ("morokvad works on 16000 or 8000 Hz audio, not %d Hz", rate),
-                       ("put audioresample before morokvad"));
-  return GST_PAD_PROBE_OK;
-}
-
 /* ---- analysis ---- */
 
+/* Tells the gate (remove-silence) of the @n events @ev and posts them. */
 static void
-post_event (MorokVad *self, const MorokVadEvent *ev)
+report_events (MorokVad *self, const MorokVadEvent *ev, guint n)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime ts = morok_sample_clock_time (&self->clock, ev->sample);
-  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, ts);
-  GstClockTime running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, ts);
-  gboolean start = ev->type == MOROK_VAD_EVENT_START;
-  GST_DEBUG_OBJECT (self, "speech-%s at sample %" G_GINT64_FORMAT " (%" GST_TIME_FORMAT ")",
-                    start ? "start" : "end", ev->sample, GST_TIME_ARGS (ts));
-  if (self->remove_silence && start)
-    morok_silence_gate_speech_start (self->gate, ev->sample);
-  else if (self->remove_silence)
-    morok_silence_gate_speech_end (self->gate, ev->sample);
-  GST_OBJECT_LOCK (self);
-  gboolean post = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
-  if (!post)
-    return;
-  GstStructure *s = gst_structure_new ("morokvad", "type", G_TYPE_STRING,
-                                       start ? "speech-start" : "speech-end", "timestamp",
-                                       G_TYPE_UINT64, ts, "stream-time", G_TYPE_UINT64, stream_time,
-                                       "running-time", G_TYPE_UINT64, running_time, "probability",
-                                       G_TYPE_DOUBLE, (gdouble) ev->prob, NULL);
-  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+  MorokVadReportTo to = { GST_ELEMENT (self), NULL, self->remove_silence ? self->gate : NULL,
+                          &self->clock, &GST_BASE_TRANSFORM (self)->segment };
+  morok_vad_report_events (&to, ev, n);
 }
 
 /* Runs the model on the full chunk, then feeds the segmenter. */
@@ -456,8 +487,7 @@ run_chunk (MorokVad *self)
   /* the last context samples of this chunk start the next one */
   memmove (self->audio, self->audio + self->chunk, self->context * sizeof (float));
   self->filled = 0;
-  for (guint i = 0; i < n; i++)
-    post_event (self, &ev[i]);
+  report_events (self, ev, n);
   return TRUE;
 }
 
@@ -481,16 +511,6 @@ analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *i
         return FALSE;
     }
   return TRUE;
-}
-
-static void
-set_meta (MorokVad *self, GstBuffer *buf)
-{
-  GstAudioLevelMeta *meta = gst_buffer_get_audio_level_meta (buf);
-  if (meta)
-    meta->voice_activity = morok_vad_segmenter_speaking (self->seg);
-  else
-    gst_buffer_add_audio_level_meta (buf, 127, morok_vad_segmenter_speaking (self->seg));
 }
 
 /* ---- buffers ---- */
@@ -541,7 +561,7 @@ morok_vad_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
   if (buf)
     {
       buf = gst_buffer_make_writable (buf);
-      set_meta (self, buf);
+      morok_vad_report_meta (buf, morok_vad_segmenter_speaking (self->seg));
       if (!self->remove_silence)
         {
           *outbuf = buf;
@@ -574,9 +594,7 @@ finish_stream (MorokVad *self)
       run_chunk (self);
     }
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
-  guint n = morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev));
-  for (guint i = 0; i < n; i++)
-    post_event (self, &ev[i]);
+  report_events (self, ev, morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev)));
   morok_silence_gate_release (self->gate, GST_BASE_TRANSFORM_SRC_PAD (self), G_MAXINT64);
   self->samples = 0;
 }
@@ -625,6 +643,48 @@ morok_vad_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *q
   return ret;
 }
 
+/* ---- request pads ---- */
+
+MorokVadRounds *
+morok_vad_rounds_of (MorokVad *self, guint rate, GError **error)
+{
+  for (guint i = 0; i < self->n_plans; i++)
+    if (self->plans[i].rate == rate && self->rounds[i])
+      return self->rounds[i];
+  g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+               self->n_plans ? "the model does not run at %u Hz" : "no model prepared", rate);
+  return NULL;
+}
+
+static GstPad *
+morok_vad_request_new_pad (GstElement *element, GstPadTemplate *templ, const char *name,
+                           const GstCaps *caps)
+{
+  MorokVad *self = MOROK_VAD (element);
+  GST_OBJECT_LOCK (self);
+  guint max = self->max_streams;
+  GST_OBJECT_UNLOCK (self);
+  return morok_vad_pad_request (element, templ, name, max);
+}
+
+/* PAUSED -> READY: the chunks waiting in rounds return before the pads
+ * deactivate; once all are inactive the streams and rounds go. */
+static GstStateChangeReturn
+morok_vad_change_state (GstElement *element, GstStateChange transition)
+{
+  MorokVad *self = MOROK_VAD (element);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    morok_vad_pad_foreach (element, morok_vad_pad_unblock);
+  GstStateChangeReturn ret
+      = GST_ELEMENT_CLASS (morok_vad_parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    {
+      morok_vad_pad_foreach (element, morok_vad_pad_stop);
+      free_rounds (self);
+    }
+  return ret;
+}
+
 /* ---- properties ---- */
 
 static void
@@ -649,6 +709,8 @@ morok_vad_set_property (GObject *object, guint prop_id, const GValue *value, GPa
     case PROP_MAX_SPEECH_S: self->max_speech_s = g_value_get_double (value); break;
     case PROP_POST_MESSAGES: self->post_messages = g_value_get_boolean (value); break;
     case PROP_REMOVE_SILENCE: self->remove_silence = g_value_get_boolean (value); break;
+    case PROP_MAX_WAIT_MS: self->max_wait_ms = g_value_get_uint (value); break;
+    case PROP_MAX_STREAMS: self->max_streams = g_value_get_uint (value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
@@ -671,11 +733,25 @@ morok_vad_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_MAX_SPEECH_S: g_value_set_double (value, self->max_speech_s); break;
     case PROP_POST_MESSAGES: g_value_set_boolean (value, self->post_messages); break;
     case PROP_REMOVE_SILENCE: g_value_set_boolean (value, self->remove_silence); break;
+    case PROP_MAX_WAIT_MS: g_value_set_uint (value, self->max_wait_ms); break;
+    case PROP_MAX_STREAMS: g_value_set_uint (value, self->max_streams); break;
     case PROP_CHUNKS_PROCESSED: g_value_set_uint64 (value, self->chunks); break;
     case PROP_MEAN_EXECUTE_US:
       g_value_set_double (value, self->chunks ? self->execute_us_total / self->chunks : 0.0);
       break;
     case PROP_PROBABILITY: g_value_set_double (value, self->probability); break;
+    case PROP_BATCH_ROUNDS:
+      {
+        guint64 total = 0, rounds, chunks;
+        for (guint i = 0; i < G_N_ELEMENTS (self->rounds); i++)
+          if (self->rounds[i])
+            {
+              morok_vad_rounds_counts (self->rounds[i], &rounds, &chunks, NULL);
+              total += rounds;
+            }
+        g_value_set_uint64 (value, total);
+        break;
+      }
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
@@ -687,6 +763,7 @@ morok_vad_finalize (GObject *object)
   MorokVad *self = MOROK_VAD (object);
   g_free (self->model);
   morok_silence_gate_free (self->gate);
+  free_rounds (self);
   G_OBJECT_CLASS (morok_vad_parent_class)->finalize (object);
 }
 
@@ -745,6 +822,17 @@ morok_vad_class_init (MorokVadClass *klass)
       g_param_spec_boolean ("remove-silence", "Remove silence",
                             "Drop audio outside speech segments and send GAP events instead",
                             DEFAULT_REMOVE_SILENCE, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_WAIT_MS,
+      g_param_spec_uint ("max-wait", "Maximum wait",
+                         "Request pads: the longest a chunk waits for the other streams' "
+                         "chunks before its round runs without them, added to the pad's "
+                         "latency (ms)",
+                         0, 10000, DEFAULT_MAX_WAIT_MS, ready));
+  g_object_class_install_property (gobject_class, PROP_MAX_STREAMS,
+      g_param_spec_uint ("max-streams", "Maximum streams",
+                         "Request pads: the most sink_%u pads, the batch bound of the "
+                         "batched plans",
+                         1, 4096, DEFAULT_MAX_STREAMS, ready));
   g_object_class_install_property (gobject_class, PROP_CHUNKS_PROCESSED,
       g_param_spec_uint64 ("chunks-processed", "Chunks processed",
                            "Model executions since the element was created", 0, G_MAXUINT64, 0,
@@ -758,8 +846,20 @@ morok_vad_class_init (MorokVadClass *klass)
                            "Speech probability of the last chunk analysed", 0.0, 1.0, 0.0,
                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  g_object_class_install_property (gobject_class, PROP_BATCH_ROUNDS,
+      g_param_spec_uint64 ("batch-rounds", "Batch rounds",
+                           "Request pads: batched executes since the element started (the "
+                           "pads' chunks-processed over this: the mean batch)",
+                           0, G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_static_pad_template_with_gtype (element_class, &sink_request_template,
+                                                        MOROK_TYPE_VAD_PAD);
+  gst_element_class_add_static_pad_template (element_class, &src_request_template);
+  element_class->request_new_pad = GST_DEBUG_FUNCPTR (morok_vad_request_new_pad);
+  element_class->release_pad = GST_DEBUG_FUNCPTR (morok_vad_pad_release);
+  element_class->change_state = GST_DEBUG_FUNCPTR (morok_vad_change_state);
   gst_element_class_set_static_metadata (element_class, "Morok voice activity detector",
                                          "Filter/Analyzer/Audio",
                                          "Detects speech with Silero VAD compiled by Morok",
@@ -787,7 +887,9 @@ morok_vad_init (MorokVad *self)
   self->max_speech_s = DEFAULT_MAX_SPEECH_S;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->remove_silence = DEFAULT_REMOVE_SILENCE;
+  self->max_wait_ms = DEFAULT_MAX_WAIT_MS;
+  self->max_streams = DEFAULT_MAX_STREAMS;
   self->gate = morok_silence_gate_new ();
   gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self), GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-                     check_rate_probe, self, NULL);
+                     morok_vad_report_caps_probe, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include "vad-rounds.h"
+#include "models/vad-segmenter.h"
 #include <gst/audio/gstaudiofilter.h>
 
 G_BEGIN_DECLS
@@ -9,5 +11,17 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (MorokVad, morok_vad, MOROK, VAD, GstAudioFilter)
 
 GST_ELEMENT_REGISTER_DECLARE (morokvad);
+
+/* ---- for the request pads (morokvad-pad.c) ---- */
+
+/* (transfer none) The rounds of the batched plan at @rate, valid while the
+ * element is above READY; NULL with an error naming the rate when the model
+ * does not run it. */
+MorokVadRounds *morok_vad_rounds_of (MorokVad *self, guint rate, GError **error);
+/* The segmenter settings at @rate from the properties, and remove-silence
+ * (@out_remove_silence nullable); FALSE with MOROK_VAD_ERROR_PARAMS naming
+ * a bad one. */
+gboolean morok_vad_settings (MorokVad *self, guint rate, MorokVadParams *out_params,
+                             gboolean *out_remove_silence, GError **error);
 
 G_END_DECLS
