@@ -73,7 +73,7 @@ gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
 gint64 morok_weight_pack_quads (gint64 k);
 /* k per block of the int8 kernel, each with its own corrections (its
  * MOROK_GEMM8_KC) */
-#define MOROK_WEIGHT_PACK_INT8_KC 512
+#define MOROK_WEIGHT_PACK_INT8_KC 1024
 /* Blocks of MOROK_WEIGHT_PACK_INT8_KC k in K = @k (rows of corrections). */
 gint64 morok_weight_pack_int8_blocks (gint64 k);
 gsize morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format);

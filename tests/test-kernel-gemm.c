@@ -307,14 +307,15 @@ test_i8_quantize (gconstpointer data)
 
 /* morok_weight_pack in int8 (host code, every CPU), byte for byte the
  * layout weight-pack.h gives: per column the reference's quantisation,
- * its scale and 128 times its sum over each block of 512 k; zeros past K
- * and past N (K up to two blocks here). B given [K, N]
+ * its scale and 128 times its sum over each block of
+ * MOROK_WEIGHT_PACK_INT8_KC k; zeros past K and past N (K up to two blocks
+ * here). B given [K, N]
  * and as a transposed [N, K]. */
 static void
 test_i8_pack (void)
 {
   GRand *rand = g_rand_new_with_seed (9);
-  const int64_t sizes[][3] = { { 5, 70, 16 }, { 33, 64, 64 }, { 770, 130, 64 } }; /* K, N, NR */
+  const int64_t sizes[][3] = { { 5, 70, 16 }, { 33, 64, 64 }, { 1030, 130, 64 } }; /* K, N, NR */
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int transposed = 0; transposed < 2; transposed++)
       {
@@ -322,7 +323,7 @@ test_i8_pack (void)
         int64_t panels = (N + nr - 1) / nr, sbk = transposed ? 1 : N, sbn = transposed ? K : 1;
         g_autofree float *b = int8_operand (rand, K * N);
         gsize bytes = morok_weight_pack_bytes (K, N, nr, MOROK_PRECISION_INT8);
-        int64_t blocks = (K + 511) / 512;
+        int64_t blocks = (K + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC;
         g_assert_cmpuint (bytes, ==, panels * nr * (k4 * 4 + 4 + 4 * blocks));
         g_autofree int8_t *dst = g_malloc (bytes);
         morok_weight_pack (b, K, N, sbk, sbn, nr, MOROK_PRECISION_INT8, dst);
@@ -332,11 +333,11 @@ test_i8_pack (void)
         for (int64_t col = 0; col < panels * nr; col++)
           {
             float s = col < N ? ref_quantize (b + col * sbn, K, sbk, q) : 0.0f;
-            int32_t sum[2] = { 0, 0 }; /* per block of 512 k */
+            int32_t sum[2] = { 0, 0 }; /* per block */
             for (int64_t kk = 0; kk < k4 * 4; kk++)
               {
                 int32_t want = col < N && kk < K ? q[kk] : 0;
-                sum[kk / 512] += want;
+                sum[kk / MOROK_WEIGHT_PACK_INT8_KC] += want;
                 g_assert_cmpint (dst[((col / nr * k4 + kk / 4) * nr + col % nr) * 4 + kk % 4], ==,
                                  want);
               }
@@ -354,7 +355,7 @@ test_i8_pack (void)
  * the sum of the terms' magnitudes (or of 1), the f32 rounding of the sums
  * of each block of k and of the scales; a misplaced quad or
  * a missing correction is off by a large part of it. Shapes straddle the tile (6 x 64),
- * the blocks (512 k, 256 columns, 72 rows) and a partial quad; accumulate
+ * the blocks (1024 k, 256 columns, 72 rows) and a partial quad; accumulate
  * off and on. */
 static void
 test_i8_packed (gconstpointer data)
@@ -371,7 +372,7 @@ test_i8_packed (gconstpointer data)
     }
   GRand *rand = g_rand_new_with_seed (10);
   const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64 : 16;
-  const int64_t sizes[][3] = { { 1, 17, 5 },     { 6, 64, 4 },    { 7, 65, 513 },
+  const int64_t sizes[][3] = { { 1, 17, 5 },     { 6, 64, 4 },    { 7, 65, 1025 },
                                { 73, 300, 1030 }, { 250, 768, 768 } }; /* M, N, K */
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int acc = 0; acc < 2; acc++)

@@ -341,11 +341,11 @@ product_of_int8 (const Ref *a, const Ref *b)
   return ref_matmul (aq, bq);
 }
 
-/* quads, then a scale and a correction per block of 512 k per column */
+/* quads, then a scale and a correction per block of k per column */
 static gsize
 int8_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) ((n + nr - 1) / nr * nr * ((k + 3) / 4 * 4 + 4 + 4 * ((k + 511) / 512)));
+  return (gsize) ((n + nr - 1) / nr * nr * ((k + 3) / 4 * 4 + 4 + 4 * ((k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC)));
 }
 
 /* int8 (AVX512-VNNI, or AVX-VNNI on avx2): B quantised per column at
@@ -355,8 +355,8 @@ int8_bytes (gint64 k, gint64 n, gint64 nr)
  * measured about 2e-8 sqrt (K) relative to max (1, |C|), held to
  * 1e-6 sqrt (K); one quantum of one operand off moves C by about 1 / 127^2
  * of a product, a dropped or misplaced quad by |C|, a missing correction by
- * 128 / 127 of a column sum. Odd K (a partial quad) and K past a block of
- * 512, partial tiles, batches, columns over threads; zmm on the avx512 ISA,
+ * 128 / 127 of a column sum. Odd K (a partial quad) and K past a block
+ * (3072: three of 1024), partial tiles, batches, columns over threads; zmm on the avx512 ISA,
  * ymm on avx2. */
 static void
 test_matmul_packed_int8 (gconstpointer data)
