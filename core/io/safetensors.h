@@ -117,10 +117,11 @@ float *morok_safetensor_dup_f32 (const MorokSafetensor *tensor, GError **error);
  * file truncated after it was opened ends the reader with SIGBUS there. */
 const float *morok_safetensor_f32_in_place (const MorokSafetensor *tensor);
 /* For a reader done with @tensor for now (a loader that copied it out, a
- * packer that made its own layout of it): the whole pages of its bytes
+ * packer that made its own layout of it): the pages that hold its bytes
  * leave this process's resident memory (the file stays mapped; they are
- * read again from it if touched), so that a large file and what is made of
- * it are not resident at once. */
+ * read again from it when touched, as are the neighbours' bytes that share
+ * a page with it), so that a large file and what is made of it are not
+ * resident at once. */
 void morok_safetensor_drop (const MorokSafetensor *tensor);
 
 

@@ -172,13 +172,21 @@ weight_free (GigaAmWeight *w)
   g_free (w);
 }
 
+/* A weight read in place, read for now: its pages of the file leave this
+ * process's memory (they come back from the file when read again). */
+static void
+weight_drop_pages (const GigaAmWeight *w)
+{
+  if (w->tensor)
+    morok_safetensor_drop (w->tensor);
+}
+
 /* The weight's values become @copy, which the model owns (made from the
  * file's pages, which leave again). */
 static void
 weight_set_copy (GigaAmWeight *w, float *copy)
 {
-  if (w->tensor)
-    morok_safetensor_drop (w->tensor);
+  weight_drop_pages (w);
   g_free (w->copy);
   w->data = w->copy = copy;
   w->tensor = NULL;
@@ -365,6 +373,10 @@ morok_gigaam_load (const char *path, GError **error)
   if (!gigaam_read_config (m, json, error) || !read_weights (m, m->st, error))
     return NULL;
   make_frontend_tables (m);
+  /* again, once all are read: a read maps its neighbours' pages too (the
+   * kernel's fault-around), those of tensors dropped before it */
+  for (guint i = 0; i < morok_safetensors_n_tensors (m->st); i++)
+    morok_safetensor_drop (morok_safetensors_nth (m->st, i));
   m->max_batch = 1;
   m->max_samples = (gint64)DEFAULT_MAX_SECONDS * m->config.sample_rate;
   g_debug ("%s: GigaAM %s, %u layers, d_model %u, %u heads, conv kernel %u, %u classes", m->file,
@@ -532,8 +544,7 @@ release_weight (gpointer weight, gconstpointer data)
   GigaAmWeight *w = weight;
   if (w->data != data)
     return;
-  if (w->tensor)
-    morok_safetensor_drop (w->tensor);
+  weight_drop_pages (w);
   g_clear_pointer (&w->copy, g_free);
   w->data = NULL;
 }
