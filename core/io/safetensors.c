@@ -527,10 +527,18 @@ morok_safetensor_drop (const MorokSafetensor *tensor)
 {
   g_return_if_fail (tensor != NULL);
   const guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
-  guintptr lo = (guintptr) tensor->data / page * page;
-  guintptr hi = ((guintptr) tensor->data + tensor->n_bytes + page - 1) / page * page;
-  if (tensor->n_bytes) /* a read-only private file mapping: the pages come back from the file */
+  guintptr lo = ((guintptr) tensor->data + page - 1) / page * page;
+  guintptr hi = ((guintptr) tensor->data + tensor->n_bytes) / page * page;
+  if (hi > lo) /* a read-only private file mapping: the pages come back from the file */
     madvise ((void *) lo, hi - lo, MADV_DONTNEED);
+}
+
+void
+morok_safetensors_drop (const MorokSafetensors *st)
+{
+  g_return_if_fail (st != NULL);
+  if (st->size)
+    madvise ((void *) st->bytes, st->size, MADV_DONTNEED);
 }
 
 float *

@@ -373,10 +373,9 @@ morok_gigaam_load (const char *path, GError **error)
   if (!gigaam_read_config (m, json, error) || !read_weights (m, m->st, error))
     return NULL;
   make_frontend_tables (m);
-  /* again, once all are read: a read maps its neighbours' pages too (the
-   * kernel's fault-around), those of tensors dropped before it */
-  for (guint i = 0; i < morok_safetensors_n_tensors (m->st); i++)
-    morok_safetensor_drop (morok_safetensors_nth (m->st, i));
+  /* all of it, once all is read: a read maps its neighbours' pages too
+   * (the kernel's fault-around), those of tensors dropped before it */
+  morok_safetensors_drop (m->st);
   m->max_batch = 1;
   m->max_samples = (gint64)DEFAULT_MAX_SECONDS * m->config.sample_rate;
   g_debug ("%s: GigaAM %s, %u layers, d_model %u, %u heads, conv kernel %u, %u classes", m->file,
