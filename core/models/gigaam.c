@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Loading a GigaAM model file: the config (gigaam-config.c), every tensor
- * checked against it (a table of names and shapes), the weights as f32, and
- * the front-end's DFT basis. The forward pass is in gigaam-frontend.c and
+ * checked against it (a table of names and shapes), the weights as f32
+ * (read in place from the mapped file, or copies), and the front-end's DFT
+ * basis. The forward pass is in gigaam-frontend.c and
  * gigaam-encoder.c. */
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-private.h"
