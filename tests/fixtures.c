@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "fixtures.h"
+#include "io/safetensors.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char *
 fixture_path (const char *name)
@@ -109,4 +113,105 @@ fixture_write_edited (const char *fixture, const char *path, FixtureGigaAmEdit e
   g_byte_array_append (out, (const guint8 *) h, strlen (h));
   g_byte_array_append (out, (const guint8 *) bytes + 8 + hlen, len - 8 - hlen);
   g_assert_true (g_file_set_contents (path, (const char *) out->data, out->len, NULL));
+}
+
+void
+fixture_write_f32 (const char *fixture, const char *path)
+{
+  g_autofree char *src = fixture_path (fixture);
+  g_autoptr (MorokSafetensors) st = morok_safetensors_open (src, NULL);
+  g_assert_nonnull (st);
+  g_autoptr (JsonBuilder) h = json_builder_new ();
+  g_autoptr (GByteArray) data = g_byte_array_new ();
+  json_builder_begin_object (h);
+  json_builder_set_member_name (h, "__metadata__");
+  json_builder_begin_object (h);
+  g_autofree const char **keys = morok_safetensors_metadata_keys (st);
+  for (guint i = 0; keys[i]; i++)
+    {
+      json_builder_set_member_name (h, keys[i]);
+      json_builder_add_string_value (h, morok_safetensors_metadata (st, keys[i]));
+    }
+  json_builder_end_object (h);
+  for (guint i = 0; i < morok_safetensors_n_tensors (st); i++)
+    {
+      const MorokSafetensor *t = morok_safetensors_nth (st, i);
+      gboolean to_f32 = morok_safetensor_dtype_is_float (t->dtype);
+      guint64 begin = data->len;
+      if (to_f32)
+        {
+          g_autofree float *f = morok_safetensor_dup_f32 (t, NULL);
+          g_assert_nonnull (f);
+          g_byte_array_append (data, (const guint8 *) f, t->n_elements * sizeof (float));
+        }
+      else
+        g_byte_array_append (data, t->data, t->n_bytes);
+      json_builder_set_member_name (h, t->name);
+      json_builder_begin_object (h);
+      json_builder_set_member_name (h, "dtype");
+      json_builder_add_string_value (h, to_f32 ? "F32" : morok_safetensor_dtype_name (t->dtype));
+      json_builder_set_member_name (h, "shape");
+      json_builder_begin_array (h);
+      for (guint d = 0; d < t->rank; d++)
+        json_builder_add_int_value (h, t->dims[d]);
+      json_builder_end_array (h);
+      json_builder_set_member_name (h, "data_offsets");
+      json_builder_begin_array (h);
+      json_builder_add_int_value (h, (gint64) begin);
+      json_builder_add_int_value (h, (gint64) data->len);
+      json_builder_end_array (h);
+      json_builder_end_object (h);
+    }
+  json_builder_end_object (h);
+  g_autoptr (JsonNode) root = json_builder_get_root (h);
+  g_autofree char *json = json_to_string (root, FALSE);
+  g_autoptr (GString) header = g_string_new (json);
+  while (header->len % 8) /* the format's padding: spaces */
+    g_string_append_c (header, ' ');
+  guint64 nl = GUINT64_TO_LE ((guint64) header->len);
+  g_autoptr (GByteArray) out = g_byte_array_new ();
+  g_byte_array_append (out, (const guint8 *) &nl, 8);
+  g_byte_array_append (out, (const guint8 *) header->str, header->len);
+  g_byte_array_append (out, data->data, data->len);
+  g_assert_true (g_file_set_contents (path, (const char *) out->data, out->len, NULL));
+}
+
+gint64
+fixture_mapped_pages_resident (const char *path, gsize offset, gsize n)
+{
+  g_autofree char *real = realpath (path, NULL);
+  FILE *maps = fopen ("/proc/self/maps", "r");
+  FILE *pagemap = fopen ("/proc/self/pagemap", "rb");
+  g_assert_nonnull (real);
+  gint64 resident = maps && pagemap ? 0 : -1;
+  const guint64 page = (guint64) sysconf (_SC_PAGESIZE);
+  const guint64 lo = (offset + page - 1) / page * page, hi = (offset + n) / page * page;
+  char line[4096];
+  while (resident >= 0 && fgets (line, sizeof line, maps))
+    {
+      guint64 start, end, file_offset;
+      int name_at = 0;
+      line[strcspn (line, "\n")] = 0;
+      if (sscanf (line, "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %*s %" G_GINT64_MODIFIER
+                  "x %*s %*s %n",
+                  &start, &end, &file_offset, &name_at)
+              < 3
+          || name_at == 0 || strcmp (line + name_at, real) != 0)
+        continue;
+      /* file bytes [file_offset, file_offset + end - start) at [start, end) */
+      for (guint64 at = MAX (lo, file_offset); at < MIN (hi, file_offset + end - start);
+           at += page)
+        {
+          guint64 entry = 0;
+          guint64 vpage = (start + at - file_offset) / page;
+          g_assert_cmpint (fseeko (pagemap, (off_t) (vpage * 8), SEEK_SET), ==, 0);
+          g_assert_cmpuint (fread (&entry, 8, 1, pagemap), ==, 1);
+          resident += entry >> 63; /* bit 63: present in RAM */
+        }
+    }
+  if (maps)
+    fclose (maps);
+  if (pagemap)
+    fclose (pagemap);
+  return resident;
 }

@@ -21,3 +21,12 @@ void fixture_write_gigaam (const char *path, FixtureGigaAmEdit edit, gsize trunc
 /* The same from the GigaAM fixture file @fixture. */
 void fixture_write_edited (const char *fixture, const char *path, FixtureGigaAmEdit edit,
                            gsize truncate);
+/* Writes to @path a copy of the GigaAM fixture file @fixture with every
+ * float tensor stored as F32 (the same values: the fixtures store f16 and
+ * bf16), in the same order, the data starting 8-byte aligned. */
+void fixture_write_f32 (const char *fixture, const char *path);
+
+/* Pages of this process's mappings of the file @path that are resident in
+ * it (/proc/self/pagemap), of the pages wholly inside bytes [offset, offset
+ * + n) of the file; -1 when /proc cannot tell (not Linux). */
+gint64 fixture_mapped_pages_resident (const char *path, gsize offset, gsize n);

@@ -380,6 +380,70 @@ test_load_piece_types (void)
     }
 }
 
+/* Bytes of the f32 copies of the tensors @names of @path, or (NULL) of those
+ * stored as another float type; the span of the tensors' data in the file. */
+static gsize
+f32_bytes (const char *path, const char *const *names, gsize *out_start, gsize *out_end)
+{
+  g_autoptr (MorokSafetensors) st = morok_safetensors_open (path, NULL);
+  g_assert_nonnull (st);
+  gsize bytes = 0;
+  *out_start = G_MAXSIZE, *out_end = 0;
+  for (guint i = 0; i < morok_safetensors_n_tensors (st); i++)
+    {
+      const MorokSafetensor *t = morok_safetensors_nth (st, i);
+      *out_start = MIN (*out_start, t->offset);
+      *out_end = MAX (*out_end, t->offset + t->n_bytes);
+      if (names ? g_strv_contains (names, t->name)
+                : morok_safetensor_dtype_is_float (t->dtype) && t->dtype != MOROK_SAFETENSOR_DTYPE_F32)
+        bytes += t->n_elements * sizeof (float);
+    }
+  return bytes;
+}
+
+/* An f32 file is read in place: the model copies only the subsampling
+ * weights that it reorders (conv.0 and conv.2, and v2's pre_encode.out),
+ * and after the load none of the file's weight pages is resident (each
+ * tensor was read once, for the finite check, and its pages dropped). Of
+ * the fixtures as committed, the tensors stored as f16 or bf16 are copied,
+ * as f32. */
+static void
+test_load_weights_in_place (void)
+{
+  static const char *const reordered[] = { "encoder.pre_encode.conv.0.weight",
+                                           "encoder.pre_encode.conv.2.weight",
+                                           "encoder.pre_encode.out.weight", NULL };
+  for (guint v = 0; v < 2; v++)
+    {
+      GError *e = NULL;
+      const char *name = v ? "gigaam-v2-tiny.safetensors" : "gigaam-v3-tiny.safetensors";
+      g_autofree char *half = fixture_path (name);
+      g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+      fixture_write_f32 (name, path);
+      gsize start, end;
+      gsize all = f32_bytes (half, NULL, &start, &end);
+      g_autoptr (MorokGigaAm) hm = morok_gigaam_load (half, &e);
+      g_assert_no_error (e);
+      g_assert_cmpuint (morok_gigaam_weight_bytes_owned (hm), ==, all);
+
+      /* the bytes counted before the model maps the file: one mapping of it */
+      gsize copied = f32_bytes (path, reordered, &start, &end);
+      g_autoptr (MorokGigaAm) m = morok_gigaam_load (path, &e);
+      g_assert_no_error (e);
+      g_assert_cmpuint (morok_gigaam_weight_bytes_owned (m), ==, copied);
+      gint64 resident = fixture_mapped_pages_resident (path, start, end - start);
+      g_test_message ("%s: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " weight bytes copied, %"
+                      G_GINT64_FORMAT " pages resident", name, copied, all, resident);
+      g_unlink (path);
+      if (resident < 0)
+        {
+          g_test_skip ("no /proc/self/pagemap to tell resident pages");
+          return;
+        }
+      g_assert_cmpint (resident, ==, 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -390,6 +454,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gigaam/load/sample-rate", test_load_sample_rate);
   g_test_add_func ("/gigaam/load/rnnt-head-shape", test_load_rnnt_head_shape);
   g_test_add_func ("/gigaam/load/piece-types", test_load_piece_types);
+  g_test_add_func ("/gigaam/load/weights-in-place", test_load_weights_in_place);
   int rc = g_test_run ();
   g_rmdir (tmp_dir);
   g_free (tmp_dir);

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "alloc-counter.h"
+#include "fixtures.h"
+#include <glib/gstdio.h>
 #include "gigaam-fixture.h"
 #include "models/ctc-decode.h"
 #include "models/gigaam-encoder-jit.h"
@@ -528,6 +530,53 @@ test_encoder_weights_released (gconstpointer version)
   check_encoder (version, MOROK_PRECISION_F32, ENCODER_TOL, TRUE);
 }
 
+/* The encoder output of three utterances in one batch from @model, prepared
+ * with the model releasing its packed weights. (transfer full) */
+static float *
+encode_released (MorokGigaAm *model, const GigaAmFixture *f, gsize *out_n)
+{
+  GError *e = NULL;
+  morok_gigaam_set_release_packed (model, TRUE);
+  g_autoptr (GigaAmEncoderJit) jit = gigaam_encoder_jit_new (morok_gigaam_ref (model));
+  g_assert_true (gigaam_encoder_jit_prepare_at_bounds (jit, NULL, &e));
+  g_assert_no_error (e);
+  g_assert_true (gigaam_encoder_jit_run (jit, f->audio, f->n, N_UTT, &e));
+  g_assert_no_error (e);
+  const MorokBuffer *out = gigaam_encoder_jit_output (jit, &e);
+  g_assert_no_error (e);
+  *out_n = out->shape[0] * out->shape[1] * out->shape[2];
+  return g_memdup2 (out->data, *out_n * sizeof (float));
+}
+
+/* Weights read in place from an f32 file (the fixture stored as f32: the
+ * same values) give bit for bit the encoder output that the model's f32
+ * copies of the fixture's f16 (v3) or bf16 (v2) weights give; once the plan
+ * has packed them, the model owns no copy of a weight (the reordered
+ * subsampling weights are packed too) and reads the rest from the file. */
+static void
+test_encoder_in_place (gconstpointer version)
+{
+  GError *e = NULL;
+  Fixture f;
+  gigaam_fixture_load (&f, version);
+  g_autofree char *name = g_strdup_printf ("gigaam-%s-tiny.safetensors", (const char *)version);
+  g_autofree char *dir = g_dir_make_tmp ("morok-gigaam-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  fixture_write_f32 (name, path);
+  g_autoptr (MorokGigaAm) m = morok_gigaam_load (path, &e);
+  g_assert_no_error (e);
+  morok_gigaam_set_limits (m, morok_gigaam_max_batch (f.model), morok_gigaam_max_samples (f.model));
+  gsize n_copied, n_in_place;
+  g_autofree float *copied = encode_released (f.model, &f, &n_copied);
+  g_autofree float *in_place = encode_released (m, &f, &n_in_place);
+  g_assert_cmpuint (n_in_place, ==, n_copied);
+  g_assert_cmpmem (in_place, n_in_place * sizeof (float), copied, n_copied * sizeof (float));
+  g_assert_cmpuint (morok_gigaam_weight_bytes_owned (m), ==, 0);
+  g_unlink (path);
+  g_rmdir (dir);
+  gigaam_fixture_clear (&f);
+}
+
 /* The wrappers, in each precision the CPU runs. */
 typedef struct
 {
@@ -577,6 +626,8 @@ main (int argc, char **argv)
       g_autofree char *released = g_strdup_printf ("/gigaam/%s/encoder-weights-released",
                                                    versions[i]);
       g_test_add_data_func (released, versions[i], test_encoder_weights_released);
+      g_autofree char *in_place = g_strdup_printf ("/gigaam/%s/encoder-in-place", versions[i]);
+      g_test_add_data_func (in_place, versions[i], test_encoder_in_place);
     }
   for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
     {

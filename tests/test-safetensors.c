@@ -429,6 +429,37 @@ test_open_refuses (gconstpointer data)
   g_assert_nonnull (strstr (error->message, bad->message));
 }
 
+/* F32 data aligned for floats is handed out in place (the mapping's own
+ * bytes, the values read_f32 gives); f32 data 2 bytes off and other dtypes
+ * are not, and dropping a tensor's or the file's pages keeps the values
+ * readable (they come back from the file). */
+static void
+test_f32_in_place (void)
+{
+  /* data (8-byte aligned: the header is padded): f32 [4] at 0, f16 [1] at
+   * 16, f32 [1] at 18 (2 bytes off) */
+  static const char header[] = "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                               "\"h\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[16,18]},"
+                               "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[18,22]}}";
+  g_autoptr (GString) padded = g_string_new (header);
+  while ((8 + padded->len) % 8)
+    g_string_append_c (padded, ' ');
+  g_autofree char *path = write_safetensors ("in-place.safetensors", padded->str, -1, 22);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MorokSafetensors) st = morok_safetensors_open (path, &error);
+  g_assert_no_error (error);
+  const MorokSafetensor *a = morok_safetensors_find (st, "a");
+  const float *in_place = morok_safetensor_f32_in_place (a);
+  g_assert_true (in_place == a->data);
+  float want[4];
+  g_assert_true (morok_safetensor_read_f32 (a, want, 4, &error));
+  morok_safetensor_drop (a);
+  morok_safetensors_drop (st);
+  g_assert_cmpmem (in_place, sizeof want, want, sizeof want); /* bytes 0, 1, 2, ... */
+  g_assert_null (morok_safetensor_f32_in_place (morok_safetensors_find (st, "h")));
+  g_assert_null (morok_safetensor_f32_in_place (morok_safetensors_find (st, "b")));
+}
+
 /* A missing file or a directory is MOROK_IO_ERROR_OPEN. */
 static void
 test_open_refuses_unreadable (void)
@@ -506,6 +537,7 @@ main (int argc, char **argv)
   g_test_add_func ("/safetensors/example/header-usage-runs", test_header_example_runs);
   g_test_add_func ("/safetensors/f32/half-conversions", test_half_conversions);
   g_test_add_func ("/safetensors/open/reads-hand-made-file", test_open_reads_hand_made_file);
+  g_test_add_func ("/safetensors/f32/in-place", test_f32_in_place);
   for (guint i = 0; i < G_N_ELEMENTS (bad_files); i++)
     {
       g_autofree char *name = g_strdup_printf ("/safetensors/open/refuses/%s", bad_files[i].path);

@@ -512,6 +512,16 @@ morok_safetensor_read_f32 (const MorokSafetensor *tensor, float *dest, gsize n_d
     }
 }
 
+const float *
+morok_safetensor_f32_in_place (const MorokSafetensor *tensor)
+{
+  g_return_val_if_fail (tensor != NULL, NULL);
+  if (tensor->dtype != MOROK_SAFETENSOR_DTYPE_F32 || G_BYTE_ORDER != G_LITTLE_ENDIAN
+      || (guintptr) tensor->data % G_ALIGNOF (float))
+    return NULL;
+  return tensor->data;
+}
+
 void
 morok_safetensor_drop (const MorokSafetensor *tensor)
 {
@@ -521,6 +531,14 @@ morok_safetensor_drop (const MorokSafetensor *tensor)
   guintptr hi = ((guintptr) tensor->data + tensor->n_bytes) / page * page;
   if (hi > lo) /* a read-only private file mapping: the pages come back from the file */
     madvise ((void *) lo, hi - lo, MADV_DONTNEED);
+}
+
+void
+morok_safetensors_drop (const MorokSafetensors *st)
+{
+  g_return_if_fail (st != NULL);
+  if (st->size)
+    madvise ((void *) st->bytes, st->size, MADV_DONTNEED);
 }
 
 float *

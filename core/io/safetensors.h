@@ -111,11 +111,21 @@ gboolean morok_safetensor_read_f32 (const MorokSafetensor *tensor, float *dest, 
                                     GError **error);
 /* The values as a new float array. (transfer full): g_free (); NULL on error as above. */
 float *morok_safetensor_dup_f32 (const MorokSafetensor *tensor, GError **error);
-/* For a loader that has copied @tensor out and will not read it in place
- * again: the whole pages of its bytes leave this process's resident memory
- * (the file stays mapped; they are read again from it if touched), so that
- * loading a large file does not hold the file and its copy at once. */
+/* The values in place, for a file that stores them as the host reads floats
+ * (F32 on a little-endian host, 4-byte aligned); NULL otherwise: read them
+ * with the helpers above. (transfer none) valid until the file is freed; a
+ * file truncated after it was opened ends the reader with SIGBUS there. */
+const float *morok_safetensor_f32_in_place (const MorokSafetensor *tensor);
+/* For a reader done with @tensor for now (a loader that copied it out, a
+ * packer that made its own layout of it): the whole pages of its bytes
+ * leave this process's resident memory (the file stays mapped; they are
+ * read again from it when touched), so that a large file and what is made
+ * of it are not resident at once. Pages it shares with its neighbours stay. */
 void morok_safetensor_drop (const MorokSafetensor *tensor);
+/* Every page of the file leaves this process's resident memory, as above:
+ * for a reader done with all of it for now (a read maps the pages around
+ * it too, the kernel's fault-around, so single drops leave some behind). */
+void morok_safetensors_drop (const MorokSafetensors *st);
 
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokSafetensors, morok_safetensors_free)

@@ -3,12 +3,17 @@
  * (gigaam-frontend.c, gigaam-encoder.c) share. */
 #pragma once
 
+#include "io/safetensors.h"
 #include "models/gigaam.h"
 
-/* One weight as f32, in the file's shape. */
+/* One weight as f32, in the file's shape: read in place from the mapped
+ * file, or from a copy of the model's own (stored as f16, bf16 or f64, not
+ * aligned for floats, or reordered at load). */
 typedef struct
 {
-  float *data;
+  const float *data; /* NULL once a plan has packed it and it was released */
+  float *copy;       /* data when the model owns it, else NULL */
+  const MorokSafetensor *tensor; /* where data lies in the mapping, else NULL */
   guint rank;
   gint64 dims[4];
 } GigaAmWeight;
@@ -19,6 +24,7 @@ struct _MorokGigaAm
   char *path;
   char *file; /* basename, for messages */
   MorokGigaAmConfig config;
+  MorokSafetensors *st; /* the file, mapped while the model lives: the weights read in place */
   GHashTable *weights; /* name -> GigaAmWeight*; the subsampling's weights are
                          reordered (gigaam.c, reorder_subsampling_weights) */
   /* front-end constants made at load from the stored window and filterbank */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Loading a GigaAM model file: the config (gigaam-config.c), every tensor
- * checked against it (a table of names and shapes), the weights as f32, and
- * the front-end's DFT basis. The forward pass is in gigaam-frontend.c and
+ * checked against it (a table of names and shapes), the weights as f32
+ * (read in place from the mapped file, or copies), and the front-end's DFT
+ * basis. The forward pass is in gigaam-frontend.c and
  * gigaam-encoder.c. */
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-private.h"
@@ -168,8 +169,28 @@ resolve (const MorokGigaAmConfig *c, Size s)
 static void
 weight_free (GigaAmWeight *w)
 {
-  g_free (w->data);
+  g_free (w->copy);
   g_free (w);
+}
+
+/* A weight read in place, read for now: its pages of the file leave this
+ * process's memory (they come back from the file when read again). */
+static void
+weight_drop_pages (const GigaAmWeight *w)
+{
+  if (w->tensor)
+    morok_safetensor_drop (w->tensor);
+}
+
+/* The weight's values become @copy, which the model owns (made from the
+ * file's pages, which leave again). */
+static void
+weight_set_copy (GigaAmWeight *w, float *copy)
+{
+  weight_drop_pages (w);
+  g_free (w->copy);
+  w->data = w->copy = copy;
+  w->tensor = NULL;
 }
 
 static gboolean
@@ -189,14 +210,16 @@ read_weight (MorokGigaAm *m, MorokSafetensors *st, const char *name, const Size 
   GigaAmWeight *w = g_new0 (GigaAmWeight, 1);
   w->rank = rank;
   memcpy (w->dims, dims, sizeof dims);
-  w->data = morok_safetensor_dup_f32 (t, error);
-  if (!w->data || !morok_io_check_finite (m->file, name, w->data, t->n_elements, error))
-    {
-      weight_free (w);
-      return FALSE;
-    }
-  morok_safetensor_drop (t); /* the copy is the model's: one of them resident */
   g_hash_table_insert (m->weights, g_strdup (name), w);
+  w->data = morok_safetensor_f32_in_place (t);
+  w->tensor = w->data ? t : NULL;
+  if (!w->data)
+    weight_set_copy (w, morok_safetensor_dup_f32 (t, error));
+  if (!w->data || !morok_io_check_finite (m->file, name, w->data, t->n_elements, error))
+    return FALSE;
+  /* read again from the file when a plan packs it or a kernel reads it:
+   * until then neither the file's pages nor a copy are resident */
+  morok_safetensor_drop (t);
   return TRUE;
 }
 
@@ -216,8 +239,7 @@ reorder_conv_weight (GigaAmWeight *w)
     for (gint64 c = 0; c < c_n; c++)
       for (gint64 k = 0; k < taps; k++)
         r[(k * c_n + c) * o_n + o] = w->data[(o * c_n + c) * taps + k];
-  g_free (w->data);
-  w->data = r;
+  weight_set_copy (w, r);
   gint64 dims[4];
   for (guint i = 2; i < w->rank; i++)
     dims[i - 2] = w->dims[i];
@@ -240,8 +262,7 @@ reorder_subsampling_weights (MorokGigaAm *m)
     for (gint64 ch = 0; ch < d; ch++)
       for (gint64 f = 0; f < f_n; f++)
         r[o * cols + f * d + ch] = w->data[o * cols + ch * f_n + f];
-  g_free (w->data);
-  w->data = r;
+  weight_set_copy (w, r);
 }
 
 static gboolean
@@ -340,7 +361,8 @@ morok_gigaam_load (const char *path, GError **error)
   m->file = g_path_get_basename (path);
   m->weights = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify)weight_free);
   m->tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  const char *json = morok_safetensors_metadata (st, "morok.config");
+  m->st = g_steal_pointer (&st);
+  const char *json = morok_safetensors_metadata (m->st, "morok.config");
   if (!json)
     {
       g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_NOT_FOUND,
@@ -349,9 +371,12 @@ morok_gigaam_load (const char *path, GError **error)
                    m->file);
       return NULL;
     }
-  if (!gigaam_read_config (m, json, error) || !read_weights (m, st, error))
+  if (!gigaam_read_config (m, json, error) || !read_weights (m, m->st, error))
     return NULL;
   make_frontend_tables (m);
+  /* all of it, once all is read: a read maps its neighbours' pages too
+   * (the kernel's fault-around), those of tensors dropped before it */
+  morok_safetensors_drop (m->st);
   m->max_batch = 1;
   m->max_samples = (gint64)DEFAULT_MAX_SECONDS * m->config.sample_rate;
   g_debug ("%s: GigaAM %s, %u layers, d_model %u, %u heads, conv kernel %u, %u classes", m->file,
@@ -377,6 +402,7 @@ morok_gigaam_unref (MorokGigaAm *model)
   g_free (model->config.piece_types);
   g_free (model->config.unk_surface);
   g_hash_table_unref (model->weights);
+  morok_safetensors_free (model->st);
   g_hash_table_unref (model->tables);
   g_free (model->dft);
   g_free (model->dft_hi);
@@ -385,6 +411,25 @@ morok_gigaam_unref (MorokGigaAm *model)
   g_free (model->path);
   g_free (model->file);
   g_free (model);
+}
+
+gsize
+morok_gigaam_weight_bytes_owned (const MorokGigaAm *model)
+{
+  g_return_val_if_fail (model != NULL, 0);
+  gsize bytes = 0;
+  GHashTableIter iter;
+  gpointer value;
+  g_hash_table_iter_init (&iter, model->weights);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const GigaAmWeight *w = value;
+      gsize n = w->copy ? 1 : 0;
+      for (guint i = 0; n && i < w->rank; i++)
+        n *= (gsize)w->dims[i];
+      bytes += n * sizeof (float);
+    }
+  return bytes;
 }
 
 const MorokGigaAmConfig *
@@ -491,13 +536,17 @@ morok_gigaam_frame_seconds (const MorokGigaAm *model)
 
 /* ---- for the builders ---- */
 
-/* A plan has packed the weight and reads it nowhere else. */
+/* A plan has packed the weight and reads it nowhere else: the model lets go
+ * of its copy, or of the file's pages that the packing read. */
 static void
 release_weight (gpointer weight, gconstpointer data)
 {
   GigaAmWeight *w = weight;
-  if (w->data == data)
-    g_clear_pointer (&w->data, g_free);
+  if (w->data != data)
+    return;
+  weight_drop_pages (w);
+  g_clear_pointer (&w->copy, g_free);
+  w->data = NULL;
 }
 
 void

@@ -4,7 +4,8 @@
  * morok_gigaam_load () reads a Morok GigaAM file (one safetensors file whose
  * __metadata__["morok.config"] holds the config, docs/gigaam-model.md),
  * checks the config and the shape of every tensor it needs, and keeps the
- * weights as f32 (f16 and bf16 files are converted once, at load). The graph
+ * file mapped: f32 weights are read in place from it, the others converted
+ * to f32 once, at load (morok_gigaam_weight_bytes_owned). The graph
  * builders below turn it into tensors: the log-mel front-end from the
  * waveform, the Conformer encoder, the CTC head. The JIT wrappers in
  * models/gigaam-encoder-jit.h put them into one prepared plan.
@@ -109,10 +110,17 @@ typedef struct _MorokGigaAm MorokGigaAm;
  * metadata or config field), UNSUPPORTED (a model Morok does not run). */
 MorokGigaAm *morok_gigaam_load (const char *path, GError **error);
 MorokGigaAm *morok_gigaam_ref (MorokGigaAm *model);
-/* Drops a reference; the last one frees the weights. NULL is a no-op. */
+/* Drops a reference; the last one frees the weights and unmaps the file.
+ * NULL is a no-op. The file must not be truncated while the model lives
+ * (a read of the lost pages ends the process with SIGBUS). */
 void morok_gigaam_unref (MorokGigaAm *model);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokGigaAm, morok_gigaam_unref)
 
+/* Bytes of f32 weights that @model holds in memory of its own: copies of
+ * the weights the file does not store as f32 (or not aligned for floats)
+ * and of the subsampling's, reordered at load. The rest is read in place
+ * from the mapped file and resident only while read. */
+gsize morok_gigaam_weight_bytes_owned (const MorokGigaAm *model);
 /* (transfer none) valid while @model lives. */
 const MorokGigaAmConfig *morok_gigaam_config (const MorokGigaAm *model);
 /* The file it was loaded from. (transfer none) */
@@ -131,8 +139,9 @@ gboolean morok_gigaam_check_sample_rate (const MorokGigaAm *model, guint rate, G
 void morok_gigaam_set_limits (MorokGigaAm *model, guint max_batch, gint64 max_samples);
 guint morok_gigaam_max_batch (const MorokGigaAm *model);
 /* With @release, a weight that a plan packs into its own panels (and reads
- * nowhere else) is freed from the model once packed, so that the large
- * products' weights are held once, in the plans. The model can then build
+ * nowhere else) leaves the model once packed (its copy freed, or its pages
+ * of the mapped file dropped), so that the large products' weights are
+ * resident once, in the plans. The model can then build
  * no further graph that needs them (a builder fails naming the weight):
  * for a host that prepares its plans once after loading, as the elements
  * do. FALSE (the default) keeps every weight. */
