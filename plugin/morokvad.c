@@ -135,6 +135,7 @@ static GstStaticPadTemplate src_request_template
 typedef struct
 {
   guint rate;
+  char *key;              /* its key in the registry */
   MorokJitShared *shared; /* the prototype, shared with other elements */
   SileroVadJit *jit;      /* this element's context of it, NULL until used */
   MorokJitRecurrent *rec;
@@ -207,6 +208,7 @@ free_plans (MorokVad *self)
       g_clear_pointer (&self->plans[i].rec, morok_jit_recurrent_free);
       g_clear_pointer (&self->plans[i].jit, silero_vad_jit_free); /* before the prototype */
       g_clear_pointer (&self->plans[i].shared, morok_jit_registry_release);
+      g_clear_pointer (&self->plans[i].key, g_free);
     }
   self->n_plans = 0;
   self->plan = NULL;
@@ -297,6 +299,7 @@ prepare_plans (MorokVad *self, const char *path, GError **error)
       ok = (p->shared = morok_jit_registry_acquire (key, make_rate_prototype, &d, error)) != NULL;
       if (ok)
         {
+          p->key = g_steal_pointer (&key);
           p->rate = rates[i];
           self->n_plans++;
         }
@@ -358,7 +361,7 @@ morok_vad_start (GstBaseTransform *trans)
   for (guint i = 0; i < self->n_plans; i++)
     self->rounds[i] = morok_vad_rounds_new (
         silero_vad_jit_model ((SileroVadJit *) morok_jit_shared_prototype (self->plans[i].shared)),
-        self->plans[i].rate, max_streams, max_wait);
+        self->plans[i].rate, max_streams, max_wait, self->plans[i].key);
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }

@@ -9,6 +9,7 @@
  * When the runner's own chunks are done and a round could still run, it
  * wakes one seat that has chunks left to take over. */
 #include "vad-rounds.h"
+#include "jit/morok-jit-registry.h"
 #include "models/silero-vad-batch.h"
 
 struct _MorokVadSeat
@@ -31,8 +32,11 @@ struct _MorokVadRounds
   guint rate, max_streams, chunk_len;
   gint64 max_wait_us;
 
+  char *key;   /* of the batched plan's prototype in the registry */
+
   GMutex lock; /* guards everything below and the seats */
-  MorokVadBatch *batch; /* prepared by the first join */
+  MorokJitShared *shared; /* the prototype, acquired by the first join */
+  MorokVadBatch *batch;   /* this element's context of it */
   GPtrArray *seats;     /* MorokVadSeat, owned */
   char *error;          /* of the last failed round */
   guint64 rounds, chunks;
@@ -45,9 +49,11 @@ struct _MorokVadRounds
 };
 
 MorokVadRounds *
-morok_vad_rounds_new (MorokSileroVad *model, guint rate, guint max_streams, GstClockTime max_wait)
+morok_vad_rounds_new (MorokSileroVad *model, guint rate, guint max_streams, GstClockTime max_wait,
+                      const char *plan_key)
 {
   MorokVadRounds *r = g_new0 (MorokVadRounds, 1);
+  r->key = g_strdup_printf ("silero-vad-batch streams=%u %s", max_streams, plan_key);
   r->model = morok_silero_vad_ref (model);
   r->rate = rate;
   r->max_streams = max_streams;
@@ -70,7 +76,9 @@ morok_vad_rounds_free (MorokVadRounds *r)
   g_warn_if_fail (r->seats->len == 0);
   g_ptr_array_unref (r->seats);
   morok_vad_batch_free (r->batch);
+  morok_jit_registry_release (r->shared); /* after its context */
   morok_silero_vad_unref (r->model);
+  g_free (r->key);
   g_free (r->error);
   g_free (r->run_seats);
   g_free (r->run_streams);
@@ -92,6 +100,26 @@ morok_vad_rounds_chunk_len (const MorokVadRounds *r)
   return r->chunk_len;
 }
 
+static gpointer
+make_batch (gpointer data, GError **error)
+{
+  MorokVadRounds *r = data;
+  return morok_vad_batch_new (r->model, r->rate, r->max_streams, NULL, error);
+}
+
+/* Acquires the batched plan's prototype (shared by every element of the
+ * same model, rate, bound and settings) and opens a context of it. Called
+ * with the lock. */
+static gboolean
+open_batch (MorokVadRounds *r, GError **error)
+{
+  if (!r->shared && !(r->shared = morok_jit_registry_acquire_value (
+                          r->key, make_batch, (GDestroyNotify) morok_vad_batch_free, r, error)))
+    return FALSE;
+  r->batch = morok_vad_batch_new_context (morok_jit_shared_value (r->shared), error);
+  return r->batch != NULL;
+}
+
 MorokVadSeat *
 morok_vad_rounds_join (MorokVadRounds *r, GError **error)
 {
@@ -100,8 +128,7 @@ morok_vad_rounds_join (MorokVadRounds *r, GError **error)
   if (r->seats->len >= r->max_streams)
     g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
                  "all %u streams of the %u Hz batch are taken", r->max_streams, r->rate);
-  else if (r->batch
-           || (r->batch = morok_vad_batch_new (r->model, r->rate, r->max_streams, NULL, error)))
+  else if (r->batch || open_batch (r, error))
     {
       seat = g_new0 (MorokVadSeat, 1);
       seat->stream = morok_vad_stream_new (r->batch);

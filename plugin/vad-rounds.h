@@ -30,9 +30,12 @@ typedef struct _MorokVadRounds MorokVadRounds;
 typedef struct _MorokVadSeat MorokVadSeat;
 
 /* Rounds at @rate for up to @max_streams seats of @model (a reference is
- * taken); the batched plan is prepared by the first join. (transfer full) */
+ * taken); the first join acquires the batched plan from the registry
+ * (prepared by the first element of the process that asks for it, under
+ * the key of @plan_key, the single-stream plan's, and the bound) and opens
+ * a context of it. (transfer full) */
 MorokVadRounds *morok_vad_rounds_new (MorokSileroVad *model, guint rate, guint max_streams,
-                                      GstClockTime max_wait);
+                                      GstClockTime max_wait, const char *plan_key);
 /* Frees @rounds, whose seats must all have left. */
 void morok_vad_rounds_free (MorokVadRounds *rounds);
 guint morok_vad_rounds_rate (const MorokVadRounds *rounds);

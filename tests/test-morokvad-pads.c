@@ -4,6 +4,7 @@
  * elements give on the same audio (GstHarness, one thread per stream). */
 #include "element-checks.h"
 #include "fixtures.h"
+#include "jit/morok-jit-registry.h"
 #include <gst/audio/audio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -577,6 +578,47 @@ GST_START_TEST (test_max_streams)
 GST_END_TEST;
 
 
+/* The probability of sink_0 after one chunk of speech through @h. */
+static gdouble
+first_chunk_probability (GstHarness *h, GstElement *vad, const gint16 *pcm)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (pcm + 16000, 512 * 2);
+  GST_BUFFER_PTS (buf) = 0;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  g_autoptr (GstPad) pad = gst_element_get_static_pad (vad, "sink_0");
+  gdouble p;
+  g_object_get (pad, "probability", &p, NULL);
+  return p;
+}
+
+/* Two elements of one model share the batched plan of their request pads
+ * as they share the single-stream ones: the second prepares nothing, and
+ * its stream computes what the first's does; the last to stop frees. */
+GST_START_TEST (test_elements_share_batched_plan)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  guint64 before = morok_jit_registry_prepare_count ();
+  GstElement *va = gst_element_factory_make ("morokvad", NULL);
+  GstHarness *a = pad_harness (va, "sink_0", "src_0", 16000);
+  gdouble pa = first_chunk_probability (a, va, pcm);
+  guint64 made = morok_jit_registry_prepare_count () - before;
+  fail_unless_equals_int (made, 3); /* 16 and 8 kHz plans, the 16 kHz batch */
+  GstElement *vb = gst_element_factory_make ("morokvad", NULL);
+  GstHarness *b = pad_harness (vb, "sink_0", "src_0", 16000);
+  gdouble pb = first_chunk_probability (b, vb, pcm);
+  fail_unless_equals_int (morok_jit_registry_prepare_count () - before, 3);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 3);
+  fail_unless (pa == pb && pa > 0.0, "%g, %g", pa, pb);
+  gst_harness_teardown (a);
+  gst_object_unref (va);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 3);
+  gst_harness_teardown (b);
+  gst_object_unref (vb);
+  fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);
+}
+GST_END_TEST;
+
 /* In PLAYING, with a live stream on sink_0, pads are requested, stream,
  * and are released while their sources still send, five times: no error,
  * no deadlock, and sink_0 streams on. */
@@ -668,6 +710,7 @@ morokvad_pads_suite (void)
   tcase_add_test (tc, test_bad_caps_names_pad);
   tcase_add_test (tc, test_pad_latency);
   tcase_add_test (tc, test_max_streams);
+  tcase_add_test (tc, test_elements_share_batched_plan);
   tcase_add_test (tc, test_request_release_while_playing);
   tcase_add_test (tc, test_pads_state_cycles);
   return s;

@@ -27,6 +27,20 @@ struct _MorokVadStream
   float *state;   /* [h | c] */
 };
 
+/* The plan's inputs and output, which runs fill and read in place. */
+static gboolean
+batch_open_buffers (MorokVadBatch *batch, GError **error)
+{
+  MorokBuffer *audio = silero_vad_batch_jit_audio_mut (batch->jit, error);
+  MorokBuffer *state = audio ? silero_vad_batch_jit_state_mut (batch->jit, error) : NULL;
+  batch->out = state ? silero_vad_batch_jit_output (batch->jit, error) : NULL;
+  if (!batch->out)
+    return FALSE;
+  batch->audio = audio->data;
+  batch->state = state->data;
+  return TRUE;
+}
+
 MorokVadBatch *
 morok_vad_batch_new (MorokSileroVad *model, guint sample_rate, guint max_streams,
                      const MorokPrepareConfig *config, GError **error)
@@ -43,11 +57,20 @@ morok_vad_batch_new (MorokSileroVad *model, guint sample_rate, guint max_streams
   g_autoptr (MorokInputSpec) a
       = morok_input_spec_f32 (MOROK_SHAPE (max_streams, n_in ? n_in : 1));
   g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE (max_streams, batch->S));
-  if (!silero_vad_batch_jit_prepare_with_config (batch->jit, a, s, config, error))
+  if (!silero_vad_batch_jit_prepare_with_config (batch->jit, a, s, config, error)
+      || !batch_open_buffers (batch, error))
     return NULL;
-  batch->audio = silero_vad_batch_jit_audio_mut (batch->jit, error)->data;
-  batch->state = silero_vad_batch_jit_state_mut (batch->jit, error)->data;
-  batch->out = silero_vad_batch_jit_output (batch->jit, error);
+  return g_steal_pointer (&batch);
+}
+
+MorokVadBatch *
+morok_vad_batch_new_context (MorokVadBatch *prepared, GError **error)
+{
+  g_return_val_if_fail (prepared != NULL, NULL);
+  g_autoptr (MorokVadBatch) batch = g_memdup2 (prepared, sizeof *prepared);
+  if (!(batch->jit = silero_vad_batch_jit_new_context (prepared->jit, error))
+      || !batch_open_buffers (batch, error))
+    return NULL;
   return g_steal_pointer (&batch);
 }
 

@@ -35,6 +35,11 @@ typedef struct _MorokVadStream MorokVadStream;
  * (transfer full) or NULL with the error of the JIT's prepare. */
 MorokVadBatch *morok_vad_batch_new (MorokSileroVad *model, guint sample_rate, guint max_streams,
                                     const MorokPrepareConfig *config, GError **error);
+/* Another batch running @prepared's program in a context of its own
+ * (morok_jit_new_context): its runs are independent of @prepared's (on
+ * another thread, too); it must not outlive @prepared. (transfer full) or
+ * NULL with the context's error. */
+MorokVadBatch *morok_vad_batch_new_context (MorokVadBatch *prepared, GError **error);
 void morok_vad_batch_free (MorokVadBatch *batch);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokVadBatch, morok_vad_batch_free)
 
