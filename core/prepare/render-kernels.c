@@ -115,15 +115,8 @@ render_loop_kernel (Ctx *c)
     {
       g_autofree char *d = render_sym_c (root->shape[r - 1]);
       idx[r - 1] = g_strdup_printf ("i%u", r - 1);
-      c->vector = root->shape[r - 1]->hi >= VECTOR_MIN;
-      /* The buffers are restrict, which clang does not use for pointers
-       * that are locals: without the pragma, guarded loads at indices it
-       * cannot bound (a reflect pad in a batch row, i0 * 576 - p) keep the
-       * loop scalar (Silero's frame folds at b = 64: 65 us, 6x the cost per
-       * stream of b = 1, where i0 is 0). The output never aliases a read. */
-      if (c->vector)
-        render_line (c, "_Pragma (\"clang loop vectorize(assume_safety)\")");
       render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", r - 1, r - 1, d, r - 1);
+      c->vector = root->shape[r - 1]->hi >= VECTOR_MIN;
       c->indent++;
     }
   render_scope_push (c);
