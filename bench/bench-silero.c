@@ -9,7 +9,8 @@
  *   build/bench/bench-silero [v5|v6|v4] [16000|8000] [MODEL_DIR]
  *   (MODEL_DIR defaults to $MOROK_MODEL_DIR, then models/ of the source tree)
  */
-#include "bench-util.h"
+#include "bench-profile.h"
+#include "bench-wav.h"
 #include "prepare/morok-prepare.h"
 #include "jit/morok-jit.h"
 #include "models/silero-vad.h"
@@ -19,49 +20,6 @@
 #include <time.h>
 
 #define PASSES 20
-
-/* The samples of a 16-bit PCM mono WAV (no checks beyond the chunk walk:
- * the fixtures are known). */
-static float *
-read_wav (const char *path, gsize *out_n)
-{
-  g_autofree guint8 *d = NULL;
-  gsize len;
-  if (!g_file_get_contents (path, (char **)&d, &len, NULL) || len < 12)
-    return NULL;
-  for (gsize at = 12; at + 8 <= len;)
-    {
-      gsize size = d[at + 4] | d[at + 5] << 8 | d[at + 6] << 16 | (gsize)d[at + 7] << 24;
-      if (size > len - at - 8)
-        return NULL;
-      if (memcmp (d + at, "data", 4) == 0)
-        {
-          *out_n = size / 2;
-          float *s = g_new (float, *out_n);
-          for (gsize i = 0; i < *out_n; i++)
-            s[i] = (gint16)(d[at + 8 + 2 * i] | d[at + 9 + 2 * i] << 8) / 32768.0f;
-          return s;
-        }
-      at += 8 + size + (size & 1);
-    }
-  return NULL;
-}
-
-/* One kernel's times over the profiled passes. */
-typedef struct
-{
-  const char *name;
-  double flops, bytes;
-  GArray *us; /* double, one per chunk and profiled pass */
-  double median;
-} Row;
-
-static int
-cmp_row (const void *a, const void *b)
-{
-  const Row *x = a, *y = b;
-  return x->median > y->median ? -1 : x->median < y->median;
-}
 
 static double
 median_of (GArray *v)
@@ -91,7 +49,7 @@ main (int argc, char **argv)
       return 1;
     }
   gsize n;
-  g_autofree float *samples = read_wav (wav, &n);
+  g_autofree float *samples = bench_read_wav (wav, &n);
   if (!samples)
     {
       fprintf (stderr, "bench-silero: cannot read %s\n", wav);
@@ -136,7 +94,7 @@ main (int argc, char **argv)
   gsize chunks = (n + N - 1) / N;
   GArray *exec_us = g_array_sized_new (FALSE, FALSE, sizeof (double), chunks * PASSES);
   GArray *step_us = g_array_sized_new (FALSE, FALSE, sizeof (double), chunks * PASSES);
-  GArray *rows = g_array_new (FALSE, TRUE, sizeof (Row));
+  BenchProfile *profile = bench_profile_new ();
   guint speech = 0;
   /* PASSES timed passes over the file, then PASSES profiled ones; medians,
    * since other processes share the machine */
@@ -164,21 +122,7 @@ main (int argc, char **argv)
               speech += pass == 0 && o[0] >= 0.5f;
               continue;
             }
-          GArray *prof = morok_plan_execute_profiled (plan, NULL, 0, NULL);
-          if (rows->len == 0)
-            for (guint i = 0; i < prof->len; i++)
-              {
-                const MorokKernelProfile *p = &g_array_index (prof, MorokKernelProfile, i);
-                Row r = { p->name, p->flops, p->bytes, g_array_new (FALSE, FALSE, sizeof (double)),
-                          0 };
-                g_array_append_val (rows, r);
-              }
-          for (guint i = 0; i < prof->len; i++)
-            {
-              double us = g_array_index (prof, MorokKernelProfile, i).elapsed_ns / 1e3;
-              g_array_append_val (g_array_index (rows, Row, i).us, us);
-            }
-          g_array_unref (prof);
+          bench_profile_add (profile, morok_plan_execute_profiled (plan, NULL, 0, NULL));
           memcpy (state, o + 1, S * sizeof (float));
         }
     }
@@ -193,24 +137,8 @@ main (int argc, char **argv)
           exec_med, g_array_index (exec_us, double, exec_us->len / 10),
           g_array_index (exec_us, double, exec_us->len * 9 / 10), median_of (step_us), chunks,
           PASSES, speech);
-  double total = 0;
-  for (guint i = 0; i < rows->len; i++)
-    {
-      Row *r = &g_array_index (rows, Row, i);
-      total += r->median = median_of (r->us);
-    }
-  g_array_sort (rows, cmp_row);
-  printf ("profile (median per chunk over %d profiled passes):\n%8s %6s %10s %10s  %s\n", PASSES,
-          "us", "share", "MFLOP", "kB", "kernel");
-  for (guint i = 0; i < rows->len; i++)
-    {
-      Row *r = &g_array_index (rows, Row, i);
-      printf ("%8.2f %5.1f%% %10.3f %10.1f  %s\n", r->median, 100.0 * r->median / total,
-              r->flops / 1e6, r->bytes / 1e3, r->name);
-      g_array_unref (r->us);
-    }
-  printf ("%8.2f          sum of the kernels' medians\n", total);
-  g_array_unref (rows);
+  bench_profile_print (profile, 1);
+  bench_profile_free (profile);
   g_array_unref (exec_us);
   g_array_unref (step_us);
   return 0;

@@ -9,8 +9,13 @@
  * onnxruntime's batched session next to it.
  *
  *   build/bench/bench-vad-streams [v5|v6|v4] [MODEL_DIR]
+ *   build/bench/bench-vad-streams [v5|v6|v4] --profile STREAMS
+ *
+ * The second form prints the batched plan's per-kernel profile at STREAMS
+ * streams instead (MODEL_DIR from $MOROK_MODEL_DIR).
  */
-#include "bench-util.h"
+#include "bench-profile.h"
+#include "bench-wav.h"
 #include "jit/morok-jit-recurrent.h"
 #include "models/silero-vad-batch.h"
 #include "models/silero-vad-jit.h"
@@ -19,31 +24,6 @@
 
 #define RATE 16000
 #define ROUNDS 200
-
-/* The fixture's samples / 32768 (16-bit PCM mono WAV, data chunk found by walking). */
-static float *
-read_wav (const char *path, gsize *out_n)
-{
-  g_autofree guint8 *d = NULL;
-  gsize len;
-  if (!g_file_get_contents (path, (char **) &d, &len, NULL))
-    return NULL;
-  for (gsize at = 12; at + 8 <= len;)
-    {
-      guint32 size = d[at + 4] | d[at + 5] << 8 | d[at + 6] << 16 | (guint32) d[at + 7] << 24;
-      if (memcmp (d + at, "data", 4) == 0)
-        {
-          gsize n = MIN (size, len - at - 8) / 2;
-          float *s = g_new (float, n);
-          for (gsize i = 0; i < n; i++)
-            s[i] = (gint16) (d[at + 8 + 2 * i] | d[at + 9 + 2 * i] << 8) / 32768.0f;
-          *out_n = n;
-          return s;
-        }
-      at += 8 + size;
-    }
-  return NULL;
-}
 
 /* Stream i's chunk of round r: a wrap-around walk of the speech. */
 static const float *
@@ -128,20 +108,73 @@ out:
   return result;
 }
 
+/* The batched plan's kernels at @streams streams, profiled ROUNDS times. */
+static gboolean
+profile_batched (MorokSileroVad *vad, guint streams, const float *speech, gsize n, GError **error)
+{
+  guint C = morok_silero_vad_context_len (vad, RATE), N = morok_silero_vad_chunk_len (vad, RATE);
+  gsize S = morok_silero_vad_state_len (vad);
+  g_autoptr (SileroVadBatchJit) jit = silero_vad_batch_jit_with_b_bound (
+      silero_vad_batch_jit_new (morok_silero_vad_ref (vad)), streams);
+  g_autoptr (MorokInputSpec) as = morok_input_spec_f32 (MOROK_SHAPE (streams, C + N));
+  g_autoptr (MorokInputSpec) ss = morok_input_spec_f32 (MOROK_SHAPE (streams, (gint64) S));
+  if (!silero_vad_batch_jit_prepare (jit, as, ss, error))
+    return FALSE;
+  float *audio = silero_vad_batch_jit_audio_mut (jit, error)->data;
+  float *state = silero_vad_batch_jit_state_mut (jit, error)->data;
+  const float *out = silero_vad_batch_jit_output (jit, error)->data;
+  MorokVarValue b = { "b", streams };
+  BenchProfile *profile = bench_profile_new ();
+  for (guint r = 0; r < ROUNDS; r++)
+    {
+      for (guint i = 0; i < streams; i++)
+        {
+          memcpy (audio + i * (C + N) + C, chunk_of (speech, n, N, i, r), N * sizeof (float));
+          if (r > 0)
+            memcpy (state + i * S, out + i * (1 + S) + 1, S * sizeof (float));
+          else
+            memset (state + i * S, 0, S * sizeof (float));
+        }
+      bench_profile_add (profile, silero_vad_batch_jit_execute_with_vars_profiled (jit, &b, 1,
+                                                                                   error));
+    }
+  double t[ROUNDS];
+  for (guint r = 0; r < ROUNDS; r++)
+    {
+      double t0 = bench_now_us ();
+      if (!silero_vad_batch_jit_execute_with_vars (jit, &b, 1, error))
+        return FALSE;
+      t[r] = (bench_now_us () - t0) / streams;
+    }
+  printf ("Silero 16 kHz, batched plan at %u streams: execute %.2f us per stream-chunk (median of "
+          "%d)\n", streams, bench_median (t, ROUNDS), ROUNDS);
+  bench_profile_print (profile, streams);
+  bench_profile_free (profile);
+  return TRUE;
+}
+
 int
 main (int argc, char **argv)
 {
   const char *version = argc > 1 ? argv[1] : "v5";
-  const char *dir = argc > 2 ? argv[2] : g_getenv ("MOROK_MODEL_DIR");
+  gboolean profile = argc > 3 && strcmp (argv[2], "--profile") == 0;
+  const char *dir = argc > 2 && !profile ? argv[2] : g_getenv ("MOROK_MODEL_DIR");
   g_autofree char *name = g_strdup_printf ("silero_vad_%s.onnx", version);
   g_autofree char *path = g_build_filename (dir ? dir : MOROK_SOURCE_ROOT "/models", name, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, &error);
   gsize n = 0;
-  g_autofree float *speech = read_wav (MOROK_SOURCE_ROOT "/tests/fixtures/speech-16k.wav", &n);
+  g_autofree float *speech = bench_read_wav (MOROK_SOURCE_ROOT "/tests/fixtures/speech-16k.wav", &n);
   if (!vad || !speech)
     {
       fprintf (stderr, "%s\n", vad ? "speech-16k.wav not readable" : error->message);
+      return 1;
+    }
+  if (profile)
+    {
+      if (profile_batched (vad, (guint) atoi (argv[3]), speech, n, &error))
+        return 0;
+      fprintf (stderr, "%s\n", error->message);
       return 1;
     }
   static const guint counts[] = { 1, 8, 64, 256 };

@@ -13,7 +13,8 @@
  * reads it. The fusion decisions (graph/schedule.c) are:
  *  - leaves (INPUT, WEIGHT) are buffers, outputs are realized;
  *  - an element-wise or view node is inlined into its consumers, unless it
- *    is computed (not a view) and read by more than one node;
+ *    is computed (not a view) and read by more than one node, or it is a
+ *    reflect pad that another reflect pad reads through inlined views;
  *  - a reduction is inlined (as a loop) only when it reaches its kernel's
  *    root through element-wise ops alone, so it runs once per output element;
  *  - a matmul is a kernel of its own, whose element-wise consumers (bias,

@@ -71,6 +71,27 @@ ew_path (Planner *p, MorokNode *n)
   return TRUE;
 }
 
+/* TRUE if another reflect pad reads @n through views that are inlined:
+ * rendered inline, each of the outer pad's three guarded reads would
+ * carry the inner pad's three, clang turns the nested index choices into
+ * gathers, and the loop runs 5x slower than with @n stored (Silero's frame
+ * folds read the chunk's reflect padding through the frames' own: 12.9 ->
+ * 2.7 us at b = 64). */
+static gboolean
+reflect_above (Planner *p, MorokNode *n)
+{
+  GPtrArray *c = g_hash_table_lookup (p->consumers, n);
+  for (guint i = 0; c && i < c->len; i++)
+    {
+      MorokNode *u = g_ptr_array_index (c, i);
+      if (g_hash_table_contains (p->realized, u) || !morok_op_is_view (u->op))
+        continue;
+      if ((u->op == MOROK_OP_PAD && u->pad_mode == MOROK_PAD_REFLECT) || reflect_above (p, u))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Realizes what a matmul's operand needs to be a strided view of a buffer:
  * the node the strided walk stops at, when the views above it are then
  * strided (a computed node, or a padding under a window: the padded signal
@@ -138,6 +159,8 @@ decide (Planner *p)
         ;
       else if (n->op == MOROK_OP_INPUT || n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_MATMUL
                || n->op == MOROK_OP_ATTENTION)
+        g_hash_table_add (p->realized, n);
+      else if (n->op == MOROK_OP_PAD && n->pad_mode == MOROK_PAD_REFLECT && reflect_above (p, n))
         g_hash_table_add (p->realized, n);
       else if (morok_op_is_reduce (n->op))
         {

@@ -128,13 +128,12 @@ morok_gemm_store_tile (morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV], float *
 
 /* The MR x NR tile at c += or = A-sliver . B-panel over kc, with A read at
  * a[i*ars + k*aks] (packed: ars = 1, aks = MR; direct rows: ars = sam, aks = 1)
- * and the packed B panel at b[k*NR + j]. Only the top-left mr x nr part of the
- * tile is stored. One out-of-line copy serves both kinds of A: inlined at each
- * call site it measured no faster and cost ~80 ms more compile time. */
-static MOROK_VEC512 __attribute__ ((noinline, unused)) void
-morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
-                 const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
-                 int load_c)
+ * and the packed B panel at b[k*NR + j]; only its first nv vectors of
+ * columns are summed. Only the top-left mr x nr part of the tile is stored. */
+MOROK_INLINE MOROK_VEC512 void
+morok_gemm_tile_nv (const int nv, int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
+                    const float *restrict b, float *restrict c, int64_t ldc, int64_t mr,
+                    int64_t nr, int load_c)
 {
   /* The accumulators live in registers only if every loop over i and j is
    * unrolled; clang's own heuristics stop short at 12 x 2. */
@@ -151,20 +150,41 @@ morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
     {
       morok_gemm_vec bv[MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
-      for (int j = 0; j < MOROK_GEMM_NV; j++)
+      for (int j = 0; j < nv; j++)
         bv[j] = *(const morok_gemm_vec *)(b + j * MOROK_GEMM_VL);
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
         {
           morok_gemm_vec av = (morok_gemm_vec)row[i][k * aks];
 #pragma clang loop unroll(full)
-          for (int j = 0; j < MOROK_GEMM_NV; j++)
+          for (int j = 0; j < nv; j++)
             acc[i][j] += av * bv[j];
         }
       b += MOROK_GEMM_NR;
     }
 
   morok_gemm_store_tile (acc, c, ldc, mr, nr, load_c);
+}
+
+/* The whole tile. One out-of-line copy serves both kinds of A: inlined at
+ * each call site it measured no faster and cost ~80 ms more compile time. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
+                 const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
+                 int load_c)
+{
+  morok_gemm_tile_nv (MOROK_GEMM_NV, kc, a, ars, aks, b, c, ldc, mr, nr, load_c);
+}
+
+/* The tile of a last panel of at most VL columns, one vector wide: N = 129
+ * (Silero's STFT cosines, 2 panels and 1 column) otherwise spends a third of
+ * its FMAs on the zeros of a whole panel. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm_tile_narrow (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
+                        const float *restrict b, float *restrict c, int64_t ldc, int64_t mr,
+                        int64_t nr, int load_c)
+{
+  morok_gemm_tile_nv (1, kc, a, ars, aks, b, c, ldc, mr, nr, load_c);
 }
 
 /* Packs rows [0, mr) of A (row stride sam, k stride sak) over kc into one
@@ -656,6 +676,17 @@ morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a
 {
   const int nv = MOROK_GEMM_BACC / mb;
   int64_t n0 = 0;
+  /* 4 rows over 4k + 1 vectors (the STFT cosines, 129 columns = 9): blocks
+   * of 3, the last one masked, not 4-vector blocks and one vector of 4
+   * FMA chains (1612 -> 1422 ns at [4, 129] x [129, 129]) */
+  int64_t vectors = (N + MOROK_GEMM_VL - 1) / MOROK_GEMM_VL;
+  if (nv == 4 && vectors > 1 && vectors % 4 == 1)
+    {
+      for (; n0 < N; n0 += 3 * MOROK_GEMM_VL)
+        morok_gemm_bcast_block (mb, 3, morok_gemm_min (3 * MOROK_GEMM_VL, N - n0), K, a, sak,
+                                B + n0, sbk, C + n0 * csn, csm, csn, mr, accumulate);
+      return;
+    }
   for (; n0 + nv * MOROK_GEMM_VL <= N; n0 += nv * MOROK_GEMM_VL)
     morok_gemm_bcast_block (mb, nv, nv * MOROK_GEMM_VL, K, a, sak, B + n0, sbk, C + n0 * csn, csm,
                             csn, mr, accumulate);
@@ -789,12 +820,15 @@ morok_gemm_block (int64_t M, int64_t nc, int64_t kc, const float *A, int64_t sam
           for (int64_t ir = 0; ir < mc; ir += MOROK_GEMM_MR, t++)
             {
               morok_gemm_prefetch_part (pf, t, tiles);
+              void (*tile) (int64_t, const float *, int64_t, int64_t, const float *, float *,
+                            int64_t, int64_t, int64_t, int)
+                  = nr <= MOROK_GEMM_VL && MOROK_GEMM_NV > 1 ? morok_gemm_tile_narrow
+                                                             : morok_gemm_tile;
               if (ir < full)
-                morok_gemm_tile (kc, a + ir * sam, sam, 1, b, c + ir * ldc, ldc, MOROK_GEMM_MR, nr,
-                                 load_c);
+                tile (kc, a + ir * sam, sam, 1, b, c + ir * ldc, ldc, MOROK_GEMM_MR, nr, load_c);
               else
-                morok_gemm_tile (kc, apack + ir * kc, 1, MOROK_GEMM_MR, b, c + ir * ldc, ldc,
-                                 morok_gemm_min (MOROK_GEMM_MR, mc - ir), nr, load_c);
+                tile (kc, apack + ir * kc, 1, MOROK_GEMM_MR, b, c + ir * ldc, ldc,
+                      morok_gemm_min (MOROK_GEMM_MR, mc - ir), nr, load_c);
             }
         }
     }
