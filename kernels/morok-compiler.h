@@ -41,10 +41,11 @@
 G_BEGIN_DECLS
 
 /* Bumped whenever the calling convention of generated kernels changes. */
-#define MOROK_KERNEL_ABI_VERSION 1
+#define MOROK_KERNEL_ABI_VERSION 2
 
-/* Every generated kernel has this signature: buffers of the plan, values of
- * the symbolic variables, and the calling thread's share (tid of nthreads). */
+/* Every generated kernel has this signature: its binding table (the
+ * buffers it writes and reads, in the order its source names them), values
+ * of the symbolic variables, and the calling thread's share (tid of nthreads). */
 typedef void (*MorokKernelFn) (void *const *bufs, const int64_t *vars, uint32_t tid,
                                uint32_t nthreads);
 

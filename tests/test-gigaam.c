@@ -577,6 +577,30 @@ test_encoder_in_place (gconstpointer version)
   gigaam_fixture_clear (&f);
 }
 
+/* The encoder's layers are one computation over other weights: every layer
+ * after the first runs the functions the first compiled, so the program
+ * has at least one step per further layer more than it has functions. */
+static void
+test_encoder_layers_share_functions (gconstpointer version)
+{
+  GError *e = NULL;
+  Fixture f;
+  gigaam_fixture_load (&f, version);
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
+  g_autoptr (GigaAmEncoderJit) jit = gigaam_encoder_jit_new (morok_gigaam_ref (f.model));
+  g_assert_true (gigaam_encoder_jit_prepare_at_bounds (jit, config, &e));
+  g_assert_no_error (e);
+  MorokProgram *program = morok_plan_program (morok_jit_plan (gigaam_encoder_jit_jit (jit)));
+  guint steps = morok_program_n_steps (program), functions = morok_program_n_functions (program);
+  guint layers = morok_gigaam_config (f.model)->n_layers;
+  g_test_message ("%s encoder: %u layers, %u steps, %u distinct functions", (const char *) version,
+                  layers, steps, functions);
+  g_assert_cmpuint (layers, >=, 2);
+  g_assert_cmpuint (functions, >=, 1);
+  g_assert_cmpuint (steps - functions, >=, layers - 1);
+  gigaam_fixture_clear (&f);
+}
+
 /* The wrappers, in each precision the CPU runs. */
 typedef struct
 {
@@ -628,6 +652,9 @@ main (int argc, char **argv)
       g_test_add_data_func (released, versions[i], test_encoder_weights_released);
       g_autofree char *in_place = g_strdup_printf ("/gigaam/%s/encoder-in-place", versions[i]);
       g_test_add_data_func (in_place, versions[i], test_encoder_in_place);
+      g_autofree char *shared = g_strdup_printf ("/gigaam/%s/encoder-layers-share-functions",
+                                                 versions[i]);
+      g_test_add_data_func (shared, versions[i], test_encoder_layers_share_functions);
     }
   for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
     {

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* The C renderer: one freestanding translation unit per schedule.
+/* The C renderer: freestanding translation units for a schedule.
  *
- * Kernel i of the schedule becomes `void morok_k<i> (void *const *bufs,
- * const int64_t *vars, uint32_t tid, uint32_t nthreads)` (MorokKernelFn):
- * constant shapes are literals, variables are read from vars[slot], buffers
- * are restrict pointers, and each thread takes its share of the rows.
- * Prepare (prepare/prepare.c) calls it on the schedule and compiles the result:
+ * Each distinct kernel becomes `void morok_f<i> (void *const *bufs, const
+ * int64_t *vars, uint32_t tid, uint32_t nthreads)` (MorokKernelFn):
+ * constant shapes are literals, variables are read from vars[slot], and
+ * each thread takes its share of the rows. `bufs` is the kernel's own
+ * binding table, not the plan's buffers: slot 0 its output, then what it
+ * reads, then the scratch (morok_render_kernel_bindings says which plan
+ * buffer each slot is), so that kernels of the same computation over other
+ * buffers, as the layers of an encoder, are one function, rendered and
+ * compiled once. Prepare (prepare/prepare.c) renders a schedule, compiles
+ * its functions in one or more units and calls each kernel k through
+ * function_of[k] with its table:
  *
- *   g_autofree char *src = morok_render_schedule (sched, morok_isa_detect (), &error);
+ *   g_autoptr (MorokRendered) r = morok_render_schedule (sched, morok_isa_detect (), &error);
+ *   g_autofree char *src = r ? morok_render_unit (r, 0, r->functions->len) : NULL;
  *   g_autoptr (MorokObject) obj = src ? morok_compile (src, NULL, &error) : NULL;
- *   MorokKernelFn k0 = obj ? (MorokKernelFn) morok_object_lookup (obj, "morok_k0", &error) : NULL;
+ *   MorokKernelFn f0 = obj ? (MorokKernelFn) morok_object_lookup (obj, "morok_f0", &error) : NULL;
  */
 #pragma once
 
@@ -19,11 +26,29 @@
 
 G_BEGIN_DECLS
 
+typedef struct
+{
+  char *head;           /* what each unit starts with: ISA macros, the prelude, helpers */
+  GPtrArray *functions; /* char *: the distinct functions, the i-th named morok_f<i> */
+  GArray *function_of;  /* guint per schedule kernel: the function it runs */
+} MorokRendered;
+
 /* The headers every translation unit starts with (the kernels/include headers, in
  * order); a static string. */
 const char *morok_render_prelude (void);
 
-/* The whole translation unit, prelude included. (transfer full) */
-char *morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error);
+/* The schedule's distinct kernel functions. (transfer full) NULL with
+ * @error set when a kernel cannot be rendered. */
+MorokRendered *morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error);
+void morok_rendered_free (MorokRendered *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokRendered, morok_rendered_free)
+
+/* The translation unit of functions @first .. @first + @n - 1: the head,
+ * then those functions. (transfer full) */
+char *morok_render_unit (const MorokRendered *r, guint first, guint n);
+
+/* Appends kernel @k's binding table to @out (guint): the plan buffer of
+ * each of its slots, in slot order. */
+void morok_render_kernel_bindings (const MorokScheduleKernel *k, GArray *out);
 
 G_END_DECLS

@@ -408,30 +408,38 @@ static gboolean
 link_program (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPlanOptions *opts,
               GError **error)
 {
-  g_autofree char *src = morok_render_schedule (sched, opts->isa, error);
-  if (!src)
+  g_autoptr (MorokRendered) r = morok_render_schedule (sched, opts->isa, error);
+  if (!r)
     return FALSE;
+  g_autofree char *src = morok_render_unit (r, 0, r->functions->len);
   MorokObject *object = morok_compile (src, &opts->compile, error);
   if (!object)
     return FALSE;
-  morok_program_builder_set_object (b, object);
+  morok_program_builder_add_object (b, object);
+  g_autofree MorokKernelFn *fns = g_new (MorokKernelFn, MAX (r->functions->len, 1));
+  for (guint f = 0; f < r->functions->len; f++)
+    {
+      char fn_name[32];
+      g_snprintf (fn_name, sizeof fn_name, "morok_f%u", f);
+      if (!(fns[f] = (MorokKernelFn) morok_object_lookup (object, fn_name, error)))
+        return FALSE;
+    }
   guint threads = plan_threads (opts);
+  g_autoptr (GArray) bindings = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint k = 0; k < sched->kernels->len; k++)
     {
       const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
-      char fn_name[32];
-      g_snprintf (fn_name, sizeof fn_name, "morok_k%u", k);
-      MorokKernelFn fn = (MorokKernelFn) morok_object_lookup (object, fn_name, error);
-      if (!fn)
-        return FALSE;
       guint nthreads
           = ker->flops >= PARALLEL_MIN_FLOPS || ker->bytes >= PARALLEL_MIN_BYTES ? threads : 1;
       g_autofree char *what = morok_node_describe (ker->root);
       g_autofree char *name = g_strdup_printf ("k%u %s%s", k,
                                                ker->kind == MOROK_KERNEL_MATMUL ? "matmul " : "",
                                                what);
-      morok_program_builder_add_step (b, fn, nthreads, ker->shared_tasks, name, ker->flops,
-                                      ker->bytes);
+      g_array_set_size (bindings, 0);
+      morok_render_kernel_bindings (ker, bindings);
+      morok_program_builder_add_step (b, fns[g_array_index (r->function_of, guint, k)],
+                                      (const guint *) bindings->data, bindings->len, nthreads,
+                                      ker->shared_tasks, name, ker->flops, ker->bytes);
     }
   return TRUE;
 }

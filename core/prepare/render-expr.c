@@ -130,7 +130,7 @@ load (Ctx *c, MorokNode *n, guint buf, char **idx)
 {
   g_autofree char *flat = render_flat_index (n, idx);
   /* the kernel's own buffer is declared as `out` (a matmul epilogue reads it) */
-  g_autofree char *name = buf == c->ker->out ? g_strdup ("out") : g_strdup_printf ("b%u", buf);
+  g_autofree char *name = buf == c->ker->out ? g_strdup ("out") : g_strdup_printf ("b%u", render_buffer_slot (c, buf));
   char *t = tmp (c, "t");
   /* under a constant pad or a cat (render_guarded) */
   g_autofree char *at = c->guard ? g_strdup_printf ("(%s) ? %s[%s] : 0", c->guard, name, flat)

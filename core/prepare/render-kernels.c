@@ -21,13 +21,35 @@ render_store (Ctx *c, const MorokNode *root, char **idx, const char *v)
     render_line (c, "out[%s] = %s;", flat, v);
 }
 
+guint
+render_buffer_slot (const Ctx *c, guint buf)
+{
+  const GArray *reads = c->ker->reads;
+  for (guint r = 0; r < reads->len; r++)
+    if (g_array_index (reads, guint, r) == buf)
+      return r + 1;
+  g_return_val_if_reached (0);
+}
+
+void
+morok_render_kernel_bindings (const MorokScheduleKernel *k, GArray *out)
+{
+  g_array_append_val (out, k->out);
+  g_array_append_vals (out, k->reads->data, k->reads->len);
+  if (k->scratch)
+    {
+      guint s = k->scratch - 1;
+      g_array_append_val (out, s);
+    }
+}
+
 void
 render_declare_buffers (Ctx *c)
 {
   const MorokScheduleKernel *k = c->ker;
   const MorokScheduleBuffer *ob = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->out);
-  render_line (c, "%s *restrict out = (%s *) bufs[%u];", render_storage_type (ob->node->dtype),
-        render_storage_type (ob->node->dtype), k->out);
+  render_line (c, "%s *restrict out = (%s *) bufs[0];", render_storage_type (ob->node->dtype),
+        render_storage_type (ob->node->dtype));
   for (guint r = 0; r < k->reads->len; r++)
     {
       guint b = g_array_index (k->reads, guint, r);
@@ -36,18 +58,19 @@ render_declare_buffers (Ctx *c)
                       : rb->pack.format == MOROK_PRECISION_F32  ? "float"
                       : rb->pack.format == MOROK_PRECISION_INT8 ? "int8_t"
                                                                 : "uint16_t";
-      render_line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", t, b, t, b);
+      render_line (c, "const %s *restrict b%u = (const %s *) bufs[%u];", t, r + 1, t, r + 1);
     }
-  /* this thread's slice of the plan's scratch memory */
+  /* this thread's slice of the plan's scratch memory, in the last slot */
+  guint scratch_slot = k->reads->len + 1;
   if (k->scratch)
     render_line (c, "uint16_t *restrict scratch = (uint16_t *) ((uint8_t *) bufs[%u] + tid * (size_t) %"
-          G_GSIZE_FORMAT ");", k->scratch - 1, k->scratch_stride);
+          G_GSIZE_FORMAT ");", scratch_slot, k->scratch_stride);
   if (k->shared_tasks)
     {
       const MorokScheduleBuffer *sb
           = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->scratch - 1);
       render_line (c, "int64_t *next_task = (int64_t *) ((uint8_t *) bufs[%u] + %" G_GSIZE_FORMAT ");",
-            k->scratch - 1, sb->bytes - 64);
+            scratch_slot, sb->bytes - 64);
     }
 }
 
@@ -221,7 +244,7 @@ render_attention_kernel (Ctx *c)
                        "renderer: attention operand is not strided");
           return FALSE;
         }
-      buf[i] = morok_schedule_buffer_of (c->sched, s[i].base) - 1;
+      buf[i] = render_buffer_slot (c, morok_schedule_buffer_of (c->sched, s[i].base) - 1);
     }
   g_autofree char *tq = render_sym_c (n->shape[r - 2]), *dv = render_sym_c (n->shape[r - 1]);
   g_autofree char *tk = render_sym_c (n->src[1]->shape[r - 2]), *d = render_sym_c (n->src[0]->shape[r - 1]);

@@ -24,8 +24,8 @@ render_matmul_kernel (Ctx *c)
       g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE, "renderer: matmul operand is not strided");
       return FALSE;
     }
-  guint ba = morok_schedule_buffer_of (c->sched, a.base) - 1;
-  guint bb = morok_schedule_buffer_of (c->sched, b.base) - 1;
+  guint ba = render_buffer_slot (c, morok_schedule_buffer_of (c->sched, a.base) - 1);
+  guint bb = render_buffer_slot (c, morok_schedule_buffer_of (c->sched, b.base) - 1);
   g_autofree char *M = render_sym_c (m->shape[r - 2]), *N = render_sym_c (m->shape[r - 1]);
   g_autofree char *K = render_sym_c (m->src[0]->shape[r - 1]);
   g_autofree char *oa = render_sym_c (a.offset), *ob = render_sym_c (b.offset);
@@ -144,7 +144,7 @@ render_matmul_kernel (Ctx *c)
     {
       /* a panel of B is K x NR (f32) or K2 x NR pairs (f16, bf16, bf16x3):
        * column n0 starts n0 / NR panels in, n0 times a column's elements */
-      guint bp = c->ker->packed_b - 1, parts = morok_weight_pack_bf16_parts (pb->pack.format);
+      guint bp = render_buffer_slot (c, c->ker->packed_b - 1), parts = morok_weight_pack_bf16_parts (pb->pack.format);
       gint64 k2 = morok_weight_pack_pairs (pb->pack.k, pb->pack.format);
       gint64 col = pb->pack.format == MOROK_PRECISION_F32 ? pb->pack.k : k2 * 2;
       g_autofree char *bhi = g_strdup_printf ("b%u + n0 * %" G_GINT64_FORMAT, bp, col);

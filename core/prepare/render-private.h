@@ -44,8 +44,11 @@ G_GNUC_INTERNAL char *render_literal (MorokDType t, double v);
 G_GNUC_INTERNAL char *render_value (Ctx *c, MorokNode *n, char **idx);
 /* Stores @v as the kernel's output at @idx. */
 G_GNUC_INTERNAL void render_store (Ctx *c, const MorokNode *root, char **idx, const char *v);
-/* The kernel's buffer pointers, from bufs[]. */
+/* The kernel's buffer pointers, from its binding table bufs[]: slot 0 is
+ * `out`, slot r + 1 is b<r + 1> (reads[r]), the scratch is last. */
 G_GNUC_INTERNAL void render_declare_buffers (Ctx *c);
+/* The slot (and b<slot> name) of buffer @buf, which the kernel reads. */
+G_GNUC_INTERNAL guint render_buffer_slot (const Ctx *c, guint buf);
 /* Decomposes the flat row number @row into idx[0 .. count-1] over @n's dims. */
 G_GNUC_INTERNAL void render_split_rows (Ctx *c, const MorokNode *n, guint count, const char *row, char **idx);
 /* The product of @n's first @count dims as C. */

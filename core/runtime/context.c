@@ -13,7 +13,8 @@ G_DEFINE_QUARK (morok-runtime-error-quark, morok_runtime_error)
 struct _MorokContext
 {
   MorokProgram *program;
-  void **bufs;           /* what the kernels see, by buffer index */
+  void **bufs;           /* by buffer index */
+  void **tables;         /* the steps' binding tables (program->bindings) of bufs */
   gint64 *vars;          /* by slot */
   MorokBuffer *inputs, *outputs;
   gint64 *task_counter;  /* in the SCRATCH buffer's last 64 bytes, NULL without one */
@@ -128,6 +129,11 @@ morok_context_new (MorokProgram *program, GError **error)
       morok_context_free (ctx);
       return NULL;
     }
+  /* bound once: execute passes each step its table as it is */
+  const GArray *bindings = program->bindings;
+  ctx->tables = g_new (void *, MAX (bindings->len, 1));
+  for (guint i = 0; i < bindings->len; i++)
+    ctx->tables[i] = ctx->bufs[g_array_index (bindings, guint, i)];
   guint n_in = program->inputs->len, n_out = program->outputs->len;
   ctx->inputs = g_new0 (MorokBuffer, MAX (n_in, 1));
   for (guint i = 0; i < n_in; i++)
@@ -149,6 +155,7 @@ morok_context_free (MorokContext *ctx)
   g_ptr_array_unref (ctx->owned);
   g_array_unref (ctx->mapped);
   g_free (ctx->bufs);
+  g_free (ctx->tables);
   g_free (ctx->vars);
   g_free (ctx->inputs);
   g_free (ctx->outputs);
@@ -259,10 +266,11 @@ run_step (MorokContext *ctx, const MorokStep *s)
   if (s->shared_tasks)
     *ctx->task_counter = 0;
   guint n = MIN (s->nthreads, ctx->threads);
+  void *const *table = ctx->tables + s->binding;
   if (n > 1)
-    morok_thread_pool_run (s->fn, ctx->bufs, ctx->vars, n);
+    morok_thread_pool_run (s->fn, table, ctx->vars, n);
   else
-    s->fn (ctx->bufs, ctx->vars, 0, 1);
+    s->fn (table, ctx->vars, 0, 1);
 }
 
 gboolean

@@ -15,8 +15,9 @@
  *   morok_program_builder_add_input (b, 0, MOROK_DTYPE_F32, 2, (gint64[]){ 100, 16 });
  *   static const MorokShapeInstr shape[] = { { MOROK_SHAPE_VAR, 0 }, { MOROK_SHAPE_CONST, 16 } };
  *   morok_program_builder_add_output (b, 1, MOROK_DTYPE_F32, 2, (gint64[]){ 100, 16 }, shape, 2);
- *   morok_program_builder_add_step (b, fn, 1, FALSE, "k0 mul f32[t, 16]", 1600, 12800);
- *   morok_program_builder_set_object (b, g_steal_pointer (&object));
+ *   morok_program_builder_add_step (b, fn, (guint[]){ 1, 0 }, 2, 1, FALSE, "k0 mul f32[t, 16]",
+ *                                   1600, 12800);   // fn's bufs[0] is buffer 1, bufs[1] buffer 0
+ *   morok_program_builder_add_object (b, g_steal_pointer (&object));
  *   MorokProgram *program = morok_program_builder_finish (g_steal_pointer (&b));
  */
 #pragma once
@@ -94,12 +95,15 @@ void morok_program_builder_add_input (MorokProgramBuilder *b, guint buffer, Moro
 gboolean morok_program_builder_add_output (MorokProgramBuilder *b, guint buffer, MorokDType dtype,
                                        guint rank, const gint64 *max_shape,
                                        const MorokShapeInstr *code, guint n_code);
-/* The next step: @fn on up to @nthreads threads; @name is copied. */
-void morok_program_builder_add_step (MorokProgramBuilder *b, MorokKernelFn fn, guint nthreads,
+/* The next step: @fn on up to @nthreads threads, called with its binding
+ * table: bufs[i] is buffer @bindings[i] (copied) of the context; @name is
+ * copied. Steps of one computation over other buffers share their @fn. */
+void morok_program_builder_add_step (MorokProgramBuilder *b, MorokKernelFn fn,
+                                     const guint *bindings, guint n_bindings, guint nthreads,
                                      gboolean shared_tasks, const char *name, double flops,
                                      double bytes);
-/* The object the steps' functions live in; the program frees it. */
-void morok_program_builder_set_object (MorokProgramBuilder *b, MorokObject *object);
+/* An object some steps' functions live in; the program frees it. */
+void morok_program_builder_add_object (MorokProgramBuilder *b, MorokObject *object);
 
 /* The program (transfer full); frees @b. */
 MorokProgram *morok_program_builder_finish (MorokProgramBuilder *b);

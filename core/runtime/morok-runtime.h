@@ -79,6 +79,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokProgram, morok_program_unref)
 guint morok_program_n_inputs (const MorokProgram *program);
 guint morok_program_n_outputs (const MorokProgram *program);
 guint morok_program_n_steps (const MorokProgram *program);
+/* Distinct kernel functions the steps call (at most the steps: steps of one
+ * computation over other buffers share one). */
+guint morok_program_n_functions (const MorokProgram *program);
 /* Bytes of the arena each context allocates. */
 gsize morok_program_arena_bytes (const MorokProgram *program);
 /* Bytes of buffers each context allocates: the arena, inputs, outputs and

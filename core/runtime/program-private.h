@@ -8,6 +8,7 @@
 typedef struct
 {
   MorokKernelFn fn;
+  guint binding;         /* its table: program->bindings from here, one per slot */
   guint nthreads;
   gboolean shared_tasks; /* the task counter is zeroed before it runs */
   char *name;
@@ -48,8 +49,10 @@ typedef struct
 struct _MorokProgram
 {
   gatomicrefcount ref;
-  MorokObject *object;     /* owns the kernels' code */
+  GPtrArray *objects;      /* MorokObject: own the kernels' code */
   GArray *steps;           /* MorokStep */
+  GArray *bindings;        /* guint: the steps' tables of buffer indices, back to back */
+  guint n_functions;       /* distinct functions of the steps */
   MorokProgramBuffer *buffers;
   guint n_bufs;
   gsize arena_bytes;

@@ -24,7 +24,9 @@ morok_program_builder_new (guint n_buffers, guint n_vars)
 {
   MorokProgram *p = g_new0 (MorokProgram, 1);
   g_atomic_ref_count_init (&p->ref);
+  p->objects = g_ptr_array_new_with_free_func ((GDestroyNotify) morok_object_free);
   p->steps = g_array_new (FALSE, TRUE, sizeof (MorokStep));
+  p->bindings = g_array_new (FALSE, FALSE, sizeof (guint));
   p->n_bufs = n_buffers;
   p->buffers = g_new0 (MorokProgramBuffer, MAX (n_buffers, 1));
   p->n_vars = n_vars;
@@ -190,19 +192,24 @@ morok_program_builder_add_output (MorokProgramBuilder *b, guint buffer, MorokDTy
 }
 
 void
-morok_program_builder_add_step (MorokProgramBuilder *b, MorokKernelFn fn, guint nthreads,
-                                gboolean shared_tasks, const char *name, double flops, double bytes)
+morok_program_builder_add_step (MorokProgramBuilder *b, MorokKernelFn fn, const guint *bindings,
+                                guint n_bindings, guint nthreads, gboolean shared_tasks,
+                                const char *name, double flops, double bytes)
 {
-  g_return_if_fail (b != NULL && fn != NULL && name != NULL);
-  MorokStep s = { fn, MAX (nthreads, 1), shared_tasks, g_strdup (name), flops, bytes };
+  g_return_if_fail (b != NULL && fn != NULL && name != NULL && (n_bindings == 0 || bindings));
+  for (guint i = 0; i < n_bindings; i++)
+    g_return_if_fail (bindings[i] < b->program->n_bufs);
+  MorokStep s = { fn, b->program->bindings->len, MAX (nthreads, 1), shared_tasks, g_strdup (name),
+                  flops, bytes };
+  g_array_append_vals (b->program->bindings, bindings, n_bindings);
   g_array_append_val (b->program->steps, s);
 }
 
 void
-morok_program_builder_set_object (MorokProgramBuilder *b, MorokObject *object)
+morok_program_builder_add_object (MorokProgramBuilder *b, MorokObject *object)
 {
-  g_return_if_fail (b != NULL && b->program->object == NULL);
-  b->program->object = object;
+  g_return_if_fail (b != NULL && object != NULL);
+  g_ptr_array_add (b->program->objects, object);
 }
 
 MorokProgram *
@@ -212,6 +219,10 @@ morok_program_builder_finish (MorokProgramBuilder *b)
   for (guint i = 0; i < b->program->n_bufs; i++)
     g_return_val_if_fail (b->program->buffers[i].place != MOROK_PLACE_NONE /* unplaced */, NULL);
   MorokProgram *p = b->program;
+  g_autoptr (GHashTable) fns = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < p->steps->len; i++)
+    g_hash_table_add (fns, g_array_index (p->steps, MorokStep, i).fn);
+  p->n_functions = g_hash_table_size (fns);
   g_free (b);
   return p;
 }
@@ -234,6 +245,7 @@ morok_program_unref (MorokProgram *program)
   for (guint i = 0; i < program->steps->len; i++)
     g_free (g_array_index (program->steps, MorokStep, i).name);
   g_array_unref (program->steps);
+  g_array_unref (program->bindings);
   for (guint i = 0; i < program->n_vars; i++)
     g_free (program->vars[i].name);
   g_free (program->vars);
@@ -242,7 +254,7 @@ morok_program_unref (MorokProgram *program)
   g_array_unref (program->outputs);
   g_array_unref (program->shape_code);
   g_ptr_array_unref (program->owned);
-  morok_object_free (program->object);
+  g_ptr_array_unref (program->objects);
   g_free (program);
 }
 
@@ -262,6 +274,12 @@ guint
 morok_program_n_steps (const MorokProgram *program)
 {
   return program->steps->len;
+}
+
+guint
+morok_program_n_functions (const MorokProgram *program)
+{
+  return program->n_functions;
 }
 
 gsize
