@@ -206,19 +206,14 @@ set_compiler_failed (GError **error, const char *cc_path, const char *what, GByt
                len > STDERR_MAX ? "\n[...]" : "");
 }
 
-/* Runs the compiler on @source; the object's bytes, or NULL and @error.
- * (transfer full) */
-static GBytes *
-run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError **error)
+/* Starts the compiler on @source, the object on its stdout. (transfer full)
+ * NULL with @error set. */
+static GSubprocess *
+spawn_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError **error)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GSubprocessLauncher) launcher = NULL;
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (GBytes) out = NULL;
-  g_autoptr (GBytes) err = NULL;
   g_autoptr (GError) local = NULL;
-  g_autofree char *status = NULL;
-  int in_fd;
 
   g_ptr_array_add (argv, (gpointer) cc_path);
   for (guint i = 0; i + 1 < flags->len; i++) /* the last entry is NULL */
@@ -228,13 +223,14 @@ run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError 
   g_ptr_array_add (argv, "-");
   g_ptr_array_add (argv, NULL);
 
-  in_fd = source_fd (source, error);
+  int in_fd = source_fd (source, error);
   if (in_fd < 0)
     return NULL;
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
                                         | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_take_stdin_fd (launcher, in_fd);
-  proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &local);
+  GSubprocess *proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata,
+                                                    &local);
   if (proc == NULL)
     {
       g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER,
@@ -242,6 +238,19 @@ run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError 
       return NULL;
     }
   atomic_fetch_add (&n_invocations, 1);
+  return proc;
+}
+
+/* Waits for the compiler @proc; the object's bytes, or NULL and @error.
+ * (transfer full) */
+static GBytes *
+finish_compiler (GSubprocess *proc, const char *cc_path, GError **error)
+{
+  g_autoptr (GBytes) out = NULL;
+  g_autoptr (GBytes) err = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *status = NULL;
+
   if (!g_subprocess_communicate (proc, NULL, NULL, &out, &err, &local))
     {
       g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED,
@@ -263,23 +272,77 @@ run_compiler (const char *cc_path, GPtrArray *flags, const char *source, GError 
   return NULL;
 }
 
-MorokObject *
-morok_compile (const char *source, const MorokCompileOptions *opts, GError **error)
+/* One translation unit of morok_compile_units on its way. */
+typedef struct
+{
+  const char *source;
+  char *key;          /* cache key; NULL without cache or dump */
+  GSubprocess *proc;  /* the compiler, while it runs */
+  MorokObject *obj;
+} Unit;
+
+/* @u's object from the cache, or NULL (a bad entry is dropped). */
+static MorokObject *
+load_cached (MorokObjectCache *cache, const char *key, gint64 start)
+{
+  g_autoptr (GBytes) object = morok_object_cache_read (cache, key);
+  g_autoptr (GError) local = NULL;
+  if (object == NULL)
+    return NULL;
+  MorokObject *obj
+      = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), &local);
+  if (obj != NULL)
+    {
+      atomic_fetch_add (&n_cache_hits, 1);
+      g_debug ("kernel object %s loaded from the cache in %.2f ms", key,
+               (g_get_monotonic_time () - start) / 1000.0);
+      return obj;
+    }
+  /* An entry whose bytes check out but do not load (an object of a
+   * loader that has since changed) costs one recompile, not a failure. */
+  g_debug ("dropping cache entry %s: %s", key, local->message);
+  morok_object_cache_remove (cache, key);
+  return NULL;
+}
+
+/* Collects @u's compiler and loads its object, then stores it in @cache. */
+static gboolean
+finish_unit (Unit *u, MorokObjectCache *cache, const char *cc_path, gint64 start, GError **error)
+{
+  g_autoptr (GSubprocess) proc = g_steal_pointer (&u->proc);
+  g_autoptr (GBytes) object = finish_compiler (proc, cc_path, error);
+  g_autoptr (GError) local = NULL;
+  if (object == NULL)
+    return FALSE;
+  u->obj = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), error);
+  if (u->obj == NULL)
+    {
+      g_prefix_error (error, "object from '%s': ", cc_path);
+      return FALSE;
+    }
+  g_debug ("compiled %zu bytes of C in %.1f ms", strlen (u->source),
+           (g_get_monotonic_time () - start) / 1000.0);
+  /* Stored only once it has loaded, so the cache never holds a bad object;
+   * a cache that cannot be written only costs speed. */
+  if (cache != NULL && !morok_object_cache_write (cache, u->key, object, &local))
+    g_debug ("cannot store kernel object in the cache: %s", local->message);
+  return TRUE;
+}
+
+gboolean
+morok_compile_units (const char *const *sources, guint n, const MorokCompileOptions *opts,
+                     MorokObject **out_objects, GError **error)
 {
   MorokCompileOptions defaults;
   g_autofree char *cc_path = NULL;
   g_autofree char *cache_dir = NULL;
   g_autoptr (MorokObjectCache) cache = NULL;
-  g_autofree char *key = NULL;
   g_autoptr (GPtrArray) flags = NULL;
-  g_autoptr (GBytes) object = NULL;
-  g_autoptr (GError) local = NULL;
-  MorokObject *obj;
   gint64 start = g_get_monotonic_time ();
 
-  g_return_val_if_fail (source != NULL, NULL);
-  g_return_val_if_fail (opts == NULL || (opts->opt_level >= 0 && opts->opt_level <= 3), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_return_val_if_fail (n == 0 || (sources != NULL && out_objects != NULL), FALSE);
+  g_return_val_if_fail (opts == NULL || (opts->opt_level >= 0 && opts->opt_level <= 3), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (opts == NULL)
     {
@@ -288,53 +351,59 @@ morok_compile (const char *source, const MorokCompileOptions *opts, GError **err
     }
   cc_path = find_compiler (opts, error);
   if (cc_path == NULL)
-    return NULL;
+    return FALSE;
   flags = build_flags (opts);
   cache_dir = morok_object_cache_dir (opts);
-  if (cache_dir != NULL || opts->dump_dir != NULL)
-    {
-      key = morok_object_cache_key (cc_path, (const char *const *) flags->pdata, source, error);
-      if (key == NULL)
-        return NULL;
-    }
-  if (opts->dump_dir != NULL)
-    dump_source (opts->dump_dir, key, source);
   if (cache_dir != NULL)
     cache = morok_object_cache_open (cache_dir);
 
-  if (cache != NULL && (object = morok_object_cache_read (cache, key)) != NULL)
+  g_autofree Unit *units = g_new0 (Unit, MAX (n, 1));
+  gboolean ok = TRUE;
+  /* every miss's compiler starts before the first is waited for: they run
+   * side by side */
+  for (guint i = 0; ok && i < n; i++)
     {
-      obj = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), &local);
-      if (obj != NULL)
+      Unit *u = &units[i];
+      u->source = sources[i];
+      g_return_val_if_fail (u->source != NULL, FALSE);
+      if (cache_dir != NULL || opts->dump_dir != NULL)
+        ok = (u->key = morok_object_cache_key (cc_path, (const char *const *) flags->pdata,
+                                               u->source, error))
+             != NULL;
+      if (ok && opts->dump_dir != NULL)
+        dump_source (opts->dump_dir, u->key, u->source);
+      if (ok && cache != NULL)
+        u->obj = load_cached (cache, u->key, start);
+      if (ok && u->obj == NULL)
+        ok = (u->proc = spawn_compiler (cc_path, flags, u->source, error)) != NULL;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      Unit *u = &units[i];
+      if (u->proc && ok)
+        ok = finish_unit (u, cache, cc_path, start, error);
+      else if (u->proc)
         {
-          atomic_fetch_add (&n_cache_hits, 1);
-          g_debug ("kernel object %s loaded from the cache in %.2f ms", key,
-                   (g_get_monotonic_time () - start) / 1000.0);
-          return obj;
+          /* an earlier unit failed: this one's object is not wanted */
+          g_subprocess_force_exit (u->proc);
+          g_subprocess_wait (u->proc, NULL, NULL);
+          g_clear_object (&u->proc);
         }
-      /* An entry whose bytes check out but do not load (an object of a
-       * loader that has since changed) costs one recompile, not a failure. */
-      g_debug ("dropping cache entry %s: %s", key, local->message);
-      g_clear_error (&local);
-      g_clear_pointer (&object, g_bytes_unref);
-      morok_object_cache_remove (cache, key);
+      g_free (u->key);
     }
-
-  object = run_compiler (cc_path, flags, source, error);
-  if (object == NULL)
-    return NULL;
-  obj = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), error);
-  if (obj == NULL)
+  for (guint i = 0; i < n; i++)
     {
-      g_prefix_error (error, "object from '%s': ", cc_path);
-      return NULL;
+      out_objects[i] = ok ? units[i].obj : NULL;
+      if (!ok)
+        morok_object_free (units[i].obj);
     }
-  g_debug ("compiled %zu bytes of C in %.1f ms", strlen (source),
-           (g_get_monotonic_time () - start) / 1000.0);
+  return ok;
+}
 
-  /* Stored only once it has loaded, so the cache never holds a bad object;
-   * a cache that cannot be written only costs speed. */
-  if (cache != NULL && !morok_object_cache_write (cache, key, object, &local))
-    g_debug ("cannot store kernel object in the cache: %s", local->message);
-  return obj;
+MorokObject *
+morok_compile (const char *source, const MorokCompileOptions *opts, GError **error)
+{
+  MorokObject *obj = NULL;
+  g_return_val_if_fail (source != NULL, NULL);
+  return morok_compile_units (&source, 1, opts, &obj, error) ? obj : NULL;
 }

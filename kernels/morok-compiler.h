@@ -87,6 +87,11 @@ void morok_compile_options_init (MorokCompileOptions *opts);
  * caller, whatever the compiler does. A cache
  * entry that fails to load is deleted and recompiled, never an error. */
 MorokObject *morok_compile (const char *source, const MorokCompileOptions *opts, GError **error);
+/* As morok_compile for each of @n sources, their compilers run side by side
+ * (one process each; cached ones only loaded): out_objects[i] (transfer
+ * full) is source i's. On failure, the first error and no objects. */
+gboolean morok_compile_units (const char *const *sources, guint n, const MorokCompileOptions *opts,
+                              MorokObject **out_objects, GError **error);
 
 /* Loads an ELF relocatable x86-64 object from @data (copied; any alignment).
  * (transfer full) Fails with BAD_OBJECT when a header, offset or index does

@@ -10,12 +10,13 @@
  * buffer each slot is), so that kernels of the same computation over other
  * buffers, as the layers of an encoder, are one function, rendered and
  * compiled once. Prepare (prepare/prepare.c) renders a schedule, compiles
- * its functions in one or more units and calls each kernel k through
- * function_of[k] with its table:
+ * its functions in one or more units side by side and calls each kernel k
+ * through function_of[k] with its table:
  *
  *   g_autoptr (MorokRendered) r = morok_render_schedule (sched, morok_isa_detect (), &error);
- *   g_autofree char *src = r ? morok_render_unit (r, 0, r->functions->len) : NULL;
- *   g_autoptr (MorokObject) obj = src ? morok_compile (src, NULL, &error) : NULL;
+ *   g_autoptr (GArray) unit_of = g_array_new (FALSE, FALSE, sizeof (guint));
+ *   g_autoptr (GPtrArray) units = morok_render_units (r, 1, unit_of);   // one unit
+ *   g_autoptr (MorokObject) obj = morok_compile (units->pdata[0], NULL, &error);
  *   MorokKernelFn f0 = obj ? (MorokKernelFn) morok_object_lookup (obj, "morok_f0", &error) : NULL;
  */
 #pragma once
@@ -31,6 +32,7 @@ typedef struct
   char *head;           /* what each unit starts with: ISA macros, the prelude, helpers */
   GPtrArray *functions; /* char *: the distinct functions, the i-th named morok_f<i> */
   GArray *function_of;  /* guint per schedule kernel: the function it runs */
+  GArray *cost;         /* guint per function: its relative compile time */
 } MorokRendered;
 
 /* The headers every translation unit starts with (the kernels/include headers, in
@@ -43,9 +45,11 @@ MorokRendered *morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, 
 void morok_rendered_free (MorokRendered *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokRendered, morok_rendered_free)
 
-/* The translation unit of functions @first .. @first + @n - 1: the head,
- * then those functions. (transfer full) */
-char *morok_render_unit (const MorokRendered *r, guint first, guint n);
+/* The functions as at most @max_units translation units (the head, then
+ * their functions) of about equal compile time; one when the functions
+ * are cheap. @out_unit_of (guint) gets each function's unit. (transfer
+ * full) GPtrArray of char *, deterministic for a schedule (cache keys). */
+GPtrArray *morok_render_units (const MorokRendered *r, guint max_units, GArray *out_unit_of);
 
 /* Appends kernel @k's binding table to @out (guint): the plan buffer of
  * each of its slots, in slot order. */

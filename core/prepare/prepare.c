@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/morok-prepare.h"
 #include "prepare/morok-rules.h"
+#include "prepare/link-private.h"
 #include "graph/morok-schedule.h"
 #include "runtime/morok-program-builder.h"
 #include "kernels/weight-pack.h"
@@ -404,26 +405,11 @@ shape_code (const MorokSym *s, GArray *code)
   g_array_append_val (code, in);
 }
 
-static gboolean
-link_program (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPlanOptions *opts,
-              GError **error)
+/* The steps: each kernel's function @fns[k] with its binding table. */
+static void
+add_steps (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPlanOptions *opts,
+           MorokKernelFn *fns)
 {
-  g_autoptr (MorokRendered) r = morok_render_schedule (sched, opts->isa, error);
-  if (!r)
-    return FALSE;
-  g_autofree char *src = morok_render_unit (r, 0, r->functions->len);
-  MorokObject *object = morok_compile (src, &opts->compile, error);
-  if (!object)
-    return FALSE;
-  morok_program_builder_add_object (b, object);
-  g_autofree MorokKernelFn *fns = g_new (MorokKernelFn, MAX (r->functions->len, 1));
-  for (guint f = 0; f < r->functions->len; f++)
-    {
-      char fn_name[32];
-      g_snprintf (fn_name, sizeof fn_name, "morok_f%u", f);
-      if (!(fns[f] = (MorokKernelFn) morok_object_lookup (object, fn_name, error)))
-        return FALSE;
-    }
   guint threads = plan_threads (opts);
   g_autoptr (GArray) bindings = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint k = 0; k < sched->kernels->len; k++)
@@ -437,11 +423,9 @@ link_program (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPla
                                                what);
       g_array_set_size (bindings, 0);
       morok_render_kernel_bindings (ker, bindings);
-      morok_program_builder_add_step (b, fns[g_array_index (r->function_of, guint, k)],
-                                      (const guint *) bindings->data, bindings->len, nthreads,
-                                      ker->shared_tasks, name, ker->flops, ker->bytes);
+      morok_program_builder_add_step (b, fns[k], (const guint *) bindings->data, bindings->len,
+                                      nthreads, ker->shared_tasks, name, ker->flops, ker->bytes);
     }
-  return TRUE;
 }
 
 /* Program memory for PACKED buffer @i, filled with its weight's panels. */
@@ -624,6 +608,7 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
        guint n_inputs, const MorokPlanOptions *opts, gboolean fold, GError **error)
 {
   g_atomic_pointer_add (&build_count, 1);
+  gint64 t0 = g_get_monotonic_time ();
   if (!morok_graph_rewrite (roots, n_roots, rule_sets, G_N_ELEMENTS (rule_sets), error))
     return NULL;
   g_autoptr (GPtrArray) folded = g_ptr_array_new_with_free_func (free);
@@ -647,13 +632,29 @@ build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *const *in
   for (guint i = 0; i < folded->len; i++)
     morok_program_builder_keep (b, folded->pdata[i]);
   g_ptr_array_set_free_func (folded, NULL);
-  if (!place_buffers (b, sched, fold, error) || !describe_io (b, pool, sched, n_inputs, error)
-      || !link_program (b, sched, opts, error))
+  /* clang runs while the weights are packed */
+  gint64 t1 = g_get_monotonic_time ();
+  Link *link = link_start (sched, opts->isa, &opts->compile, error);
+  if (!link)
     return NULL;
+  if (!place_buffers (b, sched, fold, error) || !describe_io (b, pool, sched, n_inputs, error))
+    {
+      link_finish (link, NULL, NULL);
+      return NULL;
+    }
+  gint64 t2 = g_get_monotonic_time ();
+  g_autofree MorokKernelFn *fns = link_finish (link, b, error);
+  if (!fns)
+    return NULL;
+  add_steps (b, sched, opts, fns);
   MorokPlan *plan = morok_plan_new (morok_program_builder_finish (g_steal_pointer (&b)), error);
   if (plan)
-    g_info ("plan: %u steps, %u buffers, arena %" G_GSIZE_FORMAT " bytes",
-            morok_plan_n_steps (plan), sched->buffers->len, morok_plan_arena_bytes (plan));
+    g_info ("plan: %u steps, %u distinct functions, %u buffers, arena %" G_GSIZE_FORMAT
+            " bytes; graph to schedule %.0f ms, render, buffers and packing %.0f ms, "
+            "then compile %.0f ms more",
+            morok_plan_n_steps (plan), morok_program_n_functions (morok_plan_program (plan)),
+            sched->buffers->len, morok_plan_arena_bytes (plan), (t1 - t0) / 1e3, (t2 - t1) / 1e3,
+            (g_get_monotonic_time () - t2) / 1e3);
   return plan;
 }
 

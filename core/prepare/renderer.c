@@ -38,6 +38,20 @@ render_body (const MorokSchedule *sched, guint k, GError **error)
   return g_string_free (out, !ok);
 }
 
+/* Relative compile time of a function by kind, clang -O2 here. Most of a
+ * unit's time goes to the GEMM micro-kernels it calls (noinline, once per
+ * unit: Silero v5's 17 kernels 4.0 s in one unit, 3.8 + 3.4 s in two), so
+ * a contraction adds little; attention, with two general GEMMs inlined and
+ * its softmax loops, costs 4.3 s alone (GigaAM full size: 5.3 s in one
+ * unit, 4.8 + 1.6 s with attention on its own). */
+static const guint compile_cost[] = {
+  [MOROK_KERNEL_LOOP] = 1, [MOROK_KERNEL_MATMUL] = 3, [MOROK_KERNEL_ATTENTION] = 90
+};
+
+/* Units are split only when there is a function as costly as the
+ * micro-kernels that every further unit compiles again. */
+#define UNIT_SPLIT_COST 90
+
 MorokRendered *
 morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
 {
@@ -53,6 +67,7 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
                              isa_macro[isa], MOROK_GEMM_SMALL, morok_kernel_prelude);
   r->functions = g_ptr_array_new_with_free_func (g_free);
   r->function_of = g_array_sized_new (FALSE, FALSE, sizeof (guint), sched->kernels->len);
+  r->cost = g_array_new (FALSE, FALSE, sizeof (guint));
   /* body text -> function index + 1 */
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < sched->kernels->len; k++)
@@ -73,6 +88,8 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
                                             what, ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "",
                                             f - 1, body));
           g_hash_table_insert (seen, body, GUINT_TO_POINTER (f));
+          guint cost = compile_cost[ker->kind];
+          g_array_append_val (r->cost, cost);
         }
       else
         g_free (body);
@@ -82,14 +99,46 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
   return g_steal_pointer (&r);
 }
 
-char *
-morok_render_unit (const MorokRendered *r, guint first, guint n)
+GPtrArray *
+morok_render_units (const MorokRendered *r, guint max_units, GArray *out_unit_of)
 {
-  g_return_val_if_fail (r != NULL && first + n <= r->functions->len, NULL);
-  GString *out = g_string_new (r->head);
-  for (guint f = first; f < first + n; f++)
-    g_string_append (out, g_ptr_array_index (r->functions, f));
-  return g_string_free (out, FALSE);
+  g_return_val_if_fail (r != NULL && max_units >= 1 && out_unit_of != NULL, NULL);
+  guint n = r->functions->len, total = 0;
+  for (guint f = 0; f < n; f++)
+    total += g_array_index (r->cost, guint, f);
+  guint units = total >= UNIT_SPLIT_COST ? MIN (max_units, MAX (n, 1)) : 1;
+  /* the costliest first, each to the unit with the least so far */
+  g_autofree guint *order = g_new (guint, MAX (n, 1));
+  for (guint f = 0; f < n; f++)
+    order[f] = f;
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && g_array_index (r->cost, guint, order[j])
+                                   > g_array_index (r->cost, guint, order[j - 1]); j--)
+      {
+        guint t = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = t;
+      }
+  g_autofree guint *load = g_new0 (guint, units);
+  g_array_set_size (out_unit_of, n);
+  for (guint i = 0; i < n; i++)
+    {
+      guint u = 0;
+      for (guint v = 1; v < units; v++)
+        u = load[v] < load[u] ? v : u;
+      load[u] += g_array_index (r->cost, guint, order[i]);
+      g_array_index (out_unit_of, guint, order[i]) = u;
+    }
+  GPtrArray *sources = g_ptr_array_new_with_free_func (g_free);
+  for (guint u = 0; u < units; u++)
+    {
+      GString *src = g_string_new (r->head);
+      for (guint f = 0; f < n; f++)
+        if (g_array_index (out_unit_of, guint, f) == u)
+          g_string_append (src, g_ptr_array_index (r->functions, f));
+      g_ptr_array_add (sources, g_string_free (src, FALSE));
+    }
+  return sources;
 }
 
 void
@@ -102,5 +151,7 @@ morok_rendered_free (MorokRendered *r)
     g_ptr_array_unref (r->functions);
   if (r->function_of)
     g_array_unref (r->function_of);
+  if (r->cost)
+    g_array_unref (r->cost);
   g_free (r);
 }

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* The schedule's code: its distinct functions rendered in translation
+ * units (renderer.c), compiled on a thread of their own, so that clang
+ * runs while prepare packs the weights (GigaAM full size: 1.2 GB of panels,
+ * about as long as the compile), then looked up for each kernel. */
+#define G_LOG_DOMAIN "morok-prepare"
+#include "prepare/link-private.h"
+
+struct _Link
+{
+  MorokRendered *rendered;
+  GArray *unit_of;  /* guint per function */
+  GPtrArray *units; /* char *: the sources */
+  MorokCompileOptions opts;
+  MorokObject **objects; /* per unit, once compiled */
+  GError *error;
+  GThread *thread;
+};
+
+static gpointer
+compile_units (gpointer data)
+{
+  Link *l = data;
+  morok_compile_units ((const char *const *) l->units->pdata, l->units->len, &l->opts, l->objects,
+                       &l->error);
+  return NULL;
+}
+
+Link *
+link_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions *opts,
+            GError **error)
+{
+  MorokRendered *r = morok_render_schedule (sched, isa, error);
+  if (!r)
+    return NULL;
+  Link *l = g_new0 (Link, 1);
+  l->rendered = r;
+  l->opts = *opts;
+  l->unit_of = g_array_new (FALSE, FALSE, sizeof (guint));
+  /* compilers side by side, one per core */
+  l->units = morok_render_units (r, g_get_num_processors (), l->unit_of);
+  l->objects = g_new0 (MorokObject *, l->units->len);
+  l->thread = g_thread_new ("morok-compile", compile_units, l);
+  return l;
+}
+
+MorokKernelFn *
+link_finish (Link *l, MorokProgramBuilder *b, GError **error)
+{
+  g_thread_join (l->thread);
+  const MorokRendered *r = l->rendered;
+  MorokKernelFn *fns = NULL;
+  if (l->error)
+    g_propagate_error (error, g_steal_pointer (&l->error));
+  else if (b)
+    {
+      g_autofree MorokKernelFn *by_function = g_new (MorokKernelFn, MAX (r->functions->len, 1));
+      gboolean ok = TRUE;
+      for (guint f = 0; ok && f < r->functions->len; f++)
+        {
+          char name[32];
+          g_snprintf (name, sizeof name, "morok_f%u", f);
+          MorokObject *object = l->objects[g_array_index (l->unit_of, guint, f)];
+          ok = (by_function[f] = (MorokKernelFn) morok_object_lookup (object, name, error)) != NULL;
+        }
+      for (guint u = 0; u < l->units->len; u++)
+        morok_program_builder_add_object (b, g_steal_pointer (&l->objects[u]));
+      fns = ok ? g_new (MorokKernelFn, MAX (r->function_of->len, 1)) : NULL;
+      for (guint k = 0; fns && k < r->function_of->len; k++)
+        fns[k] = by_function[g_array_index (r->function_of, guint, k)];
+    }
+  for (guint u = 0; u < l->units->len; u++)
+    morok_object_free (l->objects[u]);
+  g_free (l->objects);
+  g_ptr_array_unref (l->units);
+  g_array_unref (l->unit_of);
+  morok_rendered_free (l->rendered);
+  g_free (l);
+  return fns;
+}
