@@ -40,14 +40,18 @@ link_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions 
   /* compilers side by side, one per core */
   l->units = morok_render_units (r, g_get_num_processors (), l->unit_of);
   l->objects = g_new0 (MorokObject *, l->units->len);
-  l->thread = g_thread_new ("morok-compile", compile_units, l);
+  /* without a thread (none to be had), the compile runs here and now */
+  l->thread = g_thread_try_new ("morok-compile", compile_units, l, NULL);
+  if (!l->thread)
+    compile_units (l);
   return l;
 }
 
 MorokKernelFn *
 link_finish (Link *l, MorokProgramBuilder *b, GError **error)
 {
-  g_thread_join (l->thread);
+  if (l->thread)
+    g_thread_join (l->thread);
   const MorokRendered *r = l->rendered;
   MorokKernelFn *fns = NULL;
   if (l->error)
