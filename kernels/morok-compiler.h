@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Morok kernels: from one C translation unit to callable machine code.
  *
- * A plan's generated source is compiled by one clang process (source on
- * stdin, ELF relocatable object on stdout), the object is linked in memory by
- * Morok's own x86-64 ELF loader (pages mapped writable, filled, then made
+ * Each translation unit of a plan's generated source is compiled by one
+ * clang process (source on stdin, ELF relocatable object on stdout; the
+ * units of morok_compile_units side by side), each object is linked in
+ * memory by Morok's own x86-64 ELF loader (pages mapped writable, filled, then made
  * read+execute, never both), and its functions are looked up by name. Objects
  * are cached on disk under $XDG_CACHE_HOME/morok, keyed by a hash of the
  * source, the compiler's `--version`, the flags, the CPU features and
