@@ -94,7 +94,8 @@ worth_folding (const MorokNode *n)
     {
       g_autofree char *what = morok_node_describe (n);
       g_debug ("not folded: %s, %" G_GSIZE_FORMAT " bytes from %" G_GSIZE_FORMAT
-               " bytes of weights", what, bytes, read);
+               " bytes of weights",
+               what, bytes, read);
     }
   return worth;
 }
