@@ -56,8 +56,9 @@ is_free_view_of_leaf (const MorokNode *n)
  * weights it reads and larger than FOLD_MIN_BYTES is left to the kernels
  * that read it: GigaAM's scaled feed-forward biases, bias · 0.5 broadcast
  * to [b, t, 768] (2.3 MB each at the 30 s bound, 32 of them, from 3 kB of
- * bias each), are an epilogue multiply. Tables made of constants alone
- * (Silero's STFT basis, 264 kB) stay below the floor and fold. */
+ * bias each), are an epilogue multiply. Below the floor everything folds
+ * (Silero's laid-out weight copies, up to 256 kB; tables of constants
+ * alone, which read no weights). */
 #define FOLD_MAX_GROWTH 2
 #define FOLD_MIN_BYTES (1 << 20)
 
