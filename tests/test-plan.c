@@ -216,6 +216,51 @@ small_matmul_reads_weight_in_place (int op, gint64 N, int skew)
   return in_place;
 }
 
+/* Builds y = x + w · 0.5, the constant broadcast to x's [rows, 4] (the
+ * shape of a scaled bias in an epilogue), checks y against a loop, and
+ * returns whether the plan reads the [4] weight w in place, that is, does
+ * not fold w · 0.5 into a [rows, 4] weight of its own. */
+static gboolean
+scaled_bias_reads_weight_in_place (gint64 rows)
+{
+  GError *e = NULL;
+  const gint64 C = 4;
+  g_autofree float *w = rand_floats (C);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2];
+  morok_tensor_syms (g, (gint64[]){ rows, C }, 2, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ C }, 1);
+  MorokTensor *half = morok_tensor_full (g, MOROK_DTYPE_F32, 0.5, sx, 2);
+  MorokTensor *y = morok_tensor_add (x, morok_tensor_mul (wt, half, &e), &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < rows * C; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 i = 0; i < rows * C; i++)
+    g_assert_cmpfloat_with_epsilon (yv[i], xv[i] + 0.5 * w[i % C], 1e-6);
+  guint n_bufs;
+  void *const *bufs = morok_plan_buffers (plan, &n_bufs);
+  gboolean in_place = FALSE;
+  for (guint i = 0; i < n_bufs; i++)
+    in_place = in_place || bufs[i] == (void *) w;
+  return in_place;
+}
+
+/* A weight-only subexpression is folded into a weight at prepare unless its
+ * result is over 1 MiB and over twice the weights it reads: w · 0.5 over
+ * [16, 4] (256 bytes) is folded, over [131072, 4] (2 MiB from 16 bytes of
+ * w) it is computed by the kernel that reads it, from w in place. */
+static void
+test_fold_skips_what_outgrows_its_weights (void)
+{
+  g_assert_false (scaled_bias_reads_weight_in_place (16));
+  g_assert_true (scaled_bias_reads_weight_in_place (131072));
+}
+
 /* A contraction with at most 8 rows (or columns) reads its constant operand
  * contiguous along the wide side, each row 64-byte aligned: a weight stored
  * the other way, or not aligned, is copied in that layout at prepare (rows
@@ -553,6 +598,8 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/fusion/matmul-epilogue-is-one-kernel", test_fusion_matmul_epilogue);
   g_test_add_func ("/plan/layout/small-matmul-weights-laid-out-at-prepare",
                    test_layout_small_matmul_weights);
+  g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",
+                   test_fold_skips_what_outgrows_its_weights);
   g_test_add_func ("/plan/fusion/epilogue-before-a-view", test_fusion_epilogue_before_view);
   g_test_add_func ("/plan/fusion/padded-windows-read-in-place",
                    test_fusion_padded_windows_read_in_place);

@@ -51,10 +51,62 @@ is_free_view_of_leaf (const MorokNode *n)
   return n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_CONST;
 }
 
+/* A folded node is resident for the program's life at its size at the
+ * bounds, while computing it per execute costs an element-wise pass. A
+ * weight-only node whose result is larger than FOLD_MAX_GROWTH times the
+ * weights it reads and larger than FOLD_MIN_BYTES is left to the kernels
+ * that read it: GigaAM's scaled feed-forward biases, bias · 0.5 broadcast
+ * to [b, t, 768] (2.3 MB each at the 30 s bound, 32 of them, from 3 kB of
+ * bias each), are an epilogue multiply. Below the floor everything folds
+ * (Silero's laid-out weight copies, up to 256 kB; tables of constants
+ * alone, which read no weights). */
+#define FOLD_MAX_GROWTH 2
+#define FOLD_MIN_BYTES (1 << 20)
+
+static gsize
+node_bytes (const MorokNode *n)
+{
+  return (gsize) morok_node_numel_max (n) * morok_dtype_size (n->dtype);
+}
+
+/* Bytes of the distinct weights under @n (constants are scalars). */
+static gsize
+weight_bytes_under (const MorokNode *n, GHashTable *seen)
+{
+  if (!g_hash_table_add (seen, (gpointer) n))
+    return 0;
+  if (n->op == MOROK_OP_WEIGHT)
+    return node_bytes (n);
+  gsize sum = 0;
+  for (guint i = 0; i < n->n_src; i++)
+    sum += weight_bytes_under (n->src[i], seen);
+  return sum;
+}
+
+static gboolean
+worth_folding (const MorokNode *n)
+{
+  gsize bytes = node_bytes (n);
+  if (bytes <= FOLD_MIN_BYTES)
+    return TRUE;
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  gsize read = weight_bytes_under (n, seen);
+  gboolean worth = bytes <= FOLD_MAX_GROWTH * read;
+  if (!worth)
+    {
+      g_autofree char *what = morok_node_describe (n);
+      g_debug ("not folded: %s, %" G_GSIZE_FORMAT " bytes from %" G_GSIZE_FORMAT
+               " bytes of weights",
+               what, bytes, read);
+    }
+  return worth;
+}
+
 /* Weight-only nodes read by a node that depends on an input (or that are
- * outputs): computing them once at prepare bakes them into the plan. Free
- * views above a computed node stay views: the node under them is what is
- * computed, in its own layout. */
+ * outputs): computing them once at prepare bakes them into the plan, unless
+ * they are not worth_folding (then what they read is looked at as if read
+ * by input-dependent code). Free views above a computed node stay views:
+ * the node under them is what is computed, in its own layout. */
 static void
 find_foldable (MorokNode *n, gboolean consumer_live, GHashTable *seen, GPtrArray *out)
 {
@@ -63,10 +115,22 @@ find_foldable (MorokNode *n, gboolean consumer_live, GHashTable *seen, GPtrArray
       MorokNode *root = n;
       while (morok_op_is_view (root->op) && root->op != MOROK_OP_PAD && root->op != MOROK_OP_CAT)
         root = root->src[0];
-      if (consumer_live && !is_free_view_of_leaf (n) && !g_hash_table_contains (seen, root))
-        g_ptr_array_add (out, root);
+      if (g_hash_table_contains (seen, root))
+        {
+          g_hash_table_add (seen, n);
+          return;
+        }
       g_hash_table_add (seen, n);
       g_hash_table_add (seen, root);
+      if (!consumer_live || is_free_view_of_leaf (n))
+        return;
+      if (worth_folding (root))
+        {
+          g_ptr_array_add (out, root);
+          return;
+        }
+      for (guint i = 0; i < root->n_src; i++)
+        find_foldable (root->src[i], TRUE, seen, out);
       return;
     }
   if (g_hash_table_contains (seen, n))
@@ -273,6 +337,8 @@ fold_weights (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
         }
       memcpy (data, b->data, b->bytes);
       g_ptr_array_add (keep, data);
+      g_autofree char *what = morok_node_describe (n);
+      g_debug ("folded: %s, %" G_GSIZE_FORMAT " bytes", what, b->bytes);
       MorokNode w = { .op = MOROK_OP_WEIGHT, .dtype = n->dtype, .rank = n->rank, .data = data };
       memcpy (w.shape, n->shape, sizeof w.shape);
       g_hash_table_insert (map, n, morok_graph_new_leaf (graph, &w, "folded"));
