@@ -14,6 +14,8 @@
  * the first do not read the file again while it is unchanged. */
 #define G_LOG_DOMAIN "morok-jit"
 #include "jit/morok-jit-registry.h"
+
+#include <sys/mman.h>
 #include <glib/gstdio.h>
 #include <stdint.h>
 #include <string.h>
@@ -54,15 +56,26 @@ finish (guint64 x)
   return x ^ (x >> 31);
 }
 
-void
-morok_jit_registry_hash128 (gconstpointer data, gsize bytes, guint64 out[2])
+static void
+hash_init (guint64 l[4])
 {
-  g_return_if_fail (data != NULL || bytes == 0);
-  const guint8 *p = data, *end = p + bytes;
-  guint64 l[4] = { P1 + P2, P2, 0, -P1 };
-  for (; end - p >= 32; p += 32)
+  l[0] = P1 + P2, l[1] = P2, l[2] = 0, l[3] = -P1;
+}
+
+/* The lanes over @bytes bytes at @p, a multiple of 32. */
+static void
+hash_stripes (guint64 l[4], const guint8 *p, gsize bytes)
+{
+  for (const guint8 *end = p + bytes; p < end; p += 32)
     for (int i = 0; i < 4; i++)
       l[i] = round64 (l[i], load64 (p + 8 * i));
+}
+
+/* The last @n < 32 bytes at @p of @bytes in all, and the lanes, into @out. */
+static void
+hash_finish (guint64 l[4], const guint8 *p, gsize n, gsize bytes, guint64 out[2])
+{
+  const guint8 *end = p + n;
   guint64 tail = 0;
   for (int i = 0; end - p >= 8; p += 8, i = (i + 1) % 4)
     l[i] = round64 (l[i], load64 (p));
@@ -72,6 +85,17 @@ morok_jit_registry_hash128 (gconstpointer data, gsize bytes, guint64 out[2])
   guint64 b = (l[0] * P3) ^ rotl (l[1], 29) ^ (l[2] * P1) ^ rotl (l[3], 41);
   out[0] = finish (a ^ round64 (bytes, tail));
   out[1] = finish (b + round64 (~(guint64) bytes, tail) + out[0]);
+}
+
+void
+morok_jit_registry_hash128 (gconstpointer data, gsize bytes, guint64 out[2])
+{
+  g_return_if_fail (data != NULL || bytes == 0);
+  guint64 l[4];
+  hash_init (l);
+  gsize body = bytes / 32 * 32;
+  hash_stripes (l, data, body);
+  hash_finish (l, (const guint8 *) data + body, bytes - body, bytes, out);
 }
 
 /* ---- file keys, remembered per file ---- */
@@ -94,6 +118,11 @@ file_stamp (const char *path)
 static GMutex memo_lock;
 static GHashTable *memo; /* file_stamp -> key, both owned */
 
+/* Hashes the mapped file a slice at a time, dropping each slice's pages
+ * from the process once read: a model is hashed without becoming resident
+ * (a 883 MB GigaAM file was the peak of an int8 element's memory). */
+#define HASH_SLICE ((gsize) 8 << 20) /* a multiple of the page and of 32 */
+
 static char *
 hash_file (const char *path, GError **error)
 {
@@ -101,8 +130,18 @@ hash_file (const char *path, GError **error)
   if (!file)
     return NULL;
   gsize bytes = g_mapped_file_get_length (file);
-  guint64 h[2];
-  morok_jit_registry_hash128 (bytes ? g_mapped_file_get_contents (file) : "", bytes, h);
+  const guint8 *data = bytes ? (const guint8 *) g_mapped_file_get_contents (file) : NULL;
+  guint64 l[4], h[2];
+  hash_init (l);
+  gsize body = bytes / 32 * 32, at = 0;
+  for (; at < body; at += HASH_SLICE)
+    {
+      gsize n = MIN (HASH_SLICE, body - at);
+      hash_stripes (l, data + at, n);
+      if (n == HASH_SLICE) /* whole pages: the mapping is page-aligned */
+        madvise ((void *) (data + at), n, MADV_DONTNEED);
+    }
+  hash_finish (l, data ? data + body : (const guint8 *) "", bytes - body, bytes, h);
   return g_strdup_printf ("%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x-%" G_GSIZE_FORMAT,
                           h[0], h[1], bytes);
 }

@@ -494,24 +494,18 @@ add_steps (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPlanOp
     }
 }
 
-/* Program memory for PACKED buffer @i, filled with its weight's panels. */
-static gboolean
-pack_buffer (MorokProgramBuilder *b, const MorokSchedule *sched, guint i, GError **error)
+/* Program memory for PACKED buffer @i, filled later (pack_run). */
+static gpointer
+pack_buffer_alloc (MorokProgramBuilder *b, const MorokSchedule *sched, guint i, GError **error)
 {
   const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
-  const MorokScheduleBuffer *src
-      = &g_array_index (sched->buffers, MorokScheduleBuffer, sb->pack.source);
   gpointer packed = morok_program_builder_buffer_constant (b, i, sb->bytes);
   if (!packed)
-    {
-      g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
-                   "out of memory for a buffer of %" G_GSIZE_FORMAT " bytes", sb->bytes);
-      return FALSE;
-    }
-  morok_program_builder_add_packed_bytes (b, sb->bytes);
-  morok_weight_pack ((const float *) src->node->data + sb->pack.offset, sb->pack.k, sb->pack.n,
-                     sb->pack.sbk, sb->pack.sbn, sb->pack.nr, sb->pack.format, packed);
-  return TRUE;
+    g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
+                 "out of memory for a buffer of %" G_GSIZE_FORMAT " bytes", sb->bytes);
+  else
+    morok_program_builder_add_packed_bytes (b, sb->bytes);
+  return packed;
 }
 
 /* TRUE if the region of kernel @root reaches buffer @buf other than
@@ -585,6 +579,60 @@ release_packed_source (const MorokSchedule *sched, guint i, GHashTable *read, GH
     w->release (w->release_data, w->data);
 }
 
+/* The panels prepare makes, packed by two threads where there are two
+ * cores (GigaAM full size: 1.2 GB of panels, most of a warm prepare), in
+ * schedule order, each weight released as soon as its last panel is made. */
+typedef struct
+{
+  guint buffer;
+  gpointer dst;
+} PackJob;
+
+typedef struct
+{
+  const MorokSchedule *sched;
+  GArray *jobs; /* PackJob */
+  gint next;    /* the next job to take */
+  GHashTable *read, *packs; /* release_packed_source's; read NULL: no release */
+  GMutex lock;  /* guards packs */
+} Packing;
+
+static gpointer
+pack_run (gpointer data)
+{
+  Packing *pk = data;
+  for (guint j; (j = (guint) g_atomic_int_add (&pk->next, 1)) < pk->jobs->len;)
+    {
+      const PackJob *job = &g_array_index (pk->jobs, PackJob, j);
+      const MorokScheduleBuffer *sb
+          = &g_array_index (pk->sched->buffers, MorokScheduleBuffer, job->buffer);
+      const MorokScheduleBuffer *src
+          = &g_array_index (pk->sched->buffers, MorokScheduleBuffer, sb->pack.source);
+      morok_weight_pack ((const float *) src->node->data + sb->pack.offset, sb->pack.k, sb->pack.n,
+                         sb->pack.sbk, sb->pack.sbn, sb->pack.nr, sb->pack.format, job->dst);
+      if (pk->read)
+        {
+          g_mutex_lock (&pk->lock);
+          release_packed_source (pk->sched, job->buffer, pk->read, pk->packs);
+          g_mutex_unlock (&pk->lock);
+        }
+    }
+  return NULL;
+}
+
+static void
+pack_all (Packing *pk)
+{
+  g_mutex_init (&pk->lock);
+  GThread *helper = pk->jobs->len > 1 && g_get_num_processors () > 1
+                        ? g_thread_try_new ("morok-pack", pack_run, pk, NULL)
+                        : NULL;
+  pack_run (pk);
+  if (helper)
+    g_thread_join (helper);
+  g_mutex_clear (&pk->lock);
+}
+
 /* Where each buffer of the schedule lives. A weight that only packing
  * reads is placed with no data (no kernel sees it), since its owner may
  * free it once packed (@release: the plan being made, not a sub-plan that
@@ -596,6 +644,8 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
   morok_program_builder_set_arena (b, sched->arena_bytes);
   g_autoptr (GHashTable) packs = g_hash_table_new (NULL, NULL);
   g_autoptr (GHashTable) read = weights_read (sched, packs);
+  g_autoptr (GArray) jobs = g_array_new (FALSE, FALSE, sizeof (PackJob));
+  Packing pk = { .sched = sched, .jobs = jobs, .read = release ? read : NULL, .packs = packs };
   for (guint i = 0; i < sched->buffers->len; i++)
     {
       const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
@@ -609,10 +659,12 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
           morok_program_builder_buffer_arena (b, i, sb->offset, sb->bytes);
           break;
         case MOROK_BUFFER_PACKED:
-          if (!pack_buffer (b, sched, i, error))
-            return FALSE;
-          if (release)
-            release_packed_source (sched, i, read, packs);
+          {
+            PackJob job = { i, pack_buffer_alloc (b, sched, i, error) };
+            if (!job.dst)
+              return FALSE;
+            g_array_append_val (pk.jobs, job);
+          }
           break;
         case MOROK_BUFFER_SCRATCH:
           morok_program_builder_buffer_scratch (b, i, sb->bytes);
@@ -621,6 +673,7 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
           morok_program_builder_buffer_context (b, i, sb->bytes);
         }
     }
+  pack_all (&pk);
   return TRUE;
 }
 

@@ -5,7 +5,6 @@
 #include "runtime/program-private.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 G_DEFINE_QUARK (morok-runtime-error-quark, morok_runtime_error)
@@ -20,25 +19,8 @@ struct _MorokContext
   gint64 *task_counter;  /* in the SCRATCH buffer's last 64 bytes, NULL without one */
   guint threads;         /* most threads a step uses */
   GPtrArray *owned;      /* aligned allocations freed with the context */
-  GArray *mapped;        /* Mapping: large ones, mapped */
+  GArray *mapped;        /* large ones: morok_mapped_blocks */
 };
-
-/* Blocks from this size on are mapped: zero pages the kernel provides on
- * first touch, so a context costs no time for its size when made and
- * resident memory only for what its executes reach. */
-#define MAP_MIN ((gsize) 1 << 20)
-
-typedef struct
-{
-  gpointer p;
-  gsize bytes;
-} Mapping;
-
-static void
-mapping_clear (gpointer m)
-{
-  munmap (((Mapping *) m)->p, ((Mapping *) m)->bytes);
-}
 
 static void
 aligned_free (gpointer p)
@@ -52,14 +34,8 @@ static gpointer
 context_alloc (MorokContext *ctx, gsize bytes)
 {
   gsize size = MAX ((bytes + 63) / 64 * 64, 64);
-  if (size >= MAP_MIN)
-    {
-      gpointer m = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (m == MAP_FAILED)
-        return NULL;
-      g_array_append_val (ctx->mapped, ((Mapping) { m, size }));
-      return m;
-    }
+  if (size >= MOROK_MAP_MIN)
+    return morok_mapped_block (ctx->mapped, size);
   gpointer p = aligned_alloc (64, size);
   if (!p)
     return NULL;
@@ -117,8 +93,7 @@ morok_context_new (MorokProgram *program, GError **error)
   MorokContext *ctx = g_new0 (MorokContext, 1);
   ctx->program = morok_program_ref (program);
   ctx->owned = g_ptr_array_new_with_free_func (aligned_free);
-  ctx->mapped = g_array_new (FALSE, FALSE, sizeof (Mapping));
-  g_array_set_clear_func (ctx->mapped, mapping_clear);
+  ctx->mapped = morok_mapped_blocks_new ();
   ctx->bufs = g_new0 (void *, MAX (program->n_bufs, 1));
   ctx->vars = g_new0 (gint64, MAX (program->n_vars, 1));
   for (guint s = 0; s < program->n_vars; s++)

@@ -63,7 +63,19 @@ struct _MorokProgram
   GArray *shape_code;       /* MorokShapeInstr */
   gboolean dynamic_shapes;  /* some output's shape reads a variable */
   GPtrArray *owned;         /* constant memory, freed with the program */
+  GArray *mapped;           /* large constant memory: morok_mapped_blocks */
 };
+
+/* Memory blocks from MOROK_MAP_MIN bytes on are mapped: zero pages the
+ * kernel provides on first touch, so nobody spends time zeroing them (a
+ * context costs no time for its size when made, packed panels are
+ * written once) and they are resident only where touched. */
+#define MOROK_MAP_MIN ((gsize) 1 << 20)
+/* A set of mapped blocks, unmapped when it is unreffed. (transfer full) */
+GArray *morok_mapped_blocks_new (void);
+/* A new zeroed, page-aligned block of @bytes in @blocks; NULL when out of
+ * memory. */
+gpointer morok_mapped_block (GArray *blocks, gsize bytes);
 
 /* Evaluates output @io's shape program over @vars into @out. */
 void morok_program_eval_shape (const MorokProgram *program, const MorokProgramIO *io,

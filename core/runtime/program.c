@@ -5,6 +5,7 @@
 #include "runtime/program-private.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct _MorokProgramBuilder
 {
@@ -15,6 +16,36 @@ static void
 aligned_free (gpointer p)
 {
   free (p);
+}
+
+typedef struct
+{
+  gpointer p;
+  gsize bytes;
+} Mapping;
+
+static void
+mapping_clear (gpointer m)
+{
+  munmap (((Mapping *) m)->p, ((Mapping *) m)->bytes);
+}
+
+GArray *
+morok_mapped_blocks_new (void)
+{
+  GArray *blocks = g_array_new (FALSE, FALSE, sizeof (Mapping));
+  g_array_set_clear_func (blocks, mapping_clear);
+  return blocks;
+}
+
+gpointer
+morok_mapped_block (GArray *blocks, gsize bytes)
+{
+  gpointer m = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED)
+    return NULL;
+  g_array_append_val (blocks, ((Mapping) { m, bytes }));
+  return m;
 }
 
 /* ---- the builder ---- */
@@ -35,6 +66,7 @@ morok_program_builder_new (guint n_buffers, guint n_vars)
   p->outputs = g_array_new (FALSE, TRUE, sizeof (MorokProgramIO));
   p->shape_code = g_array_new (FALSE, FALSE, sizeof (MorokShapeInstr));
   p->owned = g_ptr_array_new_with_free_func (aligned_free);
+  p->mapped = morok_mapped_blocks_new ();
   MorokProgramBuilder *b = g_new0 (MorokProgramBuilder, 1);
   b->program = p;
   return b;
@@ -91,8 +123,9 @@ morok_program_builder_buffer_constant (MorokProgramBuilder *b, guint buffer, gsi
   MorokProgramBuffer *pb = buffer_at (b, buffer);
   if (!pb)
     return NULL;
-  gpointer data = alloc_aligned (bytes);
-  if (data)
+  gpointer data = bytes >= MOROK_MAP_MIN ? morok_mapped_block (b->program->mapped, bytes)
+                                        : alloc_aligned (bytes);
+  if (data && bytes < MOROK_MAP_MIN)
     g_ptr_array_add (b->program->owned, data);
   *pb = (MorokProgramBuffer){ .place = MOROK_PLACE_CONSTANT, .bytes = bytes, .data = data };
   return data;
@@ -254,6 +287,7 @@ morok_program_unref (MorokProgram *program)
   g_array_unref (program->outputs);
   g_array_unref (program->shape_code);
   g_ptr_array_unref (program->owned);
+  g_array_unref (program->mapped);
   g_ptr_array_unref (program->objects);
   g_free (program);
 }
