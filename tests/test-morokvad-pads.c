@@ -335,14 +335,22 @@ GST_START_TEST (test_pads_equal_lone_elements)
     { .first = 3000, .n_chunks = 70 },
     { .first = 17000, .n_chunks = 120, .start_ms = 150 },
   };
-  Feed feeds[G_N_ELEMENTS (specs)];
-  guint64 rounds = run_streams_against_alone (c->version, c->rate, NULL, NULL, 100, specs,
-                                              G_N_ELEMENTS (specs), feeds);
-  guint64 chunks = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (specs); i++)
+  /* which chunks share a round depends on how the system schedules the
+   * feeding threads: with other tests on both cores, a run now and then
+   * ran every chunk alone; the results must be equal in every
+   * attempt, and one of two attempts must run chunks together */
+  guint64 rounds = 0, chunks = 0;
+  for (guint attempt = 0; attempt < 2 && (attempt == 0 || rounds >= chunks); attempt++)
     {
-      chunks += feeds[i].probs->len;
-      feed_clear (&feeds[i]);
+      Feed feeds[G_N_ELEMENTS (specs)];
+      rounds = run_streams_against_alone (c->version, c->rate, NULL, NULL, 100, specs,
+                                          G_N_ELEMENTS (specs), feeds);
+      chunks = 0;
+      for (guint i = 0; i < G_N_ELEMENTS (specs); i++)
+        {
+          chunks += feeds[i].probs->len;
+          feed_clear (&feeds[i]);
+        }
     }
   fail_unless (rounds < chunks, "%" G_GUINT64_FORMAT " rounds for %" G_GUINT64_FORMAT " chunks",
                rounds, chunks);
