@@ -335,10 +335,12 @@ GST_START_TEST (test_pads_equal_lone_elements)
     { .first = 3000, .n_chunks = 70 },
     { .first = 17000, .n_chunks = 120, .start_ms = 150 },
   };
-  /* which chunks share a round depends on how the system schedules the
-   * feeding threads: with other tests on both cores, a run now and then
-   * ran every chunk alone; the results must be equal in every
-   * attempt, and one of two attempts must run chunks together */
+  /* whether chunks share rounds depends on the streams overlapping in
+   * time: unpaced, sink_0 and sink_1 last a few ms each, so a feeding
+   * thread that starts late (other tests on both cores) can find the
+   * other done and run every chunk alone, as a suite run once did (sink_2
+   * starts 150 ms late on purpose). The results must be equal in every
+   * attempt, and one of two attempts must run chunks together. */
   guint64 rounds = 0, chunks = 0;
   for (guint attempt = 0; attempt < 2 && (attempt == 0 || rounds >= chunks); attempt++)
     {
