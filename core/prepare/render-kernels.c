@@ -43,6 +43,17 @@ morok_render_kernel_bindings (const MorokScheduleKernel *k, GArray *out)
     }
 }
 
+gboolean
+render_store_value (Ctx *c, const MorokNode *root, char **idx, MorokNode *value, char **vidx)
+{
+  render_scope_push (c);
+  g_autofree char *v = render_value (c, value, vidx);
+  if (v)
+    render_store (c, root, idx, v);
+  render_scope_pop (c);
+  return v != NULL;
+}
+
 void
 render_declare_buffers (Ctx *c)
 {
@@ -163,15 +174,9 @@ render_reflect_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
       render_line (c, "for (int64_t i%u = %" G_GINT64_FORMAT "; i%u < %" G_GINT64_FORMAT "; i%u++) {",
                    a, parts[k].from, a, parts[k].to, a);
       c->indent++;
-      render_scope_push (c);
       sidx[a] = g_strdup_printf (parts[k].at, base[k], a);
-      char *v = render_value (c, root->src[0], sidx);
-      if (v)
-        render_store (c, root, idx, v);
-      *ok = v != NULL;
-      g_free (v);
+      *ok = render_store_value (c, root, idx, root->src[0], sidx);
       g_free (sidx[a]);
-      render_scope_pop (c);
       c->indent--;
       render_line (c, "}");
     }
@@ -192,40 +197,29 @@ render_loop_kernel (Ctx *c)
   if (r > 0)
     render_split_rows (c, root, r - 1, "row", idx);
   gboolean ok;
-  if (render_reflect_rows (c, root, idx, &ok))
+  if (!render_reflect_rows (c, root, idx, &ok))
     {
-      c->indent--;
-      render_line (c, "}");
-      for (guint i = 0; i < r; i++)
-        g_free (idx[i]);
-      return ok;
-    }
-  if (r > 0)
-    {
-      g_autofree char *d = render_sym_c (root->shape[r - 1]);
-      idx[r - 1] = g_strdup_printf ("i%u", r - 1);
-      render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", r - 1, r - 1, d, r - 1);
-      c->vector = root->shape[r - 1]->hi >= VECTOR_MIN;
-      c->indent++;
-    }
-  render_scope_push (c);
-  g_autofree char *v = render_value (c, root, idx);
-  if (v)
-    render_store (c, root, idx, v);
-  render_scope_pop (c);
-  if (r > 0)
-    {
-      c->indent--;
-      render_line (c, "}");
+      if (r > 0)
+        {
+          g_autofree char *d = render_sym_c (root->shape[r - 1]);
+          idx[r - 1] = g_strdup_printf ("i%u", r - 1);
+          render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", r - 1, r - 1, d, r - 1);
+          c->vector = root->shape[r - 1]->hi >= VECTOR_MIN;
+          c->indent++;
+        }
+      ok = render_store_value (c, root, idx, root, idx);
+      if (r > 0)
+        {
+          c->indent--;
+          render_line (c, "}");
+        }
     }
   c->indent--;
   render_line (c, "}");
   for (guint i = 0; i < r; i++)
     g_free (idx[i]);
-  return v != NULL;
+  return ok;
 }
-
-
 
 /* ATTENTION: one call of morok_attention_f32 per batch item and block of
  * MOROK_ATT_QB query rows. */

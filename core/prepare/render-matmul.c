@@ -190,12 +190,7 @@ render_matmul_kernel (Ctx *c)
       render_line (c, "for (int64_t i%u = m0; i%u < m0 + ml; i%u++)", r - 2, r - 2, r - 2);
       render_line (c, "for (int64_t i%u = n0; i%u < n0 + nl; i%u++) {", r - 1, r - 1, r - 1);
       c->indent++;
-      render_scope_push (c);
-      g_autofree char *v = render_value (c, root, idx);
-      if (v)
-        render_store (c, root, idx, v);
-      ok = v != NULL;
-      render_scope_pop (c);
+      ok = render_store_value (c, root, idx, root, idx);
       c->indent--;
       render_line (c, "}");
     }

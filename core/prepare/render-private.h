@@ -44,6 +44,10 @@ G_GNUC_INTERNAL char *render_literal (MorokDType t, double v);
 G_GNUC_INTERNAL char *render_value (Ctx *c, MorokNode *n, char **idx);
 /* Stores @v as the kernel's output at @idx. */
 G_GNUC_INTERNAL void render_store (Ctx *c, const MorokNode *root, char **idx, const char *v);
+/* In a scope of its own: @value at @vidx, stored as @root's element at
+ * @idx. FALSE (error set) when it cannot be rendered. */
+G_GNUC_INTERNAL gboolean render_store_value (Ctx *c, const MorokNode *root, char **idx,
+                                             MorokNode *value, char **vidx);
 /* The kernel's buffer pointers, from its binding table bufs[]: slot 0 is
  * `out`, slot r + 1 is b<r + 1> (reads[r]), the scratch is last. */
 G_GNUC_INTERNAL void render_declare_buffers (Ctx *c);
