@@ -26,9 +26,11 @@
  * the LATENCY query.
  *
  * The model (a GigaAM safetensors file, see docs/gigaam-model.md) is loaded
- * and its plan prepared on READY→PAUSED, for `max-batch` utterances of up to
- * `max-duration` (the plan's b and t bounds) in `precision` f32, f16 (needs
- * an AVX512-FP16 CPU), bf16 or bf16x3 (need AMX-BF16); a missing or bad
+ * and its plan prepared on READY→PAUSED (or shared with another element of
+ * the same model and settings, docs/morokencoder.md), for `max-batch`
+ * utterances of up to `max-duration` (the plan's b and t bounds) in
+ * `precision` f32, f16 (needs AVX512-FP16), bf16 or bf16x3 (AMX-BF16 or
+ * AVX512-BF16) or int8 (AVX512-VNNI or AVX-VNNI); a missing or bad
  * file, a model made for another sample rate than 16 kHz, or a precision the
  * CPU cannot run, is an error message naming the file and the reason.
  *
