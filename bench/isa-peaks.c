@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Peak throughput of one core for each product instruction the precisions
+ * use, where this CPU has it: f32 FMA (vfmadd231ps zmm, every precision's
+ * f32 path), f16 FMA (vfmadd231ph zmm, precision f16), bf16 dot
+ * (vdpbf16ps zmm, bf16 and bf16x3 without AMX) and int8 dot (vpdpbusd zmm,
+ * int8). Each loop issues 120 independent-enough instructions (10
+ * accumulators, more than latency x ports on the CPUs here) per iteration
+ * and is timed in the thread's CPU time, so other jobs on the machine do not
+ * count (their cache traffic does not matter: the loop touches no memory).
+ * The figure is the best of three runs of 200 M instructions; an operation
+ * is one multiply or one add (an FMA on 16 floats is 32, vpdpbusd 128).
+ *
+ *   taskset -c 1 build/bench/isa-peaks
+ *
+ * The yardstick for the GFLOP/s that bench-gigaam --profile and bench-gemm
+ * print: docs/benchmarks.md quotes it per machine. */
+#include <stdio.h>
+#include <time.h>
+
+#define INSNS 200000000L
+#define PER_ITER 120
+
+static double
+thread_seconds (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+#define ACC(op, i) op " %%zmm30, %%zmm31, %%zmm" #i "\n\t"
+#define TEN(op)                                                                                    \
+  ACC (op, 0)                                                                                      \
+  ACC (op, 1) ACC (op, 2) ACC (op, 3) ACC (op, 4) ACC (op, 5) ACC (op, 6) ACC (op, 7) ACC (op, 8)  \
+      ACC (op, 9)
+#define TWELVE_TENS(op)                                                                            \
+  TEN (op)                                                                                         \
+  TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op)        \
+      TEN (op)
+
+/* One timed loop of @op; returns seconds for INSNS instructions. */
+#define TIMED_LOOP(op)                                                                             \
+  __attribute__ ((target ("avx512f"))) static double time_##op (void)                              \
+  {                                                                                                \
+    double t0 = thread_seconds ();                                                                 \
+    __asm__ volatile("vpxord %%zmm30, %%zmm30, %%zmm30\n\t"                                        \
+                     "vpxord %%zmm31, %%zmm31, %%zmm31\n\t"                                        \
+                     "mov %0, %%rcx\n"                                                             \
+                     "1:\n\t" TWELVE_TENS (#op) "dec %%rcx\n\t"                                    \
+                                                "jnz 1b\n"                                         \
+                     :                                                                             \
+                     : "r"(INSNS / PER_ITER)                                                       \
+                     : "rcx", "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7",      \
+                       "zmm8", "zmm9", "zmm30", "zmm31", "cc");                                    \
+    return thread_seconds () - t0;                                                                 \
+  }
+
+TIMED_LOOP (vfmadd231ps)
+TIMED_LOOP (vfmadd231ph)
+TIMED_LOOP (vdpbf16ps)
+TIMED_LOOP (vpdpbusd)
+
+typedef struct
+{
+  const char *what, *insn, *feature;
+  int ops; /* per instruction */
+  double (*run) (void);
+} Peak;
+
+static int
+has (const char *feature)
+{
+  if (__builtin_strcmp (feature, "avx512f") == 0)
+    return __builtin_cpu_supports ("avx512f");
+  if (__builtin_strcmp (feature, "avx512fp16") == 0)
+    return __builtin_cpu_supports ("avx512fp16");
+  if (__builtin_strcmp (feature, "avx512bf16") == 0)
+    return __builtin_cpu_supports ("avx512bf16");
+  return __builtin_cpu_supports ("avx512vnni");
+}
+
+int
+main (void)
+{
+  static const Peak peaks[] = {
+    { "f32 FMA", "vfmadd231ps zmm", "avx512f", 32, time_vfmadd231ps },
+    { "f16 FMA", "vfmadd231ph zmm", "avx512fp16", 64, time_vfmadd231ph },
+    { "bf16 dot", "vdpbf16ps zmm", "avx512bf16", 64, time_vdpbf16ps },
+    { "int8 dot", "vpdpbusd zmm", "avx512vnni", 128, time_vpdpbusd },
+  };
+  printf ("%-9s %-16s %12s\n", "product", "instruction", "G ops/s");
+  for (unsigned i = 0; i < sizeof peaks / sizeof peaks[0]; i++)
+    {
+      const Peak *p = &peaks[i];
+      if (!has (p->feature))
+        {
+          printf ("%-9s %-16s %12s  (this CPU has no %s)\n", p->what, p->insn, "-", p->feature);
+          continue;
+        }
+      double best = 1e30;
+      for (int r = 0; r < 3; r++)
+        {
+          double s = p->run ();
+          if (s < best)
+            best = s;
+        }
+      long done = INSNS / PER_ITER * PER_ITER;
+      printf ("%-9s %-16s %12.1f\n", p->what, p->insn, (double)done * p->ops / best / 1e9);
+    }
+  return 0;
+}
