@@ -100,11 +100,22 @@ morok_vad_rounds_chunk_len (const MorokVadRounds *r)
   return r->chunk_len;
 }
 
+/* The batched plan's steps run on the thread that runs the round unless
+ * MOROK_THREADS asks for more: its kernels are sized for max-streams, so
+ * with the default (every core) most would be split over the pool even
+ * for one stream's chunk, and a round would then wait for a worker that
+ * the pipeline's streaming threads keep busy (10-14 ms a round instead of
+ * tens of µs on a loaded 2-core machine); the pipeline's parallelism is
+ * its streams. */
 static gpointer
 make_batch (gpointer data, GError **error)
 {
   MorokVadRounds *r = data;
-  return morok_vad_batch_new (r->model, r->rate, r->max_streams, NULL, error);
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+  const char *threads = g_getenv ("MOROK_THREADS");
+  if (!threads || !*threads)
+    morok_prepare_config_set_threads (config, 1);
+  return morok_vad_batch_new (r->model, r->rate, r->max_streams, config, error);
 }
 
 /* Acquires the batched plan's prototype (shared by every element of the
