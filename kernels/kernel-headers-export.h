@@ -62,6 +62,19 @@ typedef struct
                           float *C, int64_t ldc, int accumulate);
 } MorokKernelExports;
 
+/* One function of the kernel library: the name generated code calls, the
+ * ISA's function (kernel-lib.c hands the ELF loader one table). */
+typedef struct
+{
+  const char *name;
+  void *address;
+} MorokKernelSymbol;
+
+/* Each ends with { NULL, NULL }. */
+extern const MorokKernelSymbol morok_kernel_lib_symbols_avx512[];
+extern const MorokKernelSymbol morok_kernel_lib_symbols_avx2[];
+extern const MorokKernelSymbol morok_kernel_lib_symbols_portable[];
+
 extern const MorokKernelExports morok_kernel_exports_avx512;
 extern const MorokKernelExports morok_kernel_exports_avx2;
 extern const MorokKernelExports morok_kernel_exports_portable;

@@ -834,9 +834,12 @@ morok_gemm_block (int64_t M, int64_t nc, int64_t kc, const float *A, int64_t sam
     }
 }
 
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                 const float *B, int64_t sbk, int64_t sbn, float *C, int64_t ldc, int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0)
     return;
@@ -877,15 +880,19 @@ morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, in
         }
     }
 }
+#endif
 
 /* morok_gemm_f32 with B packed beforehand (at prepare, for a constant B):
  * panel p holds columns p*NR .. p*NR + NR - 1 as bp[(p*K + k)*NR + j], zero
  * beyond N (morok_weight_pack, kernels/weight-pack.c). N is a multiple of NR
  * or B's last columns. Every panel is read in place, in order, each block
  * asking for the next (morok_gemm_next_block). */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const float *bp, float *C, int64_t ldc, int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -901,6 +908,7 @@ morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
                           accumulate || pc > 0, pf);
       }
 }
+#endif
 
 #if defined(MOROK_ISA_AVX512) && defined(__AVX512FP16__)
 /* ---- f16 products, f32 sums (MorokPlanOptions.precision = MOROK_PRECISION_F16) ----
@@ -1030,9 +1038,12 @@ morok_gemm16_pack_row (int64_t kc, const float *a, int64_t sak, _Float16 *dst, f
 /* morok_gemm_f32_packed in f16: bp holds B's pairs in panels of 64
  * columns, bp[((p*K2 + q)*64 + j)*2 + h], K2 = ceil (K / 2)
  * (kernels/weight-pack.h). */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const uint16_t *bp, float *C, int64_t ldc, int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -1078,4 +1089,5 @@ morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
         }
     }
 }
+#endif
 #endif
