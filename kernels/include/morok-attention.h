@@ -11,7 +11,10 @@
  * sums and the product cost more than the products). Both products go
  * through morok_gemm_f32, so any strides work; the element strides of q, k
  * and v are s*e, the row strides s*r. A row whose keys are all masked gives
- * NaN (0 / 0), as the unfused formula does.
+ * NaN (0 / 0), as the unfused formula does. A function of the kernel
+ * library (MOROK_KERNEL_FN, morok-prelude.h): units that define
+ * MOROK_KERNEL_LIB call libmorok's copy instead of compiling it (4.3 s of
+ * clang for GigaAM's attention unit).
  *
  *   // 64 query rows of one head, keys of an item with 250 valid frames
  *   morok_attention_f32 (64, 250, 48, 48, q, 768, 1, k, 768, 1, v, 768, 1, mask, 1,

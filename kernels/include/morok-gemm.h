@@ -28,6 +28,12 @@
  * (N small: the same on C^T = B^T A^T). Otherwise M == 1 and N == 1 take a
  * matrix-vector path that streams the matrix once.
  *
+ * The entry points (MOROK_KERNEL_FN: morok_gemm_f32, _f32_packed,
+ * _f16_packed) belong to the kernel library (morok-prelude.h): where the
+ * renderer defines MOROK_KERNEL_LIB, a unit gets their declarations and
+ * calls libmorok's copy, compiled once at build time from this text;
+ * everything else here stays static and is compiled only where called.
+ *
  *   ISA               tile              vectors
  *   MOROK_ISA_AVX512  6 x 64 (24 zmm)   16 x f32
  *   MOROK_ISA_AVX2    6 x 16 (12 ymm)    8 x f32
