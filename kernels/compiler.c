@@ -12,6 +12,7 @@
 
 #include "morok-compiler.h"
 #include "object-cache.h"
+#include "kernels/kernel-lib.h"
 
 #include <errno.h>
 #include <gio/gio.h>
@@ -30,12 +31,15 @@ G_DEFINE_QUARK (morok-compile-error-quark, morok_compile_error)
 static atomic_uint_fast64_t n_invocations;
 static atomic_uint_fast64_t n_cache_hits;
 
-/* Flags fixed for every kernel: freestanding (nothing outside the object may
- * be called), position-independent (the image lands anywhere), no unwind
- * tables or stack protector (nothing would use them), and the fast-math
- * subset that lets clang vectorise reductions while keeping NaN and Inf. */
+/* Flags fixed for every kernel: freestanding (nothing outside the object and
+ * the kernel library may be called), position-independent (the image lands
+ * anywhere), calls to the library through the GOT (-fno-plt: it may lie
+ * more than 2 GiB away), no unwind tables or stack protector (nothing
+ * would use them), and the fast-math subset that lets clang vectorise
+ * reductions while keeping NaN and Inf. kernels/meson.build builds the
+ * library with the same list (kernel_jit_flags). */
 static const char *const base_flags[] = {
-  "-x", "c", "-std=c11", "-c", "-ffreestanding", "-fno-math-errno", "-fPIC",
+  "-x", "c", "-std=c11", "-c", "-ffreestanding", "-fno-math-errno", "-fPIC", "-fno-plt",
   "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-fassociative-math",
   "-fno-signed-zeros", "-fno-trapping-math", "-ffp-contract=fast", "-fvisibility=default", "-mprefer-vector-width=512",
 };
@@ -134,6 +138,13 @@ build_flags (const MorokCompileOptions *opts)
     g_ptr_array_add (flags, g_strdup (opts->extra_flags[i]));
   g_ptr_array_add (flags, NULL);
   return flags;
+}
+
+char *
+morok_compile_flags_line (const MorokCompileOptions *opts)
+{
+  g_autoptr (GPtrArray) flags = build_flags (opts);
+  return g_strjoinv (" ", (char **) flags->pdata);
 }
 
 /* Writes @source to @dir/@key.c for debugging; failure only warns. */
@@ -283,14 +294,14 @@ typedef struct
 
 /* @u's object from the cache, or NULL (a bad entry is dropped). */
 static MorokObject *
-load_cached (MorokObjectCache *cache, const char *key, gint64 start)
+load_cached (MorokObjectCache *cache, const char *key, const MorokKernelLib *lib, gint64 start)
 {
   g_autoptr (GBytes) object = morok_object_cache_read (cache, key);
   g_autoptr (GError) local = NULL;
   if (object == NULL)
     return NULL;
-  MorokObject *obj
-      = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), &local);
+  MorokObject *obj = morok_object_load_full (g_bytes_get_data (object, NULL),
+                                             g_bytes_get_size (object), lib, NULL, &local);
   if (obj != NULL)
     {
       atomic_fetch_add (&n_cache_hits, 1);
@@ -307,14 +318,16 @@ load_cached (MorokObjectCache *cache, const char *key, gint64 start)
 
 /* Collects @u's compiler and loads its object, then stores it in @cache. */
 static gboolean
-finish_unit (Unit *u, MorokObjectCache *cache, const char *cc_path, gint64 start, GError **error)
+finish_unit (Unit *u, MorokObjectCache *cache, const char *cc_path, const MorokKernelLib *lib,
+             gint64 start, GError **error)
 {
   g_autoptr (GSubprocess) proc = g_steal_pointer (&u->proc);
   g_autoptr (GBytes) object = finish_compiler (proc, cc_path, error);
   g_autoptr (GError) local = NULL;
   if (object == NULL)
     return FALSE;
-  u->obj = morok_object_load (g_bytes_get_data (object, NULL), g_bytes_get_size (object), error);
+  u->obj = morok_object_load_full (g_bytes_get_data (object, NULL), g_bytes_get_size (object), lib,
+                                   NULL, error);
   if (u->obj == NULL)
     {
       g_prefix_error (error, "object from '%s': ", cc_path);
@@ -373,7 +386,7 @@ morok_compile_units (const char *const *sources, guint n, const MorokCompileOpti
       if (ok && opts->dump_dir != NULL)
         dump_source (opts->dump_dir, u->key, u->source);
       if (ok && cache != NULL)
-        u->obj = load_cached (cache, u->key, start);
+        u->obj = load_cached (cache, u->key, opts->lib, start);
       if (ok && u->obj == NULL)
         ok = (u->proc = spawn_compiler (cc_path, flags, u->source, error)) != NULL;
     }
@@ -381,7 +394,7 @@ morok_compile_units (const char *const *sources, guint n, const MorokCompileOpti
     {
       Unit *u = &units[i];
       if (u->proc && ok)
-        ok = finish_unit (u, cache, cc_path, start, error);
+        ok = finish_unit (u, cache, cc_path, opts->lib, start, error);
       else if (u->proc)
         {
           /* an earlier unit failed: this one's object is not wanted */

@@ -14,11 +14,18 @@
  * It is mapped read+write, filled and relocated, then each segment gets its
  * final protection: no page is ever writable and executable at once. Since
  * the GOT is filled at load time and never changes, it lives in the read-only
- * segment (like a linker's RELRO). */
+ * segment (like a linker's RELRO).
+ *
+ * The one kind of outside symbol is a function of the kernel library
+ * (kernel-lib.h), which may lie anywhere from the image: units are compiled
+ * with -fno-plt, so such a call is GOT-relative (the slot holds the 64-bit
+ * address); a direct 32-bit reference to it that does not reach is the
+ * usual overflow error. */
 
 #define G_LOG_DOMAIN "morok-kernels"
 
 #include "morok-compiler.h"
+#include "kernels/kernel-lib.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -65,6 +72,7 @@ typedef struct
   gsize seg_end[N_SEGS];
   guint8 *image;
   gsize image_size;
+  const MorokKernelLib *lib; /* resolves undefined symbols; may be NULL */
 } Loader;
 
 static gsize
@@ -363,8 +371,19 @@ lay_out (Loader *l, GError **error)
   return TRUE;
 }
 
-/* Address of symbol @idx in the image; fails on undefined symbols, since
- * generated code must be self-contained. @where names the relocation. */
+/* The address of the kernel library's function @name, or 0. */
+static guint64
+library_address (const MorokKernelLib *lib, const char *name)
+{
+  for (const MorokKernelSymbol *s = lib ? lib->symbols : NULL; s && s->name; s++)
+    if (strcmp (s->name, name) == 0)
+      return (guint64) (guintptr) s->address;
+  return 0;
+}
+
+/* Address of symbol @idx in the image or the kernel library; fails on
+ * other undefined symbols, since generated code must be self-contained.
+ * @where names the relocation. */
 static gboolean
 resolve_symbol (Loader *l, gsize idx, const char *where, guint64 *out_addr, GError **error)
 {
@@ -382,10 +401,20 @@ resolve_symbol (Loader *l, gsize idx, const char *where, guint64 *out_addr, GErr
     return BAD ("symbol %" G_GSIZE_FORMAT ": name offset %u lies outside the string table", idx,
                 sym.st_name);
   if (sym.st_shndx == SHN_UNDEF)
-    return fail (error, MOROK_COMPILE_ERROR_RELOCATION,
-                 "undefined symbol '%s' (used at %s): kernels may only call functions defined in "
-                 "their own source",
-                 name, where);
+    {
+      *out_addr = library_address (l->lib, name);
+      if (*out_addr != 0)
+        return TRUE;
+      if (l->lib)
+        return fail (error, MOROK_COMPILE_ERROR_RELOCATION,
+                     "undefined symbol '%s' (used at %s): kernels may only call functions "
+                     "defined in their own source or the %s kernel library",
+                     name, where, morok_isa_name (l->lib->isa));
+      return fail (error, MOROK_COMPILE_ERROR_RELOCATION,
+                   "undefined symbol '%s' (used at %s): kernels may only call functions defined "
+                   "in their own source",
+                   name, where);
+    }
   if (sym.st_shndx == SHN_ABS)
     {
       *out_addr = sym.st_value;
@@ -573,7 +602,14 @@ loader_clear (Loader *l)
 MorokObject *
 morok_object_load (const guint8 *data, gsize size, GError **error)
 {
-  Loader l = { .data = data, .size = size };
+  return morok_object_load_full (data, size, NULL, NULL, error);
+}
+
+MorokObject *
+morok_object_load_full (const guint8 *data, gsize size, const MorokKernelLib *lib, gpointer hint,
+                        GError **error)
+{
+  Loader l = { .data = data, .size = size, .lib = lib };
   g_autoptr (GHashTable) functions = NULL;
   MorokObject *obj;
 
@@ -584,7 +620,7 @@ morok_object_load (const guint8 *data, gsize size, GError **error)
       || !check_relocation_sections (&l, error) || !lay_out (&l, error))
     goto failed;
 
-  l.image = mmap (NULL, l.image_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  l.image = mmap (hint, l.image_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (l.image == MAP_FAILED)
     {
       l.image = NULL;

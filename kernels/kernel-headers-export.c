@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel headers as generated code sees them, compiled once per ISA by
- * kernels/meson.build with the JIT's flags (-ffreestanding -O2, the fast-math
- * subset, -DMOROK_ISA_<isa>=1, -DMOROK_EXPORT_ISA=<isa>) and exported as a
- * table of plain functions for tests and benchmarks. */
+/* The kernel library: the kernel headers as generated code sees them,
+ * compiled once per ISA by kernels/meson.build with the JIT's flags
+ * (-ffreestanding -O2 -march=native, the fast-math subset,
+ * -DMOROK_ISA_<isa>=1, -DMOROK_EXPORT_ISA=<isa>) and linked into libmorok.
+ * It exports them as a table of plain functions for tests and benchmarks,
+ * and the headers' MOROK_KERNEL_FN entry points (GEMM, attention) under
+ * per-ISA names, listed by their own names for the loader
+ * (morok_kernel_lib_symbols_<isa>): units that call the library get their
+ * declarations only. */
 
 /* The prelude defines memset/memcpy for kernel objects, which have no libc;
  * in a host process they would replace libc's for everyone. Rename them. */
@@ -10,6 +15,17 @@
 #define MOROK_EXPORT_NAME(a, b) MOROK_EXPORT_PASTE (a, b)
 #define memset MOROK_EXPORT_NAME (morok_export_memset, MOROK_EXPORT_ISA)
 #define memcpy MOROK_EXPORT_NAME (morok_export_memcpy, MOROK_EXPORT_ISA)
+
+/* The library's functions: global (hidden: libmorok's own), one name per ISA. */
+#define MOROK_KERNEL_FN __attribute__ ((visibility ("hidden")))
+#define morok_gemm_f32 MOROK_EXPORT_NAME (morok_gemm_f32, MOROK_EXPORT_ISA)
+#define morok_gemm_f32_packed MOROK_EXPORT_NAME (morok_gemm_f32_packed, MOROK_EXPORT_ISA)
+#define morok_gemm_f16_packed MOROK_EXPORT_NAME (morok_gemm_f16_packed, MOROK_EXPORT_ISA)
+#define morok_gemm_bf16_packed MOROK_EXPORT_NAME (morok_gemm_bf16_packed, MOROK_EXPORT_ISA)
+#define morok_gemm_amx_packed MOROK_EXPORT_NAME (morok_gemm_amx_packed, MOROK_EXPORT_ISA)
+#define morok_gemm_i8_quantize MOROK_EXPORT_NAME (morok_gemm_i8_quantize, MOROK_EXPORT_ISA)
+#define morok_gemm_i8_packed MOROK_EXPORT_NAME (morok_gemm_i8_packed, MOROK_EXPORT_ISA)
+#define morok_attention_f32 MOROK_EXPORT_NAME (morok_attention_f32, MOROK_EXPORT_ISA)
 
 #include "morok-prelude.h"
 #include "morok-half.h"
@@ -137,4 +153,26 @@ const MorokKernelExports MOROK_EXPORT_NAME (morok_kernel_exports, MOROK_EXPORT_I
 #if defined(MOROK_GEMM8_KC)
   .gemm_i8_packed = morok_gemm_i8_packed,
 #endif
+};
+
+/* name as generated code calls it -> this ISA's function */
+#define SYMBOL(fn) { #fn, (void *) fn }
+const MorokKernelSymbol MOROK_EXPORT_NAME (morok_kernel_lib_symbols, MOROK_EXPORT_ISA)[] = {
+  SYMBOL (morok_gemm_f32),
+  SYMBOL (morok_gemm_f32_packed),
+#if defined(MOROK_ISA_AVX512) && defined(__AVX512FP16__)
+  SYMBOL (morok_gemm_f16_packed),
+#endif
+#if defined(MOROK_GEMMBF_KC)
+  SYMBOL (morok_gemm_bf16_packed),
+#endif
+#if defined(MOROK_ISA_AVX512) && defined(__AMXBF16__) && defined(__AVX512BF16__)
+  SYMBOL (morok_gemm_amx_packed),
+#endif
+  SYMBOL (morok_gemm_i8_quantize),
+#if defined(MOROK_GEMM8_KC)
+  SYMBOL (morok_gemm_i8_packed),
+#endif
+  SYMBOL (morok_attention_f32),
+  { 0, 0 },
 };

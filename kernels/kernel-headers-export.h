@@ -31,7 +31,7 @@ typedef enum
 
 typedef struct
 {
-  const char *name; /* "avx512", "avx2" or "portable" */
+  const char *name; /* "avx512", "avx2", "portable" or "baseline" */
   MorokExportIsa isa;
   void (*f16_to_f32) (const uint16_t *in, float *out, int64_t n);
   void (*f32_to_f16) (const float *in, uint16_t *out, int64_t n);
@@ -62,9 +62,25 @@ typedef struct
                           float *C, int64_t ldc, int accumulate);
 } MorokKernelExports;
 
+/* One function of the kernel library: the name generated code calls, the
+ * ISA's function (kernel-lib.c hands the ELF loader one table). */
+typedef struct
+{
+  const char *name;
+  void *address;
+} MorokKernelSymbol;
+
+/* Each ends with { NULL, NULL }. */
+extern const MorokKernelSymbol morok_kernel_lib_symbols_avx512[];
+extern const MorokKernelSymbol morok_kernel_lib_symbols_avx2[];
+extern const MorokKernelSymbol morok_kernel_lib_symbols_portable[];
+
 extern const MorokKernelExports morok_kernel_exports_avx512;
 extern const MorokKernelExports morok_kernel_exports_avx2;
 extern const MorokKernelExports morok_kernel_exports_portable;
+/* The portable code built for the baseline x86-64, not -march=native: in
+ * the kernel tests only (kernel_baseline_object), not in libmorok. */
+extern const MorokKernelExports morok_kernel_exports_baseline;
 
 /* Whether this CPU runs the ISA's code (the objects are built with the ISA's
  * -m flags on top of -march=native, so they exist even where it does not). */

@@ -21,10 +21,18 @@
  *   MOROK_CACHE_DIR  cache folder when opts->cache_dir is NULL; default
  *                    g_get_user_cache_dir ()/morok
  *
+ *   MOROK_KERNEL_LIB=0  morok_kernel_lib_find finds no library: units
+ *                    compile the kernel headers' bodies themselves
+ *
  * Generated sources start with the kernel prelude (morok_render_prelude (),
  * built from the headers in kernels/include), which
- * defines the memset and memcpy clang may call: the loader resolves no
- * outside symbol.
+ * defines the memset and memcpy clang may call. The only outside symbols
+ * the loader resolves are the kernel library's (opts->lib): the headers'
+ * GEMM and attention entry points, compiled once at build time per ISA
+ * and linked into libmorok, which a unit that defines MOROK_KERNEL_LIB
+ * calls instead of compiling them (kernels/include/morok-prelude.h). Units
+ * are compiled with -fno-plt, so such calls go through a GOT slot of the
+ * image and reach libmorok at any distance.
  *
  *   MorokCompileOptions opts;
  *   morok_compile_options_init (&opts);
@@ -38,6 +46,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include "morok-isa.h"
 
 G_BEGIN_DECLS
 
@@ -63,6 +72,9 @@ typedef enum
   MOROK_COMPILE_ERROR_MEMORY,      /* mmap/mprotect failed */
 } MorokCompileError;
 
+/* The kernel library of one ISA: its functions by name, and its identity. */
+typedef struct _MorokKernelLib MorokKernelLib;
+
 typedef struct
 {
   const char *cc;        /* compiler; NULL: $MOROK_CC, else "clang" on PATH */
@@ -72,9 +84,23 @@ typedef struct
   const char *dump_dir;  /* if set, the source is also written there as <hash>.c */
   const char *march;     /* NULL: $MOROK_MARCH, else "native" */
   const char *const *extra_flags; /* NULL-terminated, may be NULL */
+  const MorokKernelLib *lib; /* the library the units may call (morok_kernel_lib_find);
+                              * NULL: none, every undefined symbol is an error */
 } MorokCompileOptions;
 
 typedef struct _MorokObject MorokObject;
+
+/* The kernel library of @isa when units compiled with @opts (NULL: the
+ * defaults) may call it: libmorok was built with clang, with these very
+ * flags (-O2, -march=native and no extra ones, so not under MOROK_MARCH)
+ * on this CPU, which runs @isa, and MOROK_KERNEL_LIB is not "0". Otherwise
+ * NULL, and @out_why (nullable) gets the reason (static). (transfer none)
+ * static: valid for the process. */
+const MorokKernelLib *morok_kernel_lib_find (MorokIsa isa, const MorokCompileOptions *opts,
+                                             const char **out_why);
+/* The library's identity, a SHA-256 of its compiler, flags, CPU and source
+ * text, which units that call it carry (and so the cache key). (transfer none) */
+const char *morok_kernel_lib_id (const MorokKernelLib *lib);
 
 /* Fills @opts with the defaults above. Only use_cache reads the environment
  * (FALSE when MOROK_CACHE is "0"); NULL fields are resolved when compiling. */
@@ -99,6 +125,12 @@ gboolean morok_compile_units (const char *const *sources, guint n, const MorokCo
  * not fit the @size bytes, RELOCATION for an unsupported relocation type, an
  * undefined symbol or a 32-bit overflow, MEMORY when mmap/mprotect fail. */
 MorokObject *morok_object_load (const guint8 *data, gsize size, GError **error);
+/* As morok_object_load, resolving undefined symbols against @lib's
+ * functions (NULL: none; any other undefined symbol is a RELOCATION error),
+ * the image mapped at @hint where the system agrees (NULL: anywhere; a test
+ * places it far from libmorok). */
+MorokObject *morok_object_load_full (const guint8 *data, gsize size, const MorokKernelLib *lib,
+                                     gpointer hint, GError **error);
 
 /* Address of the global function @name; valid until the object is freed.
  * Fails with NOT_FOUND (also for data symbols and static functions). */

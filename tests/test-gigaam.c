@@ -18,6 +18,7 @@
 #include "models/ctc-decode.h"
 #include "models/gigaam-encoder-jit.h"
 #include "models/gigaam.h"
+#include "kernels/morok-compiler.h"
 
 #define N_UTT GIGAAM_FIXTURE_UTTERANCES
 #define MAX_BATCH GIGAAM_FIXTURE_UTTERANCES
@@ -577,6 +578,31 @@ test_encoder_in_place (gconstpointer version)
   gigaam_fixture_clear (&f);
 }
 
+/* Through the kernel library (kernels/kernel-lib.c) the encoder, attention
+ * and all, computes what it computes with the headers' bodies compiled
+ * into its units, bit for bit. */
+static void
+test_encoder_library_same_as_inline (gconstpointer version)
+{
+  const char *why = NULL;
+  if (!morok_kernel_lib_find (morok_isa_detect (), NULL, &why))
+    {
+      g_test_skip_printf ("no kernel library here: %s", why);
+      return;
+    }
+  Fixture calls, inlined;
+  gigaam_fixture_load (&calls, version);
+  gigaam_fixture_load (&inlined, version);
+  gsize n_calls, n_inlined;
+  g_autofree float *got = encode_released (calls.model, &calls, &n_calls);
+  g_setenv ("MOROK_KERNEL_LIB", "0", TRUE);
+  g_autofree float *want = encode_released (inlined.model, &inlined, &n_inlined);
+  g_unsetenv ("MOROK_KERNEL_LIB");
+  g_assert_cmpmem (got, n_calls * sizeof (float), want, n_inlined * sizeof (float));
+  gigaam_fixture_clear (&calls);
+  gigaam_fixture_clear (&inlined);
+}
+
 /* The encoder's layers are one computation over other weights: every layer
  * after the first runs the functions the first compiled, so the program
  * has at least one step per further layer more than it has functions. */
@@ -655,6 +681,9 @@ main (int argc, char **argv)
       g_autofree char *shared = g_strdup_printf ("/gigaam/%s/encoder-layers-share-functions",
                                                  versions[i]);
       g_test_add_data_func (shared, versions[i], test_encoder_layers_share_functions);
+      g_autofree char *library = g_strdup_printf ("/gigaam/%s/encoder-library-same-as-inline",
+                                                  versions[i]);
+      g_test_add_data_func (library, versions[i], test_encoder_library_same_as_inline);
     }
   for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
     {

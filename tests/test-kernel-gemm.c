@@ -24,6 +24,7 @@ static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_avx512,
   &morok_kernel_exports_avx2,
   &morok_kernel_exports_portable,
+  &morok_kernel_exports_baseline,
 };
 
 /* M, N, K */

@@ -136,6 +136,33 @@ test_matches_onnxruntime (gconstpointer data)
   g_assert_cmpfloat (worst, <=, PROB_TOL);
 }
 
+/* Through the kernel library (kernels/kernel-lib.c) a plan computes what
+ * the plan whose units compile the headers' bodies computes, bit for bit:
+ * every chunk's probability (and so the state each chunk hands on). */
+static void
+test_library_same_as_inline (void)
+{
+  const char *why = NULL;
+  if (!morok_kernel_lib_find (morok_isa_detect (), NULL, &why))
+    {
+      g_test_skip_printf ("no kernel library here: %s", why);
+      return;
+    }
+  g_autoptr (MorokSileroVad) vad = load_vad ("v5");
+  if (vad == NULL)
+    return;
+  guint rate;
+  gsize n;
+  g_autofree float *samples = read_wav ("speech-16k.wav", &rate, &n);
+  g_autoptr (MorokPlan) calls = vad_plan (vad, rate);
+  g_setenv ("MOROK_KERNEL_LIB", "0", TRUE);
+  g_autoptr (MorokPlan) inlined = vad_plan (vad, rate);
+  g_unsetenv ("MOROK_KERNEL_LIB");
+  g_autoptr (GArray) got = run_chunks (vad, calls, rate, samples, n);
+  g_autoptr (GArray) want = run_chunks (vad, inlined, rate, samples, n);
+  g_assert_cmpmem (got->data, got->len * sizeof (double), want->data, want->len * sizeof (double));
+}
+
 /* ---- the JIT wrapper, driven by MorokJitRecurrent ---- */
 
 /* The stream a recurrent step reads its chunk from. */
@@ -548,6 +575,7 @@ main (int argc, char **argv)
                              silero_cases[i].version, silero_cases[i].rate / 1000);
       g_test_add_data_func (jit_name, &silero_cases[i], test_jit_recurrent);
     }
+  g_test_add_func ("/silero-vad/v5/16k/library-same-as-inline", test_library_same_as_inline);
   g_test_add_func ("/silero-vad/jit/rejects-unknown-length", test_jit_rejects_unknown_length);
   g_test_add_func ("/silero-vad/jit/one-model-both-rates", test_jit_one_model_both_rates);
   return g_test_run ();

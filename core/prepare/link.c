@@ -30,12 +30,18 @@ Link *
 link_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions *opts,
             GError **error)
 {
-  MorokRendered *r = morok_render_schedule (sched, isa, error);
+  const char *why = NULL;
+  const MorokKernelLib *lib = morok_kernel_lib_find (isa, opts, &why);
+  if (!lib)
+    g_debug ("the units compile the kernel headers' bodies: no %s kernel library (%s)",
+             morok_isa_name (isa), why);
+  MorokRendered *r = morok_render_schedule (sched, isa, lib, error);
   if (!r)
     return NULL;
   Link *l = g_new0 (Link, 1);
   l->rendered = r;
   l->opts = *opts;
+  l->opts.lib = lib;
   l->unit_of = g_array_new (FALSE, FALSE, sizeof (guint));
   /* compilers side by side, one per core */
   l->units = morok_render_units (r, g_get_num_processors (), l->unit_of);

@@ -13,7 +13,7 @@
  * its functions in one or more units side by side and calls each kernel k
  * through function_of[k] with its table:
  *
- *   g_autoptr (MorokRendered) r = morok_render_schedule (sched, morok_isa_detect (), &error);
+ *   g_autoptr (MorokRendered) r = morok_render_schedule (sched, morok_isa_detect (), NULL, &error);
  *   g_autoptr (GArray) unit_of = g_array_new (FALSE, FALSE, sizeof (guint));
  *   g_autoptr (GPtrArray) units = morok_render_units (r, 1, unit_of);   // one unit
  *   g_autoptr (MorokObject) obj = morok_compile (units->pdata[0], NULL, &error);
@@ -24,6 +24,7 @@
 #include <glib.h>
 #include "graph/morok-schedule.h"
 #include "kernels/morok-isa.h"
+#include "kernels/morok-compiler.h"
 
 G_BEGIN_DECLS
 
@@ -39,9 +40,12 @@ typedef struct
  * order); a static string. */
 const char *morok_render_prelude (void);
 
-/* The schedule's distinct kernel functions. (transfer full) NULL with
- * @error set when a kernel cannot be rendered. */
-MorokRendered *morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error);
+/* The schedule's distinct kernel functions, which call the kernel library
+ * @lib (nullable: none, the units compile the headers' bodies) for @isa's
+ * GEMM and attention. (transfer full) NULL with @error set when a kernel
+ * cannot be rendered. */
+MorokRendered *morok_render_schedule (const MorokSchedule *sched, MorokIsa isa,
+                                      const MorokKernelLib *lib, GError **error);
 void morok_rendered_free (MorokRendered *r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokRendered, morok_rendered_free)
 

@@ -38,12 +38,13 @@ render_body (const MorokSchedule *sched, guint k, GError **error)
   return g_string_free (out, !ok);
 }
 
-/* Relative compile time of a function by kind, clang -O2 here. Most of a
- * unit's time goes to the GEMM micro-kernels it calls (noinline, once per
- * unit: Silero v5's 17 kernels 4.0 s in one unit, 3.8 + 3.4 s in two), so
- * a contraction adds little; attention, with two general GEMMs inlined and
- * its softmax loops, costs 4.3 s alone (GigaAM full size: 5.3 s in one
- * unit, 4.8 + 1.6 s with attention on its own). */
+/* Relative compile time of a function by kind, clang -O2 here. Without
+ * the kernel library most of a unit's time goes to the GEMM micro-kernels
+ * it calls (noinline, once per unit: Silero v5's 17 kernels 4.0 s in one
+ * unit, 3.8 + 3.4 s in two), so a contraction adds little; attention, with
+ * two general GEMMs inlined and its softmax loops, costs 4.3 s alone
+ * (GigaAM full size: 5.3 s in one unit, 4.8 + 1.6 s with attention on its
+ * own). With the library, both are calls. */
 static const guint compile_cost[] = {
   [MOROK_KERNEL_LOOP] = 1, [MOROK_KERNEL_MATMUL] = 3, [MOROK_KERNEL_ATTENTION] = 90
 };
@@ -53,18 +54,24 @@ static const guint compile_cost[] = {
 #define UNIT_SPLIT_COST 90
 
 MorokRendered *
-morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
+morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKernelLib *lib,
+                       GError **error)
 {
   g_return_val_if_fail (sched != NULL, NULL);
   static const char *const isa_macro[] = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
   g_autoptr (MorokRendered) r = g_new0 (MorokRendered, 1);
-  r->head = g_strdup_printf ("#define %s 1\n#define MOROK_GEMM_SMALL %d\n%s\n"
+  /* the library's identity is in the source, so in the cache key */
+  g_autofree char *calls = lib ? g_strdup_printf ("/* calls kernel library %s */\n"
+                                                  "#define MOROK_KERNEL_LIB 1\n",
+                                                  morok_kernel_lib_id (lib))
+                               : g_strdup ("");
+  r->head = g_strdup_printf ("%s#define %s 1\n#define MOROK_GEMM_SMALL %d\n%s\n"
                              "#define MOROK_IMIN(a, b) ((a) < (b) ? (a) : (b))\n"
                              "#define MOROK_IMAX(a, b) ((a) > (b) ? (a) : (b))\n"
                              "#define MOROK_IDIV(a, b) ((a) / (b))\n"
                              "#define MOROK_IMOD(a, b) ((a) %% (b))\n"
                              "#define MOROK_CLAMP(x, lo, hi) MOROK_IMIN (MOROK_IMAX (x, lo), hi)\n",
-                             isa_macro[isa], MOROK_GEMM_SMALL, morok_kernel_prelude);
+                             calls, isa_macro[isa], MOROK_GEMM_SMALL, morok_kernel_prelude);
   r->functions = g_ptr_array_new_with_free_func (g_free);
   r->function_of = g_array_sized_new (FALSE, FALSE, sizeof (guint), sched->kernels->len);
   r->cost = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -88,7 +95,8 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, GError **error)
                                             what, ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "",
                                             f - 1, body));
           g_hash_table_insert (seen, body, GUINT_TO_POINTER (f));
-          guint cost = compile_cost[ker->kind];
+          guint cost = lib && ker->kind == MOROK_KERNEL_ATTENTION ? compile_cost[MOROK_KERNEL_MATMUL]
+                                                                  : compile_cost[ker->kind];
           g_array_append_val (r->cost, cost);
         }
       else

@@ -11,7 +11,10 @@
  * sums and the product cost more than the products). Both products go
  * through morok_gemm_f32, so any strides work; the element strides of q, k
  * and v are s*e, the row strides s*r. A row whose keys are all masked gives
- * NaN (0 / 0), as the unfused formula does.
+ * NaN (0 / 0), as the unfused formula does. A function of the kernel
+ * library (MOROK_KERNEL_FN, morok-prelude.h): units that define
+ * MOROK_KERNEL_LIB call libmorok's copy instead of compiling it (4.3 s of
+ * clang for GigaAM's attention unit).
  *
  *   // 64 query rows of one head, keys of an item with 250 valid frames
  *   morok_attention_f32 (64, 250, 48, 48, q, 768, 1, k, 768, 1, v, 768, 1, mask, 1,
@@ -30,11 +33,14 @@
  * panels, where q k^T and p v left a third of a tile or a quarter of a
  * panel idle (one GigaAM layer at 30 s, 16 heads: 25.7 -> 20.1 ms), and the
  * softmax runs down the keys with one vector lane per query. */
-static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 __attribute__ ((noinline)) void
 morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *q, int64_t sqr,
                      int64_t sqe, const float *k, int64_t skr, int64_t ske, const float *v,
                      int64_t svr, int64_t sve, const uint8_t *mask, int64_t smk, float scale,
                      float *out, int64_t sor)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   float st[MOROK_ATT_KB * MOROK_ATT_QB] __attribute__ ((aligned (64)));
   float acct[MOROK_ATT_DV * MOROK_ATT_QB] __attribute__ ((aligned (64)));
@@ -100,3 +106,4 @@ morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *
     for (int64_t c = 0; c < dv; c++)
       out[i * sor + c] = acct[c * MOROK_ATT_QB + i] / rsum[i];
 }
+#endif

@@ -162,10 +162,13 @@ morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r
  * per panel, a multiple of 16), or in bf16 panels (bhi; blo 0); scratch:
  * round32 (M) x round32 (K) x 2 bytes per part (2 parts in bf16x3, 1 in
  * bf16), 64-byte aligned. */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C,
                        int64_t ldc, int accumulate, uint16_t *scratch)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -230,4 +233,5 @@ morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
       }
   __builtin_ia32_tilerelease ();
 }
+#endif
 #endif

@@ -127,10 +127,13 @@ morok_gemmbf_tile (int64_t kq, const uint32_t *restrict ahi, const uint32_t *res
 /* C [M, N] (row stride ldc) =, or += when @accumulate, A [M, K] . B, B
  * packed in bf16 pairs from the panel of column 0 (bhi; K2 pairs per panel,
  * kernels/weight-pack.h), and for bf16x3 its lo copy (blo; 0 for bf16). */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                         const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C, int64_t ldc,
                         int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -175,4 +178,5 @@ morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t
         }
     }
 }
+#endif
 #endif

@@ -45,9 +45,12 @@ morok_gemm8_round (float x)
  * + k] = round (a / sa[i]) + 128, to nearest even, zero (128) past K up to
  * lda (K rounded up to 4); sa[i] = max_k |a[i, k]| / 127 (0 for a row of
  * zeros; inf or NaN for a row that holds one, which the products carry). */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, uint8_t *qa,
                         float *sa, int64_t lda)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   for (int64_t i = 0; i < M; i++)
     {
@@ -68,6 +71,7 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
         q[k] = 128;
     }
 }
+#endif
 
 #if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                         \
     || (defined(MOROK_ISA_AVX2)                                                                    \
@@ -138,10 +142,13 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
  * 0: bq (K4 = lda / 4 quads per panel), its scales sb and its first
  * block's corrections corr from column 0 (the next block's cs further);
  * bq 64-byte aligned. */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
                       const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs, float *C,
                       int64_t ldc, int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   int64_t k4 = lda / 4;
   if (M <= 0 || N <= 0 || k4 <= 0)
@@ -184,4 +191,5 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
         }
     }
 }
+#endif
 #endif

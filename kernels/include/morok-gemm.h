@@ -28,6 +28,12 @@
  * (N small: the same on C^T = B^T A^T). Otherwise M == 1 and N == 1 take a
  * matrix-vector path that streams the matrix once.
  *
+ * The entry points (MOROK_KERNEL_FN: morok_gemm_f32, _f32_packed,
+ * _f16_packed) belong to the kernel library (morok-prelude.h): where the
+ * renderer defines MOROK_KERNEL_LIB, a unit gets their declarations and
+ * calls libmorok's copy, compiled once at build time from this text;
+ * everything else here stays static and is compiled only where called.
+ *
  *   ISA               tile              vectors
  *   MOROK_ISA_AVX512  6 x 64 (24 zmm)   16 x f32
  *   MOROK_ISA_AVX2    6 x 16 (12 ymm)    8 x f32
@@ -834,9 +840,12 @@ morok_gemm_block (int64_t M, int64_t nc, int64_t kc, const float *A, int64_t sam
     }
 }
 
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                 const float *B, int64_t sbk, int64_t sbn, float *C, int64_t ldc, int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0)
     return;
@@ -877,15 +886,19 @@ morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, in
         }
     }
 }
+#endif
 
 /* morok_gemm_f32 with B packed beforehand (at prepare, for a constant B):
  * panel p holds columns p*NR .. p*NR + NR - 1 as bp[(p*K + k)*NR + j], zero
  * beyond N (morok_weight_pack, kernels/weight-pack.c). N is a multiple of NR
  * or B's last columns. Every panel is read in place, in order, each block
  * asking for the next (morok_gemm_next_block). */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const float *bp, float *C, int64_t ldc, int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -901,6 +914,7 @@ morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
                           accumulate || pc > 0, pf);
       }
 }
+#endif
 
 #if defined(MOROK_ISA_AVX512) && defined(__AVX512FP16__)
 /* ---- f16 products, f32 sums (MorokPlanOptions.precision = MOROK_PRECISION_F16) ----
@@ -1030,9 +1044,12 @@ morok_gemm16_pack_row (int64_t kc, const float *a, int64_t sak, _Float16 *dst, f
 /* morok_gemm_f32_packed in f16: bp holds B's pairs in panels of 64
  * columns, bp[((p*K2 + q)*64 + j)*2 + h], K2 = ceil (K / 2)
  * (kernels/weight-pack.h). */
-static MOROK_VEC512 __attribute__ ((unused)) void
+MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const uint16_t *bp, float *C, int64_t ldc, int accumulate)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
@@ -1078,4 +1095,5 @@ morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
         }
     }
 }
+#endif
 #endif
