@@ -390,6 +390,24 @@ test_views (void)
     case_check (&c, morok_tensor_cat (ts, 2, 2, &e), want, 0, "wide cat");
   }
   {
+    /* a cat of three parts along the last axis, one a slice of a wider
+     * tensor and one too short to vectorise (each part its own loop, as
+     * Silero's batched im2col): the same values */
+    Case c;
+    case_init (&c);
+    g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20)), y = rnd (SHAPE (2, 5, 9));
+    g_autoptr (Ref) z = rnd (SHAPE (2, 3, 3));
+    g_autoptr (Ref) ys = ref_slice (y, 1, 1, 3);
+    g_autoptr (Ref) xy = ref_cat (x, ys, 2);
+    g_autoptr (Ref) want = ref_cat (xy, z, 2);
+    MorokSymPool *pool = morok_graph_sym_pool (c.g);
+    MorokTensor *ts[] = { case_input (&c, x),
+                          morok_tensor_slice (case_input (&c, y), 1, morok_sym_const (pool, 1),
+                                              morok_sym_const (pool, 3), &e),
+                          morok_tensor_neg (morok_tensor_neg (case_input (&c, z), &e), &e) };
+    case_check (&c, morok_tensor_cat (ts, 3, 2, &e), want, 0, "cat of three along the last axis");
+  }
+  {
     Case c;
     case_init (&c);
     g_autoptr (Ref) x = rnd (SHAPE (2, 3, 17));

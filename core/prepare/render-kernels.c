@@ -183,6 +183,62 @@ render_reflect_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
   return TRUE;
 }
 
+/* The parts of @n, a cat of @axis or a part, at @off along it: the cats
+ * nested in it that are no buffer of their own are opened too. Up to
+ * @max parts; FALSE where a part's length is not a constant. */
+static gboolean
+cat_parts (const Ctx *c, MorokNode *n, guint axis, gint64 off, MorokNode **parts, gint64 *at,
+           guint *n_parts, guint max)
+{
+  gint64 len;
+  if (n->op == MOROK_OP_CAT && (guint) n->axis == axis
+      && (n == c->ker->root || morok_schedule_buffer_of (c->sched, n) == 0)
+      && morok_sym_is_const (n->src[0]->shape[axis], &len))
+    return cat_parts (c, n->src[0], axis, off, parts, at, n_parts, max)
+           && cat_parts (c, n->src[1], axis, off + len, parts, at, n_parts, max);
+  if (*n_parts == max || !morok_sym_is_const (n->shape[axis], &len))
+    return FALSE;
+  parts[*n_parts] = n;
+  at[(*n_parts)++] = off;
+  return TRUE;
+}
+
+/* A cat of the last axis as the kernel's root: the row in one loop per
+ * part, each reading its part at an affine index, instead of one loop
+ * whose every element chooses among the parts (Silero's batched im2col,
+ * [b, 256] of two convolutions' rows: 1.9 us at b = 64).
+ * FALSE (nothing rendered) for other roots. */
+static gboolean
+render_cat_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
+{
+  guint r = root->rank, a = r - 1, n_parts = 0;
+  MorokNode *parts[16];
+  gint64 at[16];
+  if (r == 0 || root->op != MOROK_OP_CAT || (guint) root->axis != a
+      || !cat_parts (c, root, a, 0, parts, at, &n_parts, G_N_ELEMENTS (parts)))
+    return FALSE;
+  char *sidx[MOROK_MAX_RANK];
+  for (guint i = 0; i < a; i++)
+    sidx[i] = idx[i];
+  idx[a] = g_strdup_printf ("i%u", a);
+  *ok = TRUE;
+  for (guint p = 0; p < n_parts && *ok; p++)
+    {
+      gint64 len = parts[p]->shape[a]->hi;
+      render_line (c,
+                   "for (int64_t i%u = %" G_GINT64_FORMAT "; i%u < %" G_GINT64_FORMAT "; i%u++) {",
+                   a, at[p], a, at[p] + len, a);
+      c->indent++;
+      c->vector = len >= VECTOR_MIN;
+      sidx[a] = g_strdup_printf ("(i%u - %" G_GINT64_FORMAT ")", a, at[p]);
+      *ok = render_store_value (c, root, idx, parts[p], sidx);
+      g_free (sidx[a]);
+      c->indent--;
+      render_line (c, "}");
+    }
+  return TRUE;
+}
+
 gboolean
 render_loop_kernel (Ctx *c)
 {
@@ -197,7 +253,7 @@ render_loop_kernel (Ctx *c)
   if (r > 0)
     render_split_rows (c, root, r - 1, "row", idx);
   gboolean ok;
-  if (!render_reflect_rows (c, root, idx, &ok))
+  if (!render_reflect_rows (c, root, idx, &ok) && !render_cat_rows (c, root, idx, &ok))
     {
       if (r > 0)
         {
