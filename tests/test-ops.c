@@ -364,6 +364,22 @@ test_views (void)
       case_check (&c, y, want, 0, reflect ? "wide pad reflect" : "wide pad constant");
     }
   {
+    /* the sum of a reflect pad and a constant pad of the last axis (the
+     * row in a loop per region between their edges, as Silero's frame
+     * folds): the same values */
+    Case c;
+    case_init (&c);
+    g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20));
+    const gint64 before[] = { 0, 0, 5 }, after[] = { 0, 0, 7 };
+    g_autoptr (Ref) r = ref_pad (x, before, after, 0, TRUE);
+    g_autoptr (Ref) z = ref_pad (x, before, after, -1.5, FALSE);
+    g_autoptr (Ref) want = ref_zip (r, z, d_add);
+    MorokTensor *in = case_input (&c, x);
+    MorokTensor *y = morok_tensor_add (morok_tensor_pad_reflect (in, before, after, &e),
+                                       morok_tensor_pad (in, before, after, -1.5, &e), &e);
+    case_check (&c, y, want, TOL, "reflect pad plus constant pad");
+  }
+  {
     /* a reflect pad read through another's, as Silero's frame folds read
      * the chunk's (the inner one is stored, the outer read in three
      * affine loops): the same values */
