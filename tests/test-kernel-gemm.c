@@ -350,6 +350,44 @@ test_i8_pack (void)
   g_rand_free (rand);
 }
 
+/* gemm_f32_packed with B packed by morok_weight_pack, against the
+ * reference within check_one's bound, accumulate off and on. K straddles
+ * the blocks of k (128 or 256, stretched by an eighth where that saves a
+ * short last block: 129 and 258 run as blocks of 129, 145 as two) and N
+ * the panels. */
+static void
+test_f32_packed (gconstpointer data)
+{
+  const MorokKernelExports *k = data;
+  if (skip_unless_runnable (k))
+    return;
+  GRand *rand = g_rand_new_with_seed (11);
+  const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64
+                     : k->isa == MOROK_EXPORT_ISA_AVX2 ? 16
+                                                       : 4;
+  const int64_t sizes[][3] = { { 7, 65, 129 },  { 64, 129, 144 }, { 13, 64, 145 }, { 73, 127, 258 },
+                               { 6, 17, 287 },  { 5, 33, 288 },   { 9, 128, 387 }, { 3, 5, 1 } };
+  for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
+    for (int acc = 0; acc < 2; acc++)
+      {
+        int64_t M = sizes[t][0], N = sizes[t][1], K = sizes[t][2];
+        Problem *p = problem_new (M, N, K, FALSE, FALSE, rand);
+        gsize bytes = (morok_weight_pack_bytes (K, N, nr, MOROK_PRECISION_F32) + 63) / 64 * 64;
+        float *bp = aligned_alloc (64, bytes);
+        morok_weight_pack (p->b, K, N, N, 1, nr, MOROK_PRECISION_F32, bp);
+        g_autofree float *c = g_memdup2 (p->c0, M * N * sizeof (float));
+        k->gemm_f32_packed (M, N, K, p->a, K, 1, bp, c, N, acc);
+        for (int64_t i = 0; i < M * N; i++)
+          {
+            double c0 = acc ? p->c0[i] : 0.0, want = c0 + p->sum[i];
+            g_assert_cmpfloat (fabs (c[i] - want), <=, 1e-5 * (fabs (c0) + p->mag[i]) + 1e-30);
+          }
+        free (bp);
+        problem_free (p);
+      }
+  g_rand_free (rand);
+}
+
 /* gemm_i8_packed where the object has VNNI and the CPU runs it: A quantised
  * by i8_quantize, B packed by morok_weight_pack, against the exact sums of
  * the reference's integers times the two scales (double): within 2e-7 of
@@ -439,6 +477,8 @@ main (int argc, char **argv)
       g_test_add_data_func (p2, isas[i], test_gemm_empty);
       g_autofree char *p3 = g_strdup_printf ("/kernel-gemm/%s/i8-quantize", isas[i]->name);
       g_test_add_data_func (p3, isas[i], test_i8_quantize);
+      g_autofree char *p5 = g_strdup_printf ("/kernel-gemm/%s/f32-packed", isas[i]->name);
+      g_test_add_data_func (p5, isas[i], test_f32_packed);
       if (isas[i]->isa == MOROK_EXPORT_ISA_PORTABLE)
         continue;
       g_autofree char *p4 = g_strdup_printf ("/kernel-gemm/%s/i8-packed", isas[i]->name);

@@ -364,6 +364,22 @@ test_views (void)
       case_check (&c, y, want, 0, reflect ? "wide pad reflect" : "wide pad constant");
     }
   {
+    /* the sum of a reflect pad and a constant pad of the last axis (the
+     * row in a loop per region between their edges, as Silero's frame
+     * folds): the same values */
+    Case c;
+    case_init (&c);
+    g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20));
+    const gint64 before[] = { 0, 0, 5 }, after[] = { 0, 0, 7 };
+    g_autoptr (Ref) r = ref_pad (x, before, after, 0, TRUE);
+    g_autoptr (Ref) z = ref_pad (x, before, after, -1.5, FALSE);
+    g_autoptr (Ref) want = ref_zip (r, z, d_add);
+    MorokTensor *in = case_input (&c, x);
+    MorokTensor *y = morok_tensor_add (morok_tensor_pad_reflect (in, before, after, &e),
+                                       morok_tensor_pad (in, before, after, -1.5, &e), &e);
+    case_check (&c, y, want, TOL, "reflect pad plus constant pad");
+  }
+  {
     /* a reflect pad read through another's, as Silero's frame folds read
      * the chunk's (the inner one is stored, the outer read in three
      * affine loops): the same values */
@@ -388,6 +404,24 @@ test_views (void)
     MorokTensor *ny = morok_tensor_neg (morok_tensor_neg (case_input (&c, y), &e), &e);
     MorokTensor *ts[] = { case_input (&c, x), ny };
     case_check (&c, morok_tensor_cat (ts, 2, 2, &e), want, 0, "wide cat");
+  }
+  {
+    /* a cat of three parts along the last axis, one a slice of a wider
+     * tensor and one too short to vectorise (each part its own loop, as
+     * Silero's batched im2col): the same values */
+    Case c;
+    case_init (&c);
+    g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20)), y = rnd (SHAPE (2, 5, 9));
+    g_autoptr (Ref) z = rnd (SHAPE (2, 3, 3));
+    g_autoptr (Ref) ys = ref_slice (y, 1, 1, 3);
+    g_autoptr (Ref) xy = ref_cat (x, ys, 2);
+    g_autoptr (Ref) want = ref_cat (xy, z, 2);
+    MorokSymPool *pool = morok_graph_sym_pool (c.g);
+    MorokTensor *ts[] = { case_input (&c, x),
+                          morok_tensor_slice (case_input (&c, y), 1, morok_sym_const (pool, 1),
+                                              morok_sym_const (pool, 3), &e),
+                          morok_tensor_neg (morok_tensor_neg (case_input (&c, z), &e), &e) };
+    case_check (&c, morok_tensor_cat (ts, 3, 2, &e), want, 0, "cat of three along the last axis");
   }
   {
     Case c;

@@ -53,10 +53,21 @@ reshape_rows (MorokTensor *a, GError **error, guint rank, const gint64 *dims)
   reshape_rows (a, error, G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })),                        \
                 ((const gint64[]){ __VA_ARGS__ }))
 
+/* x [R, K] times the weight w [K, M], plus the bias @b and a ReLU when
+ * @relu (NULL, FALSE: none): [R, M]. */
+static MorokTensor *
+linear_relu (MorokTensor *x, MorokTensor *w, MorokTensor *b, gboolean relu, GError **error)
+{
+  MorokTensor *y = morok_tensor_matmul (x, w, error);
+  if (b)
+    y = morok_tensor_add (y, b, error);
+  return relu ? morok_tensor_relu (y, error) : y;
+}
+
 /* x [B, T, K] times the weight w [K, M] as one product of B·T rows
- * ([B·T, K] x [K, M], so that a batch fills the GEMM's rows), plus the
- * bias @b and a ReLU when @relu (NULL, FALSE: none; applied before the
- * reshape so that they stay the product's epilogue), then [B, T, M]. */
+ * ([B·T, K] x [K, M], so that a batch fills the GEMM's rows), with
+ * linear_relu's bias and ReLU (applied before the reshape so that they
+ * stay the product's epilogue), then [B, T, M]. */
 static MorokTensor *
 rows_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b, gboolean relu, GError **error)
 {
@@ -64,11 +75,7 @@ rows_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b, gboolean relu, GErr
     return NULL;
   const MorokSym *B = x->shape[0], *T = x->shape[1];
   const MorokSym *flat[] = { morok_sym_mul (B, T), x->shape[2] };
-  MorokTensor *y = morok_tensor_matmul (morok_tensor_reshape (x, flat, 2, error), w, error);
-  if (b)
-    y = morok_tensor_add (y, b, error);
-  if (relu)
-    y = morok_tensor_relu (y, error);
+  MorokTensor *y = linear_relu (morok_tensor_reshape (x, flat, 2, error), w, b, relu, error);
   if (y == NULL)
     return NULL;
   const MorokSym *back[] = { B, T, y->shape[1] };
@@ -196,19 +203,14 @@ state_part (MorokTensor *state, guint layers, gint64 H, guint which, guint l, GE
  * read only padding for every output are dropped: at T = 2 and 1 (the last
  * two layers) the padding is then gone, and with it a third to two thirds
  * of their weights. */
-static MorokTensor *conv_rows_relu (MorokTensor *x, const SileroParam *w, const SileroParam *b,
-                                    gint64 stride, GError **error);
-
 static MorokTensor *
 conv_relu (MorokTensor *x, const SileroParam *w, const SileroParam *b, gint64 stride,
            GError **error)
 {
   const gint64 pad = 1, M = w->dims[0], C = w->dims[1], k = w->dims[2];
-  gint64 T, one;
+  gint64 T;
   if (x == NULL || !morok_sym_is_const (x->shape[1], &T))
     return NULL;
-  if (!morok_sym_is_const (x->shape[0], &one) || one != 1)
-    return conv_rows_relu (x, w, b, stride, error);
   MorokGraph *g = x->graph;
   const gint64 T2 = (T + 2 * pad - k) / stride + 1;
   gint64 lo = k, hi = -1; /* the live taps */
@@ -232,39 +234,105 @@ conv_relu (MorokTensor *x, const SileroParam *w, const SileroParam *b, gint64 st
   return rows_linear (cols, RESHAPE (wt, error, taps * C, M), weight (g, b), TRUE, error);
 }
 
-/* conv_relu for a batch (B not 1): the [B T', taps C] im2col is a copy
- * there anyway (the batch merged into the rows has no single stride), so
- * it is split by the taps each output reads from the signal rather than
- * its padding: one product per run of outputs with the same live taps
- * (k3 p1 over 4 frames: frame 0 taps 1-2, frames 1-2 all three, frame 3
- * taps 0-1), their rows cat in time. No FMA is spent on padding, a sixth
- * of the first convolution's. */
+/* A batch's activations in time as the products that made them: part i
+ * [B, t_i, C] holds frames start[i] .. start[i + 1] - 1. */
+typedef struct
+{
+  MorokTensor *part[8];
+  gint64 start[9];
+  guint n;
+} SileroFrames;
+
+/* The part of @f that holds frame @t. */
+static guint
+part_of (const SileroFrames *f, gint64 t)
+{
+  guint p = 0;
+  while (p + 1 < f->n && f->start[p + 1] <= t)
+    p++;
+  return p;
+}
+
+/* Frame @t of @f: [B, C] */
 static MorokTensor *
-conv_rows_relu (MorokTensor *x, const SileroParam *w, const SileroParam *b, gint64 stride,
-                GError **error)
+frame_at (const SileroFrames *f, gint64 t, GError **error)
+{
+  guint p = part_of (f, t);
+  MorokTensor *x = slice (f->part[p], 1, t - f->start[p], 1, error);
+  return x ? ROWS (x, error, x->shape[2]->hi) : NULL;
+}
+
+/* Frames @first .. @last of @f: [B, last - first + 1, C], from the part
+ * that holds them or the cat in time of those that do. */
+static MorokTensor *
+frames_span (const SileroFrames *f, gint64 first, gint64 last, GError **error)
+{
+  guint p = part_of (f, first), q = part_of (f, last);
+  MorokTensor *x = p == q ? f->part[p] : morok_tensor_cat (f->part + p, q - p + 1, 1, error);
+  return slice (x, 1, first - f->start[p], last - first + 1, error);
+}
+
+/* conv_relu for a batch (B not 1), from and to frames in parts: the
+ * [B T', taps C] im2col is a copy there anyway (the batch merged into the
+ * rows has no single stride), so it is split by the taps each output reads
+ * from the signal rather than its padding: one product per run of outputs
+ * with the same live taps (k3 p1 over 4 frames: frame 0 taps 1-2, frames
+ * 1-2 all three, frame 3 taps 0-1), each a part of the output. No FMA is
+ * spent on padding, a sixth of the first convolution's. A run inside one
+ * part reads its windows in place where they are rows of it (one output
+ * frame); one output frame over several parts is the cat of its taps'
+ * frames along channels, a row copy per part, not a cat in time that its
+ * windows then read through a choice per element (Silero v5's 3 such
+ * copies at b = 64: 35 -> 7 us). */
+static gboolean
+conv_rows_relu (const SileroFrames *in, const SileroParam *w, const SileroParam *b, gint64 stride,
+                SileroFrames *out, GError **error)
 {
   const gint64 pad = 1, M = w->dims[0], C = w->dims[1], k = w->dims[2];
-  gint64 T = x->shape[1]->hi;
-  MorokGraph *g = x->graph;
+  const gint64 T = in->start[in->n];
+  MorokGraph *g = in->part[0]->graph;
   const gint64 T2 = (T + 2 * pad - k) / stride + 1;
-  MorokTensor *parts[8];
-  guint n_parts = 0;
-  for (gint64 t0 = 0, t1; t0 < T2 && n_parts < G_N_ELEMENTS (parts); t0 = t1)
+  out->n = 0;
+  for (gint64 t0 = 0, t1; t0 < T2; t0 = t1)
     {
+      if (out->n == G_N_ELEMENTS (out->part))
+        {
+          g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
+                       "silero-vad: a convolution over %" G_GINT64_FORMAT " frames has more than %u"
+                       " runs of live taps", T, (guint) G_N_ELEMENTS (out->part));
+          return FALSE;
+        }
       /* output t reads x[t stride + j - pad] for the live taps lo .. hi */
       gint64 lo = MAX (pad - t0 * stride, 0), hi = MIN (T - 1 + pad - t0 * stride, k - 1);
       for (t1 = t0 + 1; t1 < T2; t1++)
         if (MAX (pad - t1 * stride, 0) != lo || MIN (T - 1 + pad - t1 * stride, k - 1) != hi)
           break;
-      const gint64 taps = hi - lo + 1, start = t0 * stride + lo - pad;
-      MorokTensor *win = morok_tensor_window (
-          slice (x, 1, start, (t1 - t0 - 1) * stride + taps, error), 1, taps, stride, 1, error);
+      const gint64 taps = hi - lo + 1, first = t0 * stride + lo - pad;
+      const gint64 last = (t1 - 1) * stride + hi - pad;
       MorokTensor *wt = morok_tensor_permute (slice (weight (g, w), 2, lo, taps, error),
                                               (const guint[]){ 2, 1, 0 }, 3, error);
-      parts[n_parts++] = rows_linear (ROWS (win, error, t1 - t0, taps * C),
-                                      RESHAPE (wt, error, taps * C, M), weight (g, b), TRUE, error);
+      wt = RESHAPE (wt, error, taps * C, M);
+      MorokTensor *y, *tap[8];
+      if (t1 - t0 == 1 && part_of (in, first) != part_of (in, last) && taps <= 8)
+        {
+          for (gint64 j = 0; j < taps; j++)
+            tap[j] = frame_at (in, first + j, error);
+          y = ROWS (linear_relu (morok_tensor_cat (tap, taps, 1, error), wt, weight (g, b), TRUE,
+                                 error),
+                    error, 1, M);
+        }
+      else
+        y = rows_linear (ROWS (morok_tensor_window (frames_span (in, first, last, error), 1, taps,
+                                                    stride, 1, error),
+                               error, t1 - t0, taps * C),
+                         wt, weight (g, b), TRUE, error);
+      out->start[out->n] = t0;
+      out->part[out->n++] = y;
+      if (out->part[out->n - 1] == NULL)
+        return FALSE;
     }
-  return n_parts == 1 ? parts[0] : morok_tensor_cat (parts, n_parts, 1, error);
+  out->start[out->n] = T2;
+  return TRUE;
 }
 
 static MorokTensor *
@@ -275,8 +343,18 @@ forward_v5 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
   const gint64 H = m->hidden;
   MorokTensor *x = stft_magnitude (n, audio, error); /* [B, 4, 129] */
   /* -> [B, 4, 128] [B, 2, 64] [B, 1, 64] [B, 1, 128] */
-  for (guint i = 0; i < 4; i++)
-    x = conv_relu (x, &n->enc_w[i], &n->enc_b[i], strides[i], error);
+  gint64 one;
+  if (x && morok_sym_is_const (x->shape[0], &one) && one == 1)
+    for (guint i = 0; i < 4; i++)
+      x = conv_relu (x, &n->enc_w[i], &n->enc_b[i], strides[i], error);
+  else if (x)
+    {
+      SileroFrames f = { .part = { x }, .start = { 0, x->shape[1]->hi }, .n = 1 }, o;
+      gboolean ok = TRUE;
+      for (guint i = 0; i < 4 && ok; i++, f = o)
+        ok = conv_rows_relu (&f, &n->enc_w[i], &n->enc_b[i], strides[i], &o, error);
+      x = !ok ? NULL : f.n == 1 ? f.part[0] : morok_tensor_cat (f.part, f.n, 1, error);
+    }
   gint64 frames;
   if (x && (!morok_sym_is_const (x->shape[1], &frames) || frames != 1))
     {
