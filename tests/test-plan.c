@@ -96,6 +96,40 @@ test_fusion_matmul_epilogue (void)
       }
 }
 
+/* A one-column product is a dot product per row, a reduction loop: the
+ * ReLU before it and the bias and sigmoid after are one kernel with it
+ * (as a contraction, the ReLU was a kernel of its own). */
+static void
+test_fusion_single_column_matmul (void)
+{
+  GError *e = NULL;
+  const gint64 M = 5, K = 37;
+  g_autofree float *w = rand_floats (K), *bias = rand_floats (1);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2];
+  morok_tensor_syms (g, (gint64[]){ M, K }, 2, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ K, 1 }, 2);
+  MorokTensor *bt = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, bias, (gint64[]){ 1 }, 1);
+  MorokTensor *y = morok_tensor_sigmoid (
+      morok_tensor_add (morok_tensor_matmul (morok_tensor_relu (x, &e), wt, &e), bt, &e), &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  g_assert_cmpuint (morok_plan_n_steps (plan), ==, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < M * K; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 m = 0; m < M; m++)
+    {
+      double acc = bias[0];
+      for (gint64 k = 0; k < K; k++)
+        acc += fmax (xv[m * K + k], 0) * w[k];
+      g_assert_cmpfloat_with_epsilon (yv[m], 1 / (1 + exp (-acc)), 1e-6);
+    }
+}
+
 /* ---- weights freed once packed ---- */
 
 typedef struct
@@ -596,6 +630,8 @@ main (int argc, char **argv)
   rng = g_rand_new_with_seed (42);
   g_test_add_func ("/plan/fusion/elementwise-chain-is-one-kernel", test_fusion_elementwise);
   g_test_add_func ("/plan/fusion/matmul-epilogue-is-one-kernel", test_fusion_matmul_epilogue);
+  g_test_add_func ("/plan/fusion/single-column-matmul-is-one-kernel-with-its-operand",
+                   test_fusion_single_column_matmul);
   g_test_add_func ("/plan/layout/small-matmul-weights-laid-out-at-prepare",
                    test_layout_small_matmul_weights);
   g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",
