@@ -363,6 +363,26 @@ test_views (void)
                                : morok_tensor_pad (in, before, after, -1.5, &e);
       case_check (&c, y, want, 0, reflect ? "wide pad reflect" : "wide pad constant");
     }
+  /* a slice of a wide reflect pad renders only the reads its range can
+   * reach (Silero's fold keeps the mirrored side alone): the same values
+   * for a slice of the left side, of the left side and the middle, of the
+   * middle, of the middle and the right side and of the right side */
+  static const gint64 cuts[][2] = { { 0, 9 }, { 4, 16 }, { 12, 13 }, { 20, 15 }, { 29, 9 } };
+  for (guint k = 0; k < G_N_ELEMENTS (cuts); k++)
+    {
+      Case c;
+      case_init (&c);
+      MorokSymPool *pool = morok_graph_sym_pool (c.g);
+      g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20));
+      const gint64 before[] = { 0, 0, 9 }, after[] = { 0, 0, 9 };
+      g_autoptr (Ref) xp = ref_pad (x, before, after, 0, TRUE);
+      g_autoptr (Ref) want = ref_slice (xp, 2, cuts[k][0], cuts[k][1]);
+      MorokTensor *in = morok_tensor_neg (morok_tensor_neg (case_input (&c, x), &e), &e);
+      MorokTensor *y = morok_tensor_slice (morok_tensor_pad_reflect (in, before, after, &e), 2,
+                                           morok_sym_const (pool, cuts[k][0]),
+                                           morok_sym_const (pool, cuts[k][1]), &e);
+      case_check (&c, y, want, 0, "slice of a wide pad reflect");
+    }
   {
     /* a reflect pad read through another's, as Silero's frame folds read
      * the chunk's (the inner one is stored, the outer read in three
