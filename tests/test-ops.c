@@ -363,6 +363,19 @@ test_views (void)
                                : morok_tensor_pad (in, before, after, -1.5, &e);
       case_check (&c, y, want, 0, reflect ? "wide pad reflect" : "wide pad constant");
     }
+  /* a constant pad of the leading axes alone, stored by rows (a padding
+   * row the value, any other its source): the same values, wide and
+   * narrow */
+  for (gint64 w = 5; w <= 20; w += 15)
+    {
+      Case c;
+      case_init (&c);
+      g_autoptr (Ref) x = rnd (SHAPE (2, 3, w));
+      const gint64 before[] = { 1, 2, 0 }, after[] = { 0, 1, 0 };
+      g_autoptr (Ref) want = ref_pad (x, before, after, -1.5, FALSE);
+      MorokTensor *in = morok_tensor_neg (morok_tensor_neg (case_input (&c, x), &e), &e);
+      case_check (&c, morok_tensor_pad (in, before, after, -1.5, &e), want, 0, "pad of rows");
+    }
   /* a slice of a wide reflect pad renders only the reads its range can
    * reach (Silero's fold keeps the mirrored side alone): the same values
    * for a slice of the left side, of the left side and the middle, of the
