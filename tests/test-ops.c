@@ -363,6 +363,39 @@ test_views (void)
                                : morok_tensor_pad (in, before, after, -1.5, &e);
       case_check (&c, y, want, 0, reflect ? "wide pad reflect" : "wide pad constant");
     }
+  /* a constant pad of the leading axes alone, stored by rows (a padding
+   * row the value, any other its source): the same values, wide and
+   * narrow */
+  for (gint64 w = 5; w <= 20; w += 15)
+    {
+      Case c;
+      case_init (&c);
+      g_autoptr (Ref) x = rnd (SHAPE (2, 3, w));
+      const gint64 before[] = { 1, 2, 0 }, after[] = { 0, 1, 0 };
+      g_autoptr (Ref) want = ref_pad (x, before, after, -1.5, FALSE);
+      MorokTensor *in = morok_tensor_neg (morok_tensor_neg (case_input (&c, x), &e), &e);
+      case_check (&c, morok_tensor_pad (in, before, after, -1.5, &e), want, 0, "pad of rows");
+    }
+  /* a slice of a wide reflect pad renders only the reads its range can
+   * reach (Silero's fold keeps the mirrored side alone): the same values
+   * for a slice of the left side, of the left side and the middle, of the
+   * middle, of the middle and the right side and of the right side */
+  static const gint64 cuts[][2] = { { 0, 9 }, { 4, 16 }, { 12, 13 }, { 20, 15 }, { 29, 9 } };
+  for (guint k = 0; k < G_N_ELEMENTS (cuts); k++)
+    {
+      Case c;
+      case_init (&c);
+      MorokSymPool *pool = morok_graph_sym_pool (c.g);
+      g_autoptr (Ref) x = rnd (SHAPE (2, 3, 20));
+      const gint64 before[] = { 0, 0, 9 }, after[] = { 0, 0, 9 };
+      g_autoptr (Ref) xp = ref_pad (x, before, after, 0, TRUE);
+      g_autoptr (Ref) want = ref_slice (xp, 2, cuts[k][0], cuts[k][1]);
+      MorokTensor *in = morok_tensor_neg (morok_tensor_neg (case_input (&c, x), &e), &e);
+      MorokTensor *y = morok_tensor_slice (morok_tensor_pad_reflect (in, before, after, &e), 2,
+                                           morok_sym_const (pool, cuts[k][0]),
+                                           morok_sym_const (pool, cuts[k][1]), &e);
+      case_check (&c, y, want, 0, "slice of a wide pad reflect");
+    }
   {
     /* the sum of a reflect pad and a constant pad of the last axis (the
      * row in a loop per region between their edges, as Silero's frame

@@ -96,6 +96,84 @@ test_fusion_matmul_epilogue (void)
       }
 }
 
+/* A one-column product is a dot product per row, a reduction loop: the
+ * ReLU before it and the bias and sigmoid after are one kernel with it
+ * (as a contraction, the ReLU was a kernel of its own). */
+static void
+test_fusion_single_column_matmul (void)
+{
+  GError *e = NULL;
+  const gint64 M = 5, K = 37;
+  g_autofree float *w = rand_floats (K), *bias = rand_floats (1);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2];
+  morok_tensor_syms (g, (gint64[]){ M, K }, 2, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ K, 1 }, 2);
+  MorokTensor *bt = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, bias, (gint64[]){ 1 }, 1);
+  MorokTensor *y = morok_tensor_sigmoid (
+      morok_tensor_add (morok_tensor_matmul (morok_tensor_relu (x, &e), wt, &e), bt, &e), &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  g_assert_cmpuint (morok_plan_n_steps (plan), ==, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < M * K; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 m = 0; m < M; m++)
+    {
+      double acc = bias[0];
+      for (gint64 k = 0; k < K; k++)
+        acc += fmax (xv[m * K + k], 0) * w[k];
+      g_assert_cmpfloat_with_epsilon (yv[m], 1 / (1 + exp (-acc)), 1e-6);
+    }
+}
+
+/* A sum read through a view (a cat) stores the end of the element-wise
+ * chain after it: bias and sigmoid run once per sum in the sum's kernel,
+ * not once per element of the cat, which then copies (its kernel was the
+ * sum's before, the sigmoid computed by the cat). */
+static void
+test_fusion_reduction_stores_its_chain (void)
+{
+  GError *e = NULL;
+  const gint64 M = 3, K = 21, N = 17;
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2], *sz[2];
+  morok_tensor_syms (g, (gint64[]){ M, K }, 2, sx);
+  morok_tensor_syms (g, (gint64[]){ M, N }, 2, sz);
+  MorokTensor *ins[] = { morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2),
+                         morok_tensor_input (g, "z", MOROK_DTYPE_F32, sz, 2) };
+  const gint axis = -1;
+  MorokTensor *p = morok_tensor_sigmoid (
+      morok_tensor_add_scalar (morok_tensor_sum (ins[0], &axis, 1, TRUE, &e), 0.5, &e), &e);
+  MorokTensor *parts[] = { p, ins[1] };
+  MorokTensor *y = morok_tensor_cat (parts, 2, 1, &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, ins, 2);
+  float *xv = morok_plan_input (plan, 0)->data, *zv = morok_plan_input (plan, 1)->data;
+  for (gint64 i = 0; i < M * K; i++)
+    xv[i] = (float) g_rand_double_range (rng, -0.3, 0.3);
+  for (gint64 i = 0; i < M * N; i++)
+    zv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_autoptr (GArray) prof = morok_plan_execute_profiled (plan, NULL, 0, &e);
+  g_assert_no_error (e);
+  g_assert_cmpuint (prof->len, ==, 2);
+  const char *first = g_array_index (prof, MorokKernelProfile, 0).name;
+  g_assert_true (g_str_has_prefix (first, "k0 sigmoid"));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 m = 0; m < M; m++)
+    {
+      double acc = 0.5;
+      for (gint64 k = 0; k < K; k++)
+        acc += xv[m * K + k];
+      g_assert_cmpfloat_with_epsilon (yv[m * (N + 1)], 1 / (1 + exp (-acc)), 1e-6);
+      for (gint64 n = 0; n < N; n++)
+        g_assert_cmpfloat (yv[m * (N + 1) + 1 + n], ==, zv[m * N + n]);
+    }
+}
+
 /* ---- weights freed once packed ---- */
 
 typedef struct
@@ -596,6 +674,10 @@ main (int argc, char **argv)
   rng = g_rand_new_with_seed (42);
   g_test_add_func ("/plan/fusion/elementwise-chain-is-one-kernel", test_fusion_elementwise);
   g_test_add_func ("/plan/fusion/matmul-epilogue-is-one-kernel", test_fusion_matmul_epilogue);
+  g_test_add_func ("/plan/fusion/single-column-matmul-is-one-kernel-with-its-operand",
+                   test_fusion_single_column_matmul);
+  g_test_add_func ("/plan/fusion/reduction-stores-its-chain",
+                   test_fusion_reduction_stores_its_chain);
   g_test_add_func ("/plan/layout/small-matmul-weights-laid-out-at-prepare",
                    test_layout_small_matmul_weights);
   g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",

@@ -17,6 +17,8 @@
  *    reflect pad that another reflect pad reads through inlined views;
  *  - a reduction is inlined (as a loop) only when it reaches its kernel's
  *    root through element-wise ops alone, so it runs once per output element;
+ *    otherwise the end of the element-wise chain after it is realized, and
+ *    the reduction inlined there (or, with no chain, realized itself);
  *  - a matmul is a kernel of its own, whose element-wise consumers (bias,
  *    activation, residual, scale) are fused in as an epilogue when it reaches
  *    them through element-wise ops alone; its operands must be strided views

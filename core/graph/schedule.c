@@ -127,12 +127,14 @@ realize_operand (Planner *p, MorokNode *operand)
 }
 
 /* The element-wise chain that follows a matmul (bias, activation, scale)
- * is worth storing instead of the matmul's raw result: realized, its end
- * becomes the matmul kernel's epilogue, where a view consumer (the padding
- * before the next convolution) would otherwise recompute the chain for
- * every element it reads. */
+ * or a reduction that is stored is worth storing instead of the raw
+ * result: realized, its end becomes the kernel's root (the matmul's
+ * epilogue; the reduction is then inlined into it), where a view consumer
+ * (the padding before the next convolution, the cat of Silero's output
+ * after its head's sum, bias and sigmoid) would otherwise recompute the
+ * chain for every element it reads. */
 static void
-realize_epilogue_end (Planner *p, MorokNode *m)
+realize_chain_end (Planner *p, MorokNode *m)
 {
   MorokNode *end = m;
   while (n_consumers (p, end) == 1)
@@ -165,6 +167,8 @@ decide (Planner *p)
       else if (morok_op_is_reduce (n->op))
         {
           if (!ew_path (p, n))
+            realize_chain_end (p, n);
+          if (!ew_path (p, n))
             g_hash_table_add (p->realized, n);
         }
       else if (morok_op_is_elementwise (n->op) && n_consumers (p, n) > 1)
@@ -177,7 +181,7 @@ decide (Planner *p)
             g_hash_table_add (p->realized, n);
         }
       if (n->op == MOROK_OP_MATMUL)
-        realize_epilogue_end (p, n);
+        realize_chain_end (p, n);
       if (n->op == MOROK_OP_MATMUL || n->op == MOROK_OP_ATTENTION)
         for (guint i = 0; i < n->n_src; i++)
           realize_operand (p, n->src[i]);

@@ -16,5 +16,6 @@ extern const MorokRuleSet morok_rules_fold;    /* constant folding */
 extern const MorokRuleSet morok_rules_algebra; /* identities: x + 0, x * 1, --x */
 extern const MorokRuleSet morok_rules_views;   /* merge reshapes, permutes, expands */
 extern const MorokRuleSet morok_rules_bn_fold; /* scale and shift into a contraction */
+extern const MorokRuleSet morok_rules_column;  /* a one-column contraction as a sum */
 
 G_END_DECLS

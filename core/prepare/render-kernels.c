@@ -359,6 +359,59 @@ render_region_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
   return TRUE;
 }
 
+/* A constant pad of leading axes alone as the kernel's root: a row of the
+ * padding stores the value, any other row its source, unguarded, at the
+ * shifted index (the padded magnitude before Silero's conv 0, [6, 129] of
+ * [4, 129]: the vectorised loop computed the two padding rows' square
+ * roots to mask them). FALSE (nothing rendered) for other roots. */
+static gboolean
+render_pad_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
+{
+  guint r = root->rank, a = r - 1;
+  if (r < 2 || root->op != MOROK_OP_PAD || root->pad_mode != MOROK_PAD_CONSTANT
+      || root->lo[a]->hi != 0 || root->hi[a]->hi != 0)
+    return FALSE;
+  MorokNode *src = root->src[0];
+  GString *cond = g_string_new (NULL);
+  char *sidx[MOROK_MAX_RANK];
+  for (guint i = 0; i < a; i++)
+    {
+      if (root->lo[i]->hi == 0 && root->hi[i]->hi == 0)
+        {
+          sidx[i] = g_strdup (idx[i]);
+          continue;
+        }
+      g_autofree char *lo = render_sym_c (root->lo[i]), *d = render_sym_c (src->shape[i]);
+      sidx[i] = g_strdup_printf ("(%s - %s)", idx[i], lo);
+      g_string_append_printf (cond, "%s(%s >= 0 && %s < %s)", cond->len ? " && " : "", sidx[i],
+                              sidx[i], d);
+    }
+  idx[a] = g_strdup_printf ("i%u", a);
+  sidx[a] = g_strdup (idx[a]);
+  g_autofree char *d = render_sym_c (root->shape[a]);
+  g_autofree char *pv = render_literal (root->dtype, root->value);
+  c->vector = root->shape[a]->hi >= VECTOR_MIN;
+  render_line (c, "if (%s) {", cond->len ? cond->str : "1");
+  c->indent++;
+  render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", a, a, d, a);
+  c->indent++;
+  *ok = render_store_value (c, root, idx, src, sidx);
+  c->indent--;
+  render_line (c, "}");
+  c->indent--;
+  render_line (c, "} else {");
+  c->indent++;
+  render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++)", a, a, d, a);
+  c->indent++;
+  render_store (c, root, idx, pv);
+  c->indent -= 2;
+  render_line (c, "}");
+  for (guint i = 0; i < r; i++)
+    g_free (sidx[i]);
+  g_string_free (cond, TRUE);
+  return TRUE;
+}
+
 gboolean
 render_loop_kernel (Ctx *c)
 {
@@ -374,7 +427,7 @@ render_loop_kernel (Ctx *c)
     render_split_rows (c, root, r - 1, "row", idx);
   gboolean ok;
   if (!render_reflect_rows (c, root, idx, &ok) && !render_cat_rows (c, root, idx, &ok)
-      && !render_region_rows (c, root, idx, &ok))
+      && !render_pad_rows (c, root, idx, &ok) && !render_region_rows (c, root, idx, &ok))
     {
       if (r > 0)
         {

@@ -53,6 +53,18 @@ static const guint compile_cost[] = {
  * micro-kernels that every further unit compiles again. */
 #define UNIT_SPLIT_COST 90
 
+/* A kernel: its body as an inline function, called with nthreads a
+ * literal 1 when the step runs on one thread, so that the shares of rows
+ * and the matmuls' blocks and tasks fold to constants (their 64-bit
+ * divisions by nthreads, nt and mt were 5 to 8 a kernel), and as it is
+ * otherwise. */
+#define KERNEL_FORMAT                                                                          \
+  "\n/* %s%s */\nstatic inline __attribute__ ((always_inline)) void\nmorok_b%u (void *const "   \
+  "*bufs, const int64_t *restrict v, uint32_t tid, uint32_t nthreads)\n%s"                    \
+  "void morok_f%u (void *const *bufs, const int64_t *restrict v, uint32_t tid, "             \
+  "uint32_t nthreads)\n{\n  if (nthreads == 1)\n    morok_b%u (bufs, v, 0, 1);\n  else\n"     \
+  "    morok_b%u (bufs, v, tid, nthreads);\n}\n"
+
 MorokRendered *
 morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKernelLib *lib,
                        GError **error)
@@ -89,11 +101,9 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKern
           g_autofree char *what = morok_node_describe (ker->root);
           f = r->functions->len + 1;
           g_ptr_array_add (r->functions,
-                           g_strdup_printf ("\n/* %s%s */\nvoid morok_f%u (void *const *bufs, "
-                                            "const int64_t *restrict v, uint32_t tid, "
-                                            "uint32_t nthreads)\n%s",
-                                            what, ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "",
-                                            f - 1, body));
+                           g_strdup_printf (KERNEL_FORMAT, what,
+                                            ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "",
+                                            f - 1, body, f - 1, f - 1, f - 1));
           g_hash_table_insert (seen, body, GUINT_TO_POINTER (f));
           guint cost = lib && ker->kind == MOROK_KERNEL_ATTENTION ? compile_cost[MOROK_KERNEL_MATMUL]
                                                                   : compile_cost[ker->kind];

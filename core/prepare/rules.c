@@ -194,3 +194,26 @@ static const MorokRule bn_fold_rules[] = {
     "(a @ b) * s -> (a * s) @ b" },
 };
 const MorokRuleSet morok_rules_bn_fold = { "bn-fold", bn_fold_rules, G_N_ELEMENTS (bn_fold_rules) };
+
+/* ---- single-column contractions ---- */
+
+/* a [.., M, K] @ b [.., K, 1] -> sum (a * b^T, last axis): a dot product
+ * per row, as a reduction loop, which reads a's element-wise producers
+ * inline (a contraction needs its operands in buffers: the ReLU before
+ * Silero's head was a kernel of its own) and costs no call of the GEMM */
+static MorokNode *
+column_as_sum (MorokNode *n, const MorokCaptures *cap)
+{
+  gint64 cols;
+  if (!morok_dtype_is_float (n->dtype) || !morok_sym_is_const (n->shape[n->rank - 1], &cols)
+      || cols != 1)
+    return NULL;
+  MorokNode *bt = morok_tensor_transpose (n->src[1], -1, -2, NULL);
+  const gint axis = -1;
+  return morok_tensor_sum (morok_tensor_mul (n->src[0], bt, NULL), &axis, 1, TRUE, NULL);
+}
+
+static const MorokRule column_rules[] = {
+  { PAT_NAMED (MATMUL, NULL), column_as_sum, "a @ b [K, 1] -> sum (a * b^T, k)" },
+};
+const MorokRuleSet morok_rules_column = { "column", column_rules, G_N_ELEMENTS (column_rules) };
