@@ -304,6 +304,12 @@ place_temps (MorokSchedule *s)
   g_array_unref (live);
 }
 
+gboolean
+morok_schedule_kernel_splits (const MorokScheduleKernel *ker)
+{
+  return ker->flops >= 4e6 || ker->bytes >= (double) (1 << 20);
+}
+
 guint
 morok_schedule_buffer_of (const MorokSchedule *sched, const MorokNode *node)
 {

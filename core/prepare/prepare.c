@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Steps estimated below this many flops run on the calling thread: handing
- * a step to the pool costs a few µs when a worker is spinning and tens of µs
- * when it sleeps, about what 4 MFLOP take on one core here. */
-#define PARALLEL_MIN_FLOPS 4e6
-/* ... or that move at least this many bytes: a memory-bound element-wise
- * step over [250, 768] floats (GigaAM, 10 s) takes ~50 us on one core. */
-#define PARALLEL_MIN_BYTES (1 << 20)
-
 static guint64 build_count;
 
 guint64
@@ -482,8 +474,7 @@ add_steps (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPlanOp
   for (guint k = 0; k < sched->kernels->len; k++)
     {
       const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
-      guint nthreads
-          = ker->flops >= PARALLEL_MIN_FLOPS || ker->bytes >= PARALLEL_MIN_BYTES ? threads : 1;
+      guint nthreads = morok_schedule_kernel_splits (ker) ? threads : 1;
       g_autofree char *what = morok_node_describe (ker->root);
       g_autofree char *name = g_strdup_printf ("k%u %s%s", k,
                                                ker->kind == MOROK_KERNEL_MATMUL ? "matmul " : "",

@@ -56,14 +56,20 @@ static const guint compile_cost[] = {
 /* A kernel: its body as an inline function, called with nthreads a
  * literal 1 when the step runs on one thread, so that the shares of rows
  * and the matmuls' blocks and tasks fold to constants (their 64-bit
- * divisions by nthreads, nt and mt were 5 to 8 a kernel), and as it is
- * otherwise. */
-#define KERNEL_FORMAT                                                                          \
-  "\n/* %s%s */\nstatic inline __attribute__ ((always_inline)) void\nmorok_b%u (void *const "   \
-  "*bufs, const int64_t *restrict v, uint32_t tid, uint32_t nthreads)\n%s"                    \
-  "void morok_f%u (void *const *bufs, const int64_t *restrict v, uint32_t tid, "             \
-  "uint32_t nthreads)\n{\n  if (nthreads == 1)\n    morok_b%u (bufs, v, 0, 1);\n  else\n"     \
-  "    morok_b%u (bufs, v, tid, nthreads);\n}\n"
+ * divisions by nthreads, nt and mt were 5 to 8 a kernel). A kernel that
+ * may be split (morok_schedule_kernel_splits) also calls it as it is; one
+ * that never is gets the one copy (two would double its compile time:
+ * Silero's cold prepare 0.45 -> 0.75-1.0 s). */
+#define KERNEL_HEAD                                                                                \
+  "\n/* %s%s */\nstatic inline __attribute__ ((always_inline)) void\nmorok_b%u (void *const "     \
+  "*bufs, const int64_t *restrict v, uint32_t tid, uint32_t nthreads)\n%s"                      \
+  "void morok_f%u (void *const *bufs, const int64_t *restrict v, uint32_t tid, "               \
+  "uint32_t nthreads)\n{\n"
+#define KERNEL_SPLIT                                                                               \
+  KERNEL_HEAD "  if (nthreads == 1)\n    morok_b%u (bufs, v, 0, 1);\n  else\n"                  \
+              "    morok_b%u (bufs, v, tid, nthreads);\n}\n"
+#define KERNEL_ONE_THREAD                                                                          \
+  KERNEL_HEAD "  (void) tid, (void) nthreads;\n  morok_b%u (bufs, v, 0, 1);\n}\n"
 
 MorokRendered *
 morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKernelLib *lib,
@@ -87,30 +93,34 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKern
   r->functions = g_ptr_array_new_with_free_func (g_free);
   r->function_of = g_array_sized_new (FALSE, FALSE, sizeof (guint), sched->kernels->len);
   r->cost = g_array_new (FALSE, FALSE, sizeof (guint));
-  /* body text -> function index + 1 */
+  /* whether it splits, then the body's text -> function index + 1 */
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < sched->kernels->len; k++)
     {
-      char *body = render_body (sched, k, error);
+      const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
+      g_autofree char *body = render_body (sched, k, error);
       if (!body)
         return NULL;
-      guint f = GPOINTER_TO_UINT (g_hash_table_lookup (seen, body));
+      gboolean splits = morok_schedule_kernel_splits (ker);
+      char *key = g_strconcat (splits ? "split\n" : "one\n", body, NULL);
+      guint f = GPOINTER_TO_UINT (g_hash_table_lookup (seen, key));
       if (f == 0)
         {
-          const MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
           g_autofree char *what = morok_node_describe (ker->root);
+          const char *kind = ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "";
           f = r->functions->len + 1;
           g_ptr_array_add (r->functions,
-                           g_strdup_printf (KERNEL_FORMAT, what,
-                                            ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "",
-                                            f - 1, body, f - 1, f - 1, f - 1));
-          g_hash_table_insert (seen, body, GUINT_TO_POINTER (f));
+                           splits ? g_strdup_printf (KERNEL_SPLIT, what, kind, f - 1, body, f - 1,
+                                                     f - 1, f - 1)
+                                  : g_strdup_printf (KERNEL_ONE_THREAD, what, kind, f - 1, body,
+                                                     f - 1, f - 1));
+          g_hash_table_insert (seen, key, GUINT_TO_POINTER (f));
           guint cost = lib && ker->kind == MOROK_KERNEL_ATTENTION ? compile_cost[MOROK_KERNEL_MATMUL]
                                                                   : compile_cost[ker->kind];
           g_array_append_val (r->cost, cost);
         }
       else
-        g_free (body);
+        g_free (key);
       f--;
       g_array_append_val (r->function_of, f);
     }
