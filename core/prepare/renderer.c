@@ -53,21 +53,20 @@ static const guint compile_cost[] = {
  * micro-kernels that every further unit compiles again. */
 #define UNIT_SPLIT_COST 90
 
-/* A kernel: its body as an inline function, called with nthreads a
- * literal 1 when the step runs on one thread, so that the shares of rows
- * and the matmuls' blocks and tasks fold to constants (their 64-bit
- * divisions by nthreads, nt and mt were 5 to 8 a kernel). A kernel that
- * may be split (morok_schedule_kernel_splits) also calls it as it is; one
- * that never is gets the one copy (two would double its compile time:
- * Silero's cold prepare 0.45 -> 0.75-1.0 s). */
+/* A kernel: its body as an inline function. A step that never splits
+ * over threads (morok_schedule_kernel_splits) calls it with nthreads a
+ * literal 1, so that the shares of rows and the matmuls' blocks and tasks
+ * fold to constants (their 64-bit divisions by nthreads, nt and mt were 5
+ * to 8 a kernel: Silero 11.06 -> 10.96 µs a chunk); one that may split
+ * calls it as it is (its divisions are nothing beside its 4 MFLOP, and a
+ * second copy for one thread doubled its compile time: the full GigaAM's
+ * cold prepare 1.2-2.5 -> 3.9 s). */
 #define KERNEL_HEAD                                                                                \
   "\n/* %s%s */\nstatic inline __attribute__ ((always_inline)) void\nmorok_b%u (void *const "     \
   "*bufs, const int64_t *restrict v, uint32_t tid, uint32_t nthreads)\n%s"                      \
   "void morok_f%u (void *const *bufs, const int64_t *restrict v, uint32_t tid, "               \
   "uint32_t nthreads)\n{\n"
-#define KERNEL_SPLIT                                                                               \
-  KERNEL_HEAD "  if (nthreads == 1)\n    morok_b%u (bufs, v, 0, 1);\n  else\n"                  \
-              "    morok_b%u (bufs, v, tid, nthreads);\n}\n"
+#define KERNEL_SPLIT KERNEL_HEAD "  morok_b%u (bufs, v, tid, nthreads);\n}\n"
 #define KERNEL_ONE_THREAD                                                                          \
   KERNEL_HEAD "  (void) tid, (void) nthreads;\n  morok_b%u (bufs, v, 0, 1);\n}\n"
 
@@ -111,7 +110,7 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKern
           f = r->functions->len + 1;
           g_ptr_array_add (r->functions,
                            splits ? g_strdup_printf (KERNEL_SPLIT, what, kind, f - 1, body, f - 1,
-                                                     f - 1, f - 1)
+                                                     f - 1)
                                   : g_strdup_printf (KERNEL_ONE_THREAD, what, kind, f - 1, body,
                                                      f - 1, f - 1));
           g_hash_table_insert (seen, key, GUINT_TO_POINTER (f));
