@@ -32,13 +32,18 @@ morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t nthread
            + morok_f16_to_f32 (h[i]) + morok_bf16_to_f32 (h[i]);
   for (int64_t i = 0; i < n; i++)
     h[i] = morok_f32_to_f16 (y[i]) ^ morok_f32_to_bf16 (y[i]);
-#ifndef MOROK_ISA_PORTABLE /* portable kernels are scalar loops */
+#ifdef MOROK_ISA_AVX512 /* a 16-wide vector in a call is an AVX-512 register */
   for (int64_t i = 0; i + 16 <= n; i += 16)
     {
       morok_f32x16 v = *(const morok_f32x16 *) (x + i);
-      morok_f32x8 w = *(const morok_f32x8 *) (x + i);
       *(morok_f32x16 *) (y + i) = morok_exp_f32x16 (v) + morok_log_f32x16 (v)
                                   + morok_tanh_f32x16 (v) + morok_sigmoid_f32x16 (v);
+    }
+#endif
+#ifndef MOROK_ISA_PORTABLE /* portable kernels are scalar loops */
+  for (int64_t i = 0; i + 8 <= n; i += 8)
+    {
+      morok_f32x8 w = *(const morok_f32x8 *) (x + i);
       *(morok_f32x8 *) (y + i) += morok_exp_f32x8 (w) + morok_log_f32x8 (w)
                                   + morok_tanh_f32x8 (w) + morok_sigmoid_f32x8 (w);
     }
