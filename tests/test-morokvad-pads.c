@@ -74,8 +74,8 @@ typedef struct
 } Boundary;
 
 /* One stream: @n_chunks chunks of @pcm from sample @first, one chunk a
- * buffer, pushed @start_ms after the feed starts, pausing @stall_ms before
- * chunk @stall_at; then EOS. */
+ * buffer, pushed @start_ms after the feed starts, @pace_us apart (0:
+ * unpaced), pausing @stall_ms before chunk @stall_at; then EOS. */
 typedef struct
 {
   GstHarness *h;
@@ -83,7 +83,7 @@ typedef struct
   const gint16 *pcm;
   guint rate, chunk;
   gsize first;
-  guint n_chunks, start_ms, stall_at, stall_ms;
+  guint n_chunks, start_ms, stall_at, stall_ms, pace_us;
   /* results */
   GArray *probs; /* double per chunk */
   GArray *outs;  /* Out */
@@ -114,6 +114,8 @@ feed_run (gpointer data)
     {
       if (c == f->stall_at && f->stall_ms)
         g_usleep (f->stall_ms * 1000);
+      else if (c && f->pace_us)
+        g_usleep (f->pace_us);
       gsize at = f->first + (gsize) c * f->chunk;
       GstBuffer *buf = gst_buffer_new_memdup (f->pcm + at, f->chunk * 2);
       GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (c * f->chunk, GST_SECOND, f->rate);
@@ -230,7 +232,7 @@ run_alone (const char *version, const char *prop, const char *value, const gint1
   give_bus (vad);
   GstHarness *h = pad_harness (vad, "sink", "src", rate);
   Feed s = *spec;
-  s.start_ms = s.stall_ms = 0;
+  s.start_ms = s.stall_ms = s.pace_us = 0;
   feed_init (out, h, G_OBJECT (vad), pcm, rate, &s);
   feed_run (out);
   *out_bounds = boundaries_of (vad, NULL);
@@ -331,16 +333,19 @@ GST_START_TEST (test_pads_equal_lone_elements)
 {
   const Case *c = &cases[__i__];
   const Feed specs[] = {
-    { .first = 0, .n_chunks = 150 },
-    { .first = 3000, .n_chunks = 70 },
-    { .first = 17000, .n_chunks = 120, .start_ms = 150 },
+    { .first = 0, .n_chunks = 150, .pace_us = 200 },
+    { .first = 3000, .n_chunks = 70, .pace_us = 200 },
+    { .first = 17000, .n_chunks = 120, .start_ms = 150, .pace_us = 200 },
   };
   /* whether chunks share rounds depends on the streams overlapping in
-   * time: unpaced, sink_0 and sink_1 last a few ms each, so a feeding
-   * thread that starts late (other tests on both cores) can find the
-   * other done and run every chunk alone, as a suite run once did (sink_2
-   * starts 150 ms late on purpose). The results must be equal in every
-   * attempt, and one of two attempts must run chunks together. */
+   * time: unpaced, sink_0 and sink_1 last a few ms each, and a feeding
+   * thread that started late (other tests on both cores) found the other
+   * done and ran every chunk alone, in both attempts of a CI run. Paced
+   * 0.2 ms apart they last 15-30 ms: once a stream has brought a chunk, the
+   * other's next chunk waits for its next one (up to max-wait), so they
+   * run together unless a thread is starved for the whole stream. The
+   * results must be equal in every attempt, and one of two attempts must
+   * run chunks together. */
   guint64 rounds = 0, chunks = 0;
   for (guint attempt = 0; attempt < 2 && (attempt == 0 || rounds >= chunks); attempt++)
     {
