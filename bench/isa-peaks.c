@@ -3,7 +3,10 @@
  * use, where this CPU has it: f32 FMA (vfmadd231ps zmm, every precision's
  * f32 path), f16 FMA (vfmadd231ph zmm, precision f16), bf16 dot
  * (vdpbf16ps zmm, bf16 and bf16x3 without AMX) and int8 dot (vpdpbusd zmm,
- * int8). Each loop issues 120 independent-enough instructions (10
+ * int8), and the 256-bit forms AVX2 machines have: vfmadd231ps ymm,
+ * vpdpbusd ymm (AVX-VNNI) and vpmaddwd ymm (int16 pairs to int32, the
+ * widest integer product of AVX2 without VNNI; it does not accumulate, so
+ * a kernel adds a vpaddd to each). Each loop issues 120 independent-enough instructions (10
  * accumulators, more than latency x ports on the CPUs here) per iteration
  * and is timed in the thread's CPU time, so other jobs on the machine do not
  * count (their cache traffic does not matter: the loop touches no memory).
@@ -28,26 +31,27 @@ thread_seconds (void)
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-#define ACC(op, i) op " %%zmm30, %%zmm31, %%zmm" #i "\n\t"
-#define TEN(op)                                                                                    \
-  ACC (op, 0)                                                                                      \
-  ACC (op, 1) ACC (op, 2) ACC (op, 3) ACC (op, 4) ACC (op, 5) ACC (op, 6) ACC (op, 7) ACC (op, 8)  \
-      ACC (op, 9)
-#define TWELVE_TENS(op)                                                                            \
-  TEN (op)                                                                                         \
-  TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op) TEN (op)        \
-      TEN (op)
+#define ACC(op, r, i) op " %%" r "30, %%" r "31, %%" r #i "\n\t"
+#define TEN(op, r)                                                                                 \
+  ACC (op, r, 0)                                                                                   \
+  ACC (op, r, 1) ACC (op, r, 2) ACC (op, r, 3) ACC (op, r, 4) ACC (op, r, 5) ACC (op, r, 6)        \
+      ACC (op, r, 7) ACC (op, r, 8) ACC (op, r, 9)
+#define TWELVE_TENS(op, r)                                                                         \
+  TEN (op, r)                                                                                      \
+  TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r)  \
+      TEN (op, r) TEN (op, r) TEN (op, r)
 
-/* One timed loop of @op; returns seconds for INSNS instructions. */
-#define TIMED_LOOP(op)                                                                             \
-  __attribute__ ((target ("avx512f"))) static double time_##op (void)                              \
+/* One timed loop of @op on zmm0-9 from zmm30/31, compiled for @isa;
+ * returns seconds for INSNS instructions. */
+#define ZMM_LOOP(op, isa)                                                                       \
+  __attribute__ ((target (isa))) static double time_##op (void)                                 \
   {                                                                                                \
     double t0 = thread_seconds ();                                                                 \
     __asm__ volatile("vpxord %%zmm30, %%zmm30, %%zmm30\n\t"                                        \
                      "vpxord %%zmm31, %%zmm31, %%zmm31\n\t"                                        \
                      "mov %0, %%rcx\n"                                                             \
-                     "1:\n\t" TWELVE_TENS (#op) "dec %%rcx\n\t"                                    \
-                                                "jnz 1b\n"                                         \
+                     "1:\n\t" TWELVE_TENS (#op, "zmm") "dec %%rcx\n\t"                             \
+                                                       "jnz 1b\n"                                  \
                      :                                                                             \
                      : "r"(INSNS / PER_ITER)                                                       \
                      : "rcx", "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7",      \
@@ -55,10 +59,37 @@ thread_seconds (void)
     return thread_seconds () - t0;                                                                 \
   }
 
-TIMED_LOOP (vfmadd231ps)
-TIMED_LOOP (vfmadd231ph)
-TIMED_LOOP (vdpbf16ps)
-TIMED_LOOP (vpdpbusd)
+/* The same on ymm0-9 from ymm14/15 (AVX2 has 16 vector registers). */
+#define YMM_ACC(op, i) op " %%ymm14, %%ymm15, %%ymm" #i "\n\t"
+#define YMM_TEN(op)                                                                                \
+  YMM_ACC (op, 0)                                                                                  \
+  YMM_ACC (op, 1) YMM_ACC (op, 2) YMM_ACC (op, 3) YMM_ACC (op, 4) YMM_ACC (op, 5) YMM_ACC (op, 6)  \
+      YMM_ACC (op, 7) YMM_ACC (op, 8) YMM_ACC (op, 9)
+#define YMM_LOOP(name, op, isa)                                                                 \
+  __attribute__ ((target (isa))) static double time_##name (void)                               \
+  {                                                                                                \
+    double t0 = thread_seconds ();                                                                 \
+    __asm__ volatile("vpxor %%ymm14, %%ymm14, %%ymm14\n\t"                                         \
+                     "vpxor %%ymm15, %%ymm15, %%ymm15\n\t"                                         \
+                     "mov %0, %%rcx\n"                                                             \
+                     "1:\n\t" YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op)    \
+                         YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op)          \
+                             YMM_TEN (op) YMM_TEN (op) "dec %%rcx\n\t"                             \
+                                                       "jnz 1b\n"                                  \
+                     :                                                                             \
+                     : "r"(INSNS / PER_ITER)                                                       \
+                     : "rcx", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",      \
+                       "xmm8", "xmm9", "xmm14", "xmm15", "cc");                                    \
+    return thread_seconds () - t0;                                                                 \
+  }
+
+ZMM_LOOP (vfmadd231ps, "avx512f")
+ZMM_LOOP (vfmadd231ph, "avx512fp16")
+ZMM_LOOP (vdpbf16ps, "avx512bf16")
+ZMM_LOOP (vpdpbusd, "avx512vnni")
+YMM_LOOP (vfmadd231ps_ymm, "vfmadd231ps", "avx2,fma")
+YMM_LOOP (vpdpbusd_ymm, "%{vex%} vpdpbusd", "avxvnni")
+YMM_LOOP (vpmaddwd_ymm, "vpmaddwd", "avx2")
 
 typedef struct
 {
@@ -76,7 +107,11 @@ has (const char *feature)
     return __builtin_cpu_supports ("avx512fp16");
   if (__builtin_strcmp (feature, "avx512bf16") == 0)
     return __builtin_cpu_supports ("avx512bf16");
-  return __builtin_cpu_supports ("avx512vnni");
+  if (__builtin_strcmp (feature, "avx512vnni") == 0)
+    return __builtin_cpu_supports ("avx512vnni");
+  if (__builtin_strcmp (feature, "avxvnni") == 0)
+    return __builtin_cpu_supports ("avxvnni");
+  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
 }
 
 int
@@ -87,6 +122,9 @@ main (void)
     { "f16 FMA", "vfmadd231ph zmm", "avx512fp16", 64, time_vfmadd231ph },
     { "bf16 dot", "vdpbf16ps zmm", "avx512bf16", 64, time_vdpbf16ps },
     { "int8 dot", "vpdpbusd zmm", "avx512vnni", 128, time_vpdpbusd },
+    { "f32 FMA", "vfmadd231ps ymm", "avx2", 16, time_vfmadd231ps_ymm },
+    { "int8 dot", "vpdpbusd ymm", "avxvnni", 64, time_vpdpbusd_ymm },
+    { "int16 dot", "vpmaddwd ymm", "avx2", 32, time_vpmaddwd_ymm },
   };
   printf ("%-9s %-16s %12s\n", "product", "instruction", "G ops/s");
   for (unsigned i = 0; i < sizeof peaks / sizeof peaks[0]; i++)
