@@ -8,11 +8,11 @@
  *   build/bench/bench-gemm --packed [M N K ...]
  *
  * --best measures only the best ISA this CPU runs (the one plans use) and
- * prints "-" for the others. --packed measures, on AVX-512, the products a
- * plan runs with a constant weight ([N, K], packed by morok_weight_pack):
- * f32, bf16 and bf16x3 on vdpbf16ps (AVX512-BF16) and int8 on vpdpbusd
- * (AVX512-VNNI; A quantised in each call, as in a plan), "-" where this
- * CPU lacks the instructions, each with its largest error against a double
+ * prints "-" for the others. --packed measures, on AVX-512 (else AVX2),
+ * the products a plan runs with a constant weight ([N, K], packed by
+ * morok_weight_pack): f32, bf16 and bf16x3 on vdpbf16ps (AVX512-BF16) and
+ * int8 (vpdpbusd with VNNI, else vpmaddubsw + vpmaddwd; A quantised in
+ * each call, as in a plan), "-" where this CPU lacks the instructions, each with its largest error against a double
  * product relative to the largest |C|; int8 counts 2 M N K operations.
  * Each shape runs with B stored [K, N] ("nn") and [N, K] ("nt", PyTorch's
  * Linear weight); A is [M, K], C is [M, N]. Each figure is the best of a few
@@ -142,22 +142,24 @@ typedef struct
   size_t bytes;
   uint8_t *qa; /* int8: A quantised, M + 8 rows */
   float *sa, *c;
+  const MorokKernelExports *k;
+  int64_t nr; /* the ISA's panel width */
 } PackedRun;
 
 static void
 packed_once (const PackedRun *r)
 {
-  const MorokKernelExports *k = &morok_kernel_exports_avx512;
-  int64_t M = r->M, N = r->N, K = r->K, panels = (N + 63) / 64;
+  const MorokKernelExports *k = r->k;
+  int64_t M = r->M, N = r->N, K = r->K, nr = r->nr, panels = (N + nr - 1) / nr;
   if (r->precision == MOROK_PRECISION_F32)
     k->gemm_f32_packed (M, N, K, r->a, K, 1, r->bp, r->c, N, 0);
   else if (r->precision == MOROK_PRECISION_INT8)
     {
       int64_t lda = morok_weight_pack_quads (K) * 4;
-      const float *sb = (const float *)((const int8_t *)r->bp + panels * 64 * lda);
+      const float *sb = (const float *)((const int8_t *)r->bp + panels * nr * lda);
       k->i8_quantize (M, K, r->a, K, 1, r->qa, r->sa, lda);
-      k->gemm_i8_packed (M, N, r->qa, r->sa, lda, r->bp, sb, (const int32_t *)(sb + panels * 64),
-                         panels * 64, r->c, N, 0);
+      k->gemm_i8_packed (M, N, r->qa, r->sa, lda, r->bp, sb, (const int32_t *)(sb + panels * nr),
+                         panels * nr, r->c, N, 0);
     }
   else
     {
@@ -178,11 +180,16 @@ static int
 bench_packed (int64_t (*shapes)[3], int n_shapes)
 {
   const MorokKernelExports *k = &morok_kernel_exports_avx512;
+  MorokIsa isa = MOROK_ISA_AVX512;
+  if (!morok_kernel_exports_runnable (k))
+    k = &morok_kernel_exports_avx2, isa = MOROK_ISA_AVX2;
   if (!morok_kernel_exports_runnable (k))
     {
-      printf ("no AVX-512 here\n");
+      printf ("no AVX-512 or AVX2 here\n");
       return 0;
     }
+  int64_t nr = morok_weight_pack_nr (isa);
+  printf ("%s products (panels of %ld columns)\n", k->name, (long)nr);
   static const MorokPrecision precisions[] = { MOROK_PRECISION_F32, MOROK_PRECISION_BF16,
                                                MOROK_PRECISION_BF16X3, MOROK_PRECISION_INT8 };
   printf ("%-18s %18s %18s %18s %18s\n", "M x N x K", "f32 GF/s (err)", "bf16", "bf16x3",
@@ -207,17 +214,17 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
           int has = pr == MOROK_PRECISION_F32   ? 1
                     : pr == MOROK_PRECISION_INT8 ? k->gemm_i8_packed != NULL
                                                  : k->gemm_bf16_packed != NULL;
-          if (!has || morok_weight_pack_missing (MOROK_ISA_AVX512, pr))
+          if (!has || morok_weight_pack_missing (isa, pr))
             {
               snprintf (cell[p], sizeof cell[p], "-");
               continue;
             }
-          size_t bytes = morok_weight_pack_bytes (K, N, 64, pr);
+          size_t bytes = morok_weight_pack_bytes (K, N, nr, pr);
           void *bp = aligned_alloc (64, (bytes + 63) / 64 * 64);
-          morok_weight_pack (b, K, N, 1, K, 64, pr, bp); /* B = W^T, W [N, K] */
+          morok_weight_pack (b, K, N, 1, K, nr, pr, bp); /* B = W^T, W [N, K] */
           PackedRun r = { M, N, K, pr, a, bp, bytes,
                           aligned_alloc (64, ((M + 8) * (K + 3) / 4 * 4 + 63) / 64 * 64),
-                          calloc (M + 8, sizeof (float)), c };
+                          calloc (M + 8, sizeof (float)), c, k, nr };
           double g = measure_calls (packed_call, &r, 2.0 * M * N * K), err = 0;
           for (int64_t i = 0; i < M * N; i++)
             err = fmax (err, fabs (c[i] - ref[i]));

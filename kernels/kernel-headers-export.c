@@ -150,6 +150,7 @@ const MorokKernelExports MOROK_EXPORT_NAME (morok_kernel_exports, MOROK_EXPORT_I
   .gemm_bf16_packed = morok_gemm_bf16_packed,
 #endif
   .i8_quantize = morok_gemm_i8_quantize,
+  .i8_amax = MOROK_GEMM8_AMAX,
 #if defined(MOROK_GEMM8_KC)
   .gemm_i8_packed = morok_gemm_i8_packed,
 #endif

@@ -48,8 +48,8 @@ typedef struct
    * NULL, k2 pairs per panel; NULL where this object has no vdpbf16ps
    * kernel), int8 (A quantised by i8_quantize into qa, sa with row stride
    * lda; bq, sb, corr the packed quads, scales and first block's
-   * corrections, cs elements from one block's to the next; NULL where
-   * this object has no VNNI kernel). */
+   * corrections, cs elements from one block's to the next; NULL in the
+   * portable objects). */
   void (*gemm_f32_packed) (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
                            int64_t sak, const float *bp, float *C, int64_t ldc, int accumulate);
   void (*gemm_bf16_packed) (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
@@ -57,6 +57,9 @@ typedef struct
                             float *C, int64_t ldc, int accumulate);
   void (*i8_quantize) (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
                        uint8_t *qa, float *sa, int64_t lda);
+  /* the largest |round (a / sa)| of i8_quantize, which adds it + 1: 127,
+   * or 63 on AVX2 without VNNI (morok-gemm-i8.h) */
+  int i8_amax;
   void (*gemm_i8_packed) (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
                           const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs,
                           float *C, int64_t ldc, int accumulate);
@@ -81,6 +84,9 @@ extern const MorokKernelExports morok_kernel_exports_portable;
 /* The portable code built for the baseline x86-64, not -march=native: in
  * the kernel tests only (kernel_baseline_object), not in libmorok. */
 extern const MorokKernelExports morok_kernel_exports_baseline;
+/* The avx2 code built for x86-64-v3 (no VNNI, whatever this CPU has): in
+ * the kernel tests only (kernel_avx2v3_object). */
+extern const MorokKernelExports morok_kernel_exports_avx2v3;
 
 /* Whether this CPU runs the ISA's code (the objects are built with the ISA's
  * -m flags on top of -march=native, so they exist even where it does not). */

@@ -42,14 +42,21 @@ morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
                  ? NULL
                  : "AVX512-BF16 (or AMX-BF16)";
     case MOROK_PRECISION_INT8:
+      /* AVX2 without VNNI runs them as vpmaddubsw + vpmaddwd
+       * (kernels/include/morok-gemm-i8.h) */
       if (avx512)
         return unless (MOROK_CPU_AVX512_VNNI);
-      if (isa == MOROK_ISA_AVX2)
-        return morok_cpu_has (MOROK_CPU_AVX512_VNNI) ? NULL : unless (MOROK_CPU_AVX_VNNI);
-      return "the avx512 or avx2 ISA";
+      return isa == MOROK_ISA_AVX2 ? NULL : "the avx512 or avx2 ISA";
     default:
       return "a known precision";
     }
+}
+
+int
+morok_weight_pack_int8_amax (MorokIsa isa)
+{
+  gboolean vnni = morok_cpu_has (MOROK_CPU_AVX512_VNNI) || morok_cpu_has (MOROK_CPU_AVX_VNNI);
+  return isa == MOROK_ISA_AVX2 && !vnni ? 63 : 127;
 }
 
 guint

@@ -46,8 +46,13 @@ guint morok_weight_pack_nr (MorokIsa isa);
  * answer the plan's precision check, its error and the tests' skips give.
  * f32 runs everywhere; f16 needs avx512 and AVX512-FP16; bf16 and bf16x3
  * avx512 and AMX-BF16 (tile multiplies) or AVX512-BF16 (vdpbf16ps); int8
- * avx512 and AVX512-VNNI (zmm vpdpbusd) or avx2 and AVX-VNNI (ymm). */
+ * avx512 and AVX512-VNNI (zmm vpdpbusd), or avx2 (ymm vpdpbusd on
+ * AVX-VNNI, else vpmaddubsw and vpmaddwd with 7-bit activations). */
 const char *morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision);
+/* The largest |round (a / s)| of the activations in @isa's int8 products
+ * on this CPU, compiled for -march=native: 127 where they run on VNNI, 63
+ * on AVX2 without (kernels/include/morok-gemm-i8.h). */
+int morok_weight_pack_int8_amax (MorokIsa isa);
 /* The bf16 copies of the weight a bf16 format keeps (bf16: 1, bf16x3: hi
  * and lo, 2); 0 for the other formats. */
 guint morok_weight_pack_bf16_parts (MorokPrecision format);

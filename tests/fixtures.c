@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "fixtures.h"
 #include "io/safetensors.h"
+#include "kernels/morok-isa.h"
+#include "kernels/weight-pack.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,4 +216,10 @@ fixture_mapped_pages_resident (const char *path, gsize offset, gsize n)
   if (pagemap)
     fclose (pagemap);
   return resident;
+}
+
+double
+fixture_int8_tol (void)
+{
+  return morok_weight_pack_int8_amax (morok_isa_detect ()) == 127 ? 2e-1 : 4e-1;
 }

@@ -30,3 +30,9 @@ void fixture_write_f32 (const char *fixture, const char *path);
  * it (/proc/self/pagemap), of the pages wholly inside bytes [offset, offset
  * + n) of the file; -1 when /proc cannot tell (not Linux). */
 gint64 fixture_mapped_pages_resident (const char *path, gsize offset, gsize n);
+
+/* The tolerance of precision int8 in the GigaAM tests (docs/gigaam-model.md,
+ * "Precision int8"): 2e-1 where its products run on VNNI, 4e-1 on AVX2
+ * without VNNI, whose activations have 7 bits (absolute, or relative above
+ * 1; also the near-tie margin of the tokens). */
+double fixture_int8_tol (void);

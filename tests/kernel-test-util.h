@@ -33,7 +33,9 @@ static inline gboolean
 exports_runnable_here (const MorokKernelExports *k)
 {
   const char *march = g_getenv ("MOROK_MARCH");
-  if (strcmp (k->name, "baseline") != 0 && march && *march && strcmp (march, "native") != 0)
+  /* baseline and avx2v3 are built for a fixed -march, the others for native */
+  if (strcmp (k->name, "baseline") != 0 && strcmp (k->name, "avx2v3") != 0 && march && *march
+      && strcmp (march, "native") != 0)
     return FALSE;
   return morok_kernel_exports_runnable (k);
 }

@@ -27,7 +27,6 @@
  * bf16"); bf16x3 is held to TOL */
 #define F16_TOL 3e-2
 #define BF16_TOL 6e-2
-#define INT8_TOL 2e-1 /* docs/gigaam-model.md, "Precision int8" */
 /* absolute, batch item against alone: what is left of a batch is a
  * different order of the same sums */
 #define BATCH_TOL 1e-5
@@ -481,7 +480,7 @@ check_rnnt (const char *fixture, MorokPrecision precision)
 {
   double tol = precision == MOROK_PRECISION_F16    ? F16_TOL
                : precision == MOROK_PRECISION_BF16 ? BF16_TOL
-               : precision == MOROK_PRECISION_INT8 ? INT8_TOL
+               : precision == MOROK_PRECISION_INT8 ? fixture_int8_tol ()
                                                    : TOL;
   gboolean exact = tol == TOL; /* f32 and bf16x3 decide every step as the reference */
   GError *e = NULL;

@@ -29,7 +29,6 @@
 #define ENCODER_TOL 1e-4 /* absolute, or relative above 1 */
 #define F16_TOL 3e-2 /* precision f16: docs/gigaam-model.md */
 #define BF16_TOL 6e-2 /* precision bf16: docs/gigaam-model.md */
-#define INT8_TOL 2e-1 /* precision int8: docs/gigaam-model.md */
 
 
 /* ---- fixtures ---- */
@@ -642,7 +641,7 @@ test_wrapper (gconstpointer data)
     return;
   double tol = v->precision == MOROK_PRECISION_F16    ? F16_TOL
                : v->precision == MOROK_PRECISION_BF16 ? BF16_TOL
-               : v->precision == MOROK_PRECISION_INT8 ? INT8_TOL
+               : v->precision == MOROK_PRECISION_INT8 ? fixture_int8_tol ()
                                                       : ENCODER_TOL;
   if (g_str_equal (v->kind, "ctc"))
     check_ctc (v->version, v->precision, tol);

@@ -25,6 +25,7 @@ static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_avx2,
   &morok_kernel_exports_portable,
   &morok_kernel_exports_baseline,
+  &morok_kernel_exports_avx2v3, /* the int8 products without VNNI, on every AVX2 CPU */
 };
 
 /* M, N, K */
@@ -217,18 +218,19 @@ test_gemm_empty (gconstpointer data)
 /* ---- int8 (kernels/include/morok-gemm-i8.h, kernels/weight-pack.h) ---- */
 
 /* The quantisation int8 specifies, written out plainly: the values x[i*step],
- * i < n, as round (x / s) to nearest even with s = max |x| / 127 (f32
- * arithmetic, as the kernels do it); returns s. */
+ * i < n, as round (x / s) to nearest even with s = max |x| / @amax (f32
+ * arithmetic, as the kernels do it; @amax 127 for the weights, the
+ * object's i8_amax for A); returns s. */
 static float
-ref_quantize (const float *x, int64_t n, int64_t step, int32_t *q)
+ref_quantize (const float *x, int64_t n, int64_t step, int amax, int32_t *q)
 {
   float m = 0.0f;
   for (int64_t i = 0; i < n; i++)
     m = fmaxf (m, fabsf (x[i * step]));
-  float inv = m > 0.0f ? 127.0f / m : 0.0f;
+  float inv = m > 0.0f ? (float) amax / m : 0.0f;
   for (int64_t i = 0; i < n; i++)
     q[i] = (int32_t) rintf (x[i * step] * inv);
-  return m / 127.0f;
+  return m / (float) amax;
 }
 
 /* uniform in [-1, 1], with a few rows' or columns' values 50 times larger
@@ -263,9 +265,10 @@ tie_row (float *row, int64_t n)
     row[got] = 0.0f;
 }
 
-/* i8_quantize on every ISA, byte for byte the reference: qa = q + 128 and
- * 128 past K up to lda, sa the scale; a row of zeros has scale 0, a row of
- * ties (tie_row) rounds them to even. */
+/* i8_quantize on every ISA, byte for byte the reference: qa = q + zero and
+ * zero past K up to lda (zero = i8_amax + 1: 128, or 64 on AVX2 without
+ * VNNI), sa the scale; a row of zeros has scale 0, a row of ties
+ * (tie_row) rounds them to even. */
 static void
 test_i8_quantize (gconstpointer data)
 {
@@ -297,10 +300,11 @@ test_i8_quantize (gconstpointer data)
         k->i8_quantize (M, K, a, sam, sak, qa, sa, lda);
         for (int64_t i = 0; i < M; i++)
           {
-            float s = ref_quantize (a + i * sam, K, sak, q);
+            float s = ref_quantize (a + i * sam, K, sak, k->i8_amax, q);
             g_assert_cmpfloat (sa[i], ==, s);
+            int zero = k->i8_amax + 1;
             for (int64_t kk = 0; kk < lda; kk++)
-              g_assert_cmpint (qa[i * lda + kk], ==, kk < K ? q[kk] + 128 : 128);
+              g_assert_cmpint (qa[i * lda + kk], ==, kk < K ? q[kk] + zero : zero);
           }
       }
   g_rand_free (rand);
@@ -333,7 +337,7 @@ test_i8_pack (void)
         g_autofree int32_t *q = g_new (int32_t, K);
         for (int64_t col = 0; col < panels * nr; col++)
           {
-            float s = col < N ? ref_quantize (b + col * sbn, K, sbk, q) : 0.0f;
+            float s = col < N ? ref_quantize (b + col * sbn, K, sbk, 127, q) : 0.0f;
             int32_t sum[2] = { 0, 0 }; /* per block */
             for (int64_t kk = 0; kk < k4 * 4; kk++)
               {
@@ -388,8 +392,9 @@ test_f32_packed (gconstpointer data)
   g_rand_free (rand);
 }
 
-/* gemm_i8_packed where the object has VNNI and the CPU runs it: A quantised
- * by i8_quantize, B packed by morok_weight_pack, against the exact sums of
+/* gemm_i8_packed where the CPU runs it (vpdpbusd with VNNI; on AVX2
+ * without, vpmaddubsw and vpmaddwd with A in 7 bits): A quantised by
+ * i8_quantize, B packed by morok_weight_pack, against the exact sums of
  * the reference's integers times the two scales (double): within 2e-7 of
  * the sum of the terms' magnitudes (or of 1), the f32 rounding of the sums
  * of each block of k and of the scales; a misplaced quad or
@@ -404,11 +409,12 @@ test_i8_packed (gconstpointer data)
     return;
   const char *missing = morok_weight_pack_missing (
       k->isa == MOROK_EXPORT_ISA_AVX512 ? MOROK_ISA_AVX512 : MOROK_ISA_AVX2, MOROK_PRECISION_INT8);
-  if (!k->gemm_i8_packed || missing)
+  if (missing)
     {
-      g_test_skip_printf ("%s missing", missing ? missing : "VNNI (in this object)");
+      g_test_skip_printf ("%s missing", missing);
       return;
     }
+  g_assert_nonnull (k->gemm_i8_packed);
   GRand *rand = g_rand_new_with_seed (10);
   const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64 : 16;
   const int64_t sizes[][3] = { { 1, 17, 5 },     { 6, 64, 4 },    { 7, 65, 1025 },
@@ -419,6 +425,11 @@ test_i8_packed (gconstpointer data)
         int64_t M = sizes[t][0], N = sizes[t][1], K = sizes[t][2], lda = (K + 3) / 4 * 4;
         int64_t panels = (N + nr - 1) / nr;
         g_autofree float *a = int8_operand (rand, M * K), *b = int8_operand (rand, K * N);
+        /* row 0 and column 0 at their scales' extremes, signs alternating
+         * in A: the largest pair sums a product can make (vpmaddubsw
+         * saturates at 32767) */
+        for (int64_t kk = 0; kk < K; kk++)
+          a[kk] = kk % 4 < 2 ? 1.0f : -1.0f, b[kk * N] = kk % 4 < 2 ? 1.0f : -0.999f;
         /* 64-byte aligned, as the plan's buffers */
         gsize bytes = (morok_weight_pack_bytes (K, N, nr, MOROK_PRECISION_INT8) + 63) / 64 * 64;
         int8_t *bp = aligned_alloc (64, bytes);
@@ -436,11 +447,11 @@ test_i8_packed (gconstpointer data)
         g_autofree int32_t *qa_ref = g_new (int32_t, M * K), *qb_ref = g_new (int32_t, K * N);
         g_autofree float *sa_ref = g_new (float, M), *sb_ref = g_new (float, N);
         for (int64_t i = 0; i < M; i++)
-          sa_ref[i] = ref_quantize (a + i * K, K, 1, qa_ref + i * K);
+          sa_ref[i] = ref_quantize (a + i * K, K, 1, k->i8_amax, qa_ref + i * K);
         g_autofree int32_t *col = g_new (int32_t, K);
         for (int64_t j = 0; j < N; j++)
           {
-            sb_ref[j] = ref_quantize (b + j, K, N, col);
+            sb_ref[j] = ref_quantize (b + j, K, N, 127, col);
             for (int64_t kk = 0; kk < K; kk++)
               qb_ref[kk * N + j] = col[kk];
           }

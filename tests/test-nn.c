@@ -309,10 +309,10 @@ test_matmul_packed_bf16 (void)
 
 /* @r [..., rows, cols] as f32, each row (@by_row) or column quantised the
  * way precision int8 does (kernels/weight-pack.h, morok-gemm-i8.h): scale
- * s = max |x| / 127 in f32, x -> s * rint (x * (127 / max)), to nearest
- * even */
+ * s = max |x| / L in f32, x -> s * rint (x * (L / max)), to nearest even;
+ * L = 127, or @amax for rows (the activations: 63 on AVX2 without VNNI) */
 static Ref *
-quantised (const Ref *r, gboolean by_row)
+quantised (const Ref *r, gboolean by_row, int amax)
 {
   gint64 rows = r->shape[r->rank - 2], cols = r->shape[r->rank - 1];
   gint64 lines = by_row ? r->n / cols : cols, len = by_row ? cols : rows;
@@ -325,19 +325,23 @@ quantised (const Ref *r, gboolean by_row)
         float m = 0.0f;
         for (gint64 t = 0; t < len; t++)
           m = MAX (m, fabsf ((float) r->v[first + t * step]));
-        float inv = m > 0.0f ? 127.0f / m : 0.0f, s = m / 127.0f;
+        float levels = by_row ? (float) amax : 127.0f;
+        float inv = m > 0.0f ? levels / m : 0.0f, s = m / levels;
         for (gint64 t = 0; t < len; t++)
           q->v[first + t * step] = (double) s * rintf ((float) r->v[first + t * step] * inv);
       }
   return q;
 }
 
+/* the activations' levels of the int8 plan under test */
+static int int8_amax = 127;
+
 /* the exact product of A quantised per row and B per column */
 static Ref *
 product_of_int8 (const Ref *a, const Ref *b)
 {
-  g_autoptr (Ref) aq = quantised (a, TRUE);
-  g_autoptr (Ref) bq = quantised (b, FALSE);
+  g_autoptr (Ref) aq = quantised (a, TRUE, int8_amax);
+  g_autoptr (Ref) bq = quantised (b, FALSE, 127);
   return ref_matmul (aq, bq);
 }
 
@@ -348,9 +352,9 @@ int8_bytes (gint64 k, gint64 n, gint64 nr)
   return (gsize) ((n + nr - 1) / nr * nr * ((k + 3) / 4 * 4 + 4 + 4 * ((k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC)));
 }
 
-/* int8 (AVX512-VNNI, or AVX-VNNI on avx2): B quantised per column at
- * prepare, A per row at run time, int32 sums of uint8 x int8 quads with the
- * offset of 128 taken back. Against the exact product of the operands so
+/* int8 (AVX512-VNNI; on avx2 AVX-VNNI, or vpmaddubsw with A in 7 bits): B
+ * quantised per column at prepare, A per row at run time, int32 sums of
+ * uint8 x int8 quads with A's offset (128, or 64) taken back. Against the exact product of the operands so
  * quantised, what is left is the f32 rounding of the sums and scales:
  * measured about 2e-8 sqrt (K) relative to max (1, |C|), held to
  * 1e-6 sqrt (K); one quantum of one operand off moves C by about 1 / 127^2
@@ -373,6 +377,7 @@ test_matmul_packed_int8 (gconstpointer data)
     { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
     { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 },
   };
+  int8_amax = morok_weight_pack_int8_amax (isa);
   check_packed (MOROK_PRECISION_INT8, isa, cases, G_N_ELEMENTS (cases), product_of_int8, 1e-6,
                 int8_bytes);
 }

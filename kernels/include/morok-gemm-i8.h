@@ -20,9 +20,35 @@
  * then carry 128 times the columns' sums, which cancel.) One
  * scale per row rather than per block of k: see docs/jit-wrapper.md
  * ("Precision") for the error of each. The tile is MR x NR as in f32 (6 x 64
- * zmm on AVX512-VNNI, 6 x 16 ymm on AVX-VNNI), over blocks of
- * MOROK_GEMM8_KC k. The sums cannot overflow below K = 66000. */
+ * zmm on AVX-512, 6 x 16 ymm on AVX2), over blocks of MOROK_GEMM8_KC k. The
+ * sums cannot overflow below K = 66000.
+ *
+ * Without VNNI (AVX2 before AVX-VNNI) a quad's dot product is vpmaddubsw
+ * (pairs of u8 x s8 products summed into a saturating int16) then
+ * vpmaddwd by ones (pairs of those into int32). Two products of 255 x 127
+ * would saturate, so A has 7 bits there: round (a / sa) + 64 in [1, 127]
+ * with sa = max |a| / 63, whose pairs sum to at most 2 x 127 x 127 =
+ * 32258, every sum exact (the correction is then 64 times the columns'
+ * sums: corr / 2). The weights keep their 8 bits and their packing; the
+ * price is A's doubled rounding step (docs/jit-wrapper.md, "Precision").
+ * Exact 8-bit A (|a| times b with a's sign, vpsignb) costs two more
+ * instructions per eight and ran the full encoder 1.37 times slower on a
+ * Zen 3 EPYC; AVX-512 without VNNI (no vpsignb, no VNNI) is left out. */
 #pragma once
+
+#if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                         \
+    || (defined(MOROK_ISA_AVX2)                                                                    \
+        && (defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))))
+#define MOROK_GEMM8_VNNI 1
+#endif
+/* A's quantisation: round (a / sa) + MOROK_GEMM8_ZERO with sa = max |a| /
+ * MOROK_GEMM8_AMAX (the portable build runs no int8 product, only this) */
+#if defined(MOROK_GEMM8_VNNI) || !defined(MOROK_ISA_AVX2)
+#define MOROK_GEMM8_AMAX 127
+#else
+#define MOROK_GEMM8_AMAX 63
+#endif
+#define MOROK_GEMM8_ZERO (MOROK_GEMM8_AMAX + 1)
 
 /* x rounded to the nearest integer, ties to even (|x| < 2^22): vroundps
  * on the AVX ISAs; in the portable build, which may have no SSE4.1 and has
@@ -42,9 +68,10 @@ morok_gemm8_round (float x)
 
 /* On every ISA (the kernel tests hold it to a reference everywhere):
  * rows of A [M, K] (element (i, k) at A[i*sam + k*sak]) quantised: qa[i*lda
- * + k] = round (a / sa[i]) + 128, to nearest even, zero (128) past K up to
- * lda (K rounded up to 4); sa[i] = max_k |a[i, k]| / 127 (0 for a row of
- * zeros; inf or NaN for a row that holds one, which the products carry). */
+ * + k] = round (a / sa[i]) + ZERO, to nearest even, ZERO past K up to lda
+ * (K rounded up to 4); sa[i] = max_k |a[i, k]| / AMAX (0 for a row of
+ * zeros; inf or NaN for a row that holds one, which the products carry);
+ * AMAX 127 and ZERO 128, or 63 and 64 on AVX2 without VNNI. */
 MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, uint8_t *qa,
                         float *sa, int64_t lda)
@@ -63,19 +90,17 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
           uint32_t u = morok_f32_bits (a[k * sak]) & 0x7fffffffu;
           m = u > m ? u : m;
         }
-      float amax = morok_f32_from_bits (m), inv = m ? 127.0f / amax : 0.0f;
-      sa[i] = amax / 127.0f;
+      float amax = morok_f32_from_bits (m), inv = m ? (float)MOROK_GEMM8_AMAX / amax : 0.0f;
+      sa[i] = amax / (float)MOROK_GEMM8_AMAX;
       for (int64_t k = 0; k < K; k++)
-        q[k] = (uint8_t)(morok_gemm8_round (a[k * sak] * inv) + 128);
+        q[k] = (uint8_t)(morok_gemm8_round (a[k * sak] * inv) + MOROK_GEMM8_ZERO);
       for (int64_t k = K; k < lda; k++)
-        q[k] = 128;
+        q[k] = MOROK_GEMM8_ZERO;
     }
 }
 #endif
 
-#if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                         \
-    || (defined(MOROK_ISA_AVX2)                                                                    \
-        && (defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))))
+#if defined(MOROK_GEMM8_VNNI) || defined(MOROK_ISA_AVX2)
 /* k per block (weight-pack.h's MOROK_WEIGHT_PACK_INT8_KC): 256 quads x 64
  * columns, 64 KB of B, which the tile streams from L2 at 4 lines per 24
  * vpdpbusd. 1024 against 512 on the encoder's products (250 rows; 3072 x
@@ -85,53 +110,81 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
 #define MOROK_GEMM8_KC 1024
 typedef int32_t morok_gemm8_ivec __attribute__ ((ext_vector_type (MOROK_GEMM_VL)));
 typedef int32_t morok_gemm8_ivecu __attribute__ ((ext_vector_type (MOROK_GEMM_VL), aligned (4)));
-#if defined(MOROK_ISA_AVX512)
+#if defined(MOROK_GEMM8_VNNI) && defined(MOROK_ISA_AVX512)
 #define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd512 ((acc), (a), (b))
-#else
+#elif defined(MOROK_GEMM8_VNNI)
 #define MOROK_GEMM8_DOT(acc, a, b) __builtin_ia32_vpdpbusd256 ((acc), (a), (b))
+#else
+/* the byte and int16 lanes of one ymm, as the builtins take them */
+typedef char morok_gemm8_bytes __attribute__ ((vector_size (32)));
+typedef short morok_gemm8_shorts __attribute__ ((vector_size (32)));
+#define MOROK_GEMM8_DOT(acc, a, b)                                                                 \
+  ((acc)                                                                                           \
+   + (morok_gemm8_ivec)__builtin_ia32_pmaddwd256 (                                                 \
+       __builtin_ia32_pmaddubsw256 ((morok_gemm8_bytes)(a), (morok_gemm8_bytes)(b)),              \
+       (morok_gemm8_shorts)((morok_gemm8_ivec)0x00010001)))
 #endif
 
 /* The MR x NR tile at c (=|+=) sa[i] sb[j] (sum over kq quads of qa . qb -
- * corr[j]): row i's quads at a[i*ars + q], B's at b + q*NR*4. */
+ * corr[j]): row i's quads at a[i*ars + q], B's at b + q*NR*4. Its rows run
+ * in groups of MOROK_GEMM8_RG, each over all of the block's k (B's block,
+ * kq x NR x 4 bytes, then comes from L1): without VNNI a quad's product
+ * needs a register more, and 6 rows of 2 ymm accumulators spilled about one
+ * in two of them (AVX2 has 16 registers). */
+#if defined(MOROK_GEMM8_VNNI)
+#define MOROK_GEMM8_RG MOROK_GEMM_MR
+#define MOROK_GEMM8_Q_LOOP
+#else
+#define MOROK_GEMM8_RG 3
+#define MOROK_GEMM8_Q_LOOP _Pragma ("clang loop unroll_count(2)")
+#endif
 static MOROK_VEC512 __attribute__ ((noinline, unused)) void
 morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const float *restrict sa,
                   const int8_t *restrict b, const float *restrict sb, const int32_t *restrict corr,
                   float *restrict c, int64_t ldc, int64_t mr, int64_t nr, int load_c)
 {
-  morok_gemm8_ivec acc[MOROK_GEMM_MR][MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-  for (int v = 0; v < MOROK_GEMM_NV; v++)
-    {
-      morok_gemm8_ivec init = -*(const morok_gemm8_ivecu *)(corr + v * MOROK_GEMM_VL);
-#pragma clang loop unroll(full)
-      for (int i = 0; i < MOROK_GEMM_MR; i++)
-        acc[i][v] = init;
-    }
   const uint32_t *row[MOROK_GEMM_MR];
   MOROK_GEMM_ROWS (row, a, ars);
-  for (int64_t q = 0; q < kq; q++)
-    {
-      morok_gemm8_ivec bv[MOROK_GEMM_NV];
-#pragma clang loop unroll(full)
-      for (int v = 0; v < MOROK_GEMM_NV; v++)
-        bv[v] = *(const morok_gemm8_ivec *)(b + (q * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4);
-#pragma clang loop unroll(full)
-      for (int i = 0; i < MOROK_GEMM_MR; i++)
-        {
-          morok_gemm8_ivec av = (morok_gemm8_ivec)(int32_t)row[i][q];
-#pragma clang loop unroll(full)
-          for (int v = 0; v < MOROK_GEMM_NV; v++)
-            acc[i][v] = MOROK_GEMM8_DOT (acc[i][v], av, bv[v]);
-        }
-    }
   morok_gemm_vec out[MOROK_GEMM_MR][MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
-  for (int v = 0; v < MOROK_GEMM_NV; v++)
+  for (int g = 0; g < MOROK_GEMM_MR; g += MOROK_GEMM8_RG)
     {
-      morok_gemm_vec s = *(const morok_gemm_vecu *)(sb + v * MOROK_GEMM_VL);
+      morok_gemm8_ivec acc[MOROK_GEMM8_RG][MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
-      for (int i = 0; i < MOROK_GEMM_MR; i++)
-        out[i][v] = __builtin_convertvector(acc[i][v], morok_gemm_vec) * (s * sa[i]);
+      for (int v = 0; v < MOROK_GEMM_NV; v++)
+        {
+          /* -ZERO times the columns' sums (what A's offset added), of
+           * which the packing holds 128 times */
+          morok_gemm8_ivec init = -(*(const morok_gemm8_ivecu *)(corr + v * MOROK_GEMM_VL)
+                                    >> (MOROK_GEMM8_ZERO == 128 ? 0 : 1));
+#pragma clang loop unroll(full)
+          for (int i = 0; i < MOROK_GEMM8_RG; i++)
+            acc[i][v] = init;
+        }
+      MOROK_GEMM8_Q_LOOP
+      for (int64_t q = 0; q < kq; q++)
+        {
+          morok_gemm8_ivec bv[MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+          for (int v = 0; v < MOROK_GEMM_NV; v++)
+            bv[v] = *(const morok_gemm8_ivec *)(b + (q * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4);
+#pragma clang loop unroll(full)
+          for (int i = 0; i < MOROK_GEMM8_RG; i++)
+            {
+              morok_gemm8_ivec av = (morok_gemm8_ivec)(int32_t)row[g + i][q];
+#pragma clang loop unroll(full)
+              for (int v = 0; v < MOROK_GEMM_NV; v++)
+                acc[i][v] = MOROK_GEMM8_DOT (acc[i][v], av, bv[v]);
+            }
+        }
+#pragma clang loop unroll(full)
+      for (int v = 0; v < MOROK_GEMM_NV; v++)
+        {
+          morok_gemm_vec s = *(const morok_gemm_vecu *)(sb + v * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+          for (int i = 0; i < MOROK_GEMM8_RG; i++)
+            out[g + i][v] = __builtin_convertvector(acc[i][v], morok_gemm_vec) * (s * sa[g + i]);
+        }
     }
   morok_gemm_store_tile (out, c, ldc, mr, nr, load_c);
 }
