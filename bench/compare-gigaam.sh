@@ -106,10 +106,14 @@ awk '
   }' "$log"
 
 if ninja -C build bench/bench-gemm >/dev/null 2>&1 && [ -x build/bench/bench-gemm ]; then
-  echo "== sgemm, one thread, GFLOP/s: morok_gemm_f32 (AVX-512) and OpenBLAS =="
+  # OpenBLAS's AVX-512 kernels where the CPU has AVX-512, else its AVX2 ones
+  # (SkylakeX on an AVX2-only CPU ends in SIGILL)
+  coretype=Haswell
+  grep -qw avx512f /proc/cpuinfo && coretype=SkylakeX
+  echo "== sgemm, one thread, GFLOP/s: morok_gemm_f32 (its best ISA here) and OpenBLAS ($coretype) =="
   echo "   FF1 | FF2 | q,k,v,out,pw2 | pw1 | subsampling conv 2 | scores per head | weights x values | DFT"
   echo "   | one in-plan task of FF1 | of FF2 (the 64-row tasks a plan uses when it must share rows among threads)"
-  OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 taskset -c 1 build/bench/bench-gemm --best \
+  OPENBLAS_CORETYPE=$coretype OPENBLAS_NUM_THREADS=1 taskset -c 1 build/bench/bench-gemm --best \
     250 3072 768  250 768 3072  250 768 768  250 1536 768  250 768 3840  250 250 48  250 48 250 \
     1000 322 320  64 512 768  64 512 3072
   echo "== products with packed weights, one thread: GFLOP/s (int8: GOP/s) and error of max |C| =="

@@ -30,7 +30,7 @@
  * the same model and settings, docs/morokencoder.md), for `max-batch`
  * utterances of up to `max-duration` (the plan's b and t bounds) in
  * `precision` f32, f16 (needs AVX512-FP16), bf16 or bf16x3 (AMX-BF16 or
- * AVX512-BF16) or int8 (AVX512-VNNI or AVX-VNNI); a missing or bad
+ * AVX512-BF16) or int8 (AVX512-VNNI, or any AVX2 CPU); a missing or bad
  * file, a model made for another sample rate than 16 kHz, or a precision the
  * CPU cannot run, is an error message naming the file and the reason.
  *

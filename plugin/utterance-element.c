@@ -70,7 +70,7 @@ morok_precision_enum_get_type (void)
       "bf16x3" },
     { MOROK_PRECISION_INT8,
       "Products with the weights in int8 per column and activations in uint8 per row, sums "
-      "in int32: fastest, about 1e-1 off on the tiny fixtures (AVX512-VNNI or AVX-VNNI only)",
+      "in int32: fastest, about 1e-1 off on the tiny fixtures (AVX512-VNNI, or any AVX2 CPU)",
       "int8" },
     { 0, NULL, NULL },
   };

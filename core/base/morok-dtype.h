@@ -37,7 +37,7 @@ typedef enum
   MOROK_PRECISION_BF16,   /* bf16 products, f32 sums (AMX-BF16 or AVX512-BF16) */
   MOROK_PRECISION_BF16X3, /* three bf16 products per f32 product, f32 sums (as bf16) */
   MOROK_PRECISION_INT8,   /* int8 weights per column, uint8 activations per row, int32
-                           * sums (AVX512-VNNI or AVX-VNNI) */
+                           * sums (AVX512-VNNI, or the avx2 ISA on any AVX2 CPU) */
   MOROK_PRECISION_COUNT
 } MorokPrecision;
 

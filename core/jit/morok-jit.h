@@ -147,8 +147,9 @@ MorokIsa morok_prepare_config_isa (const MorokPrepareConfig *config);
  * MOROK_PRECISION_BF16X3, each product as three bf16 products with f32
  * sums, about 1e-5 (both on AMX-BF16, else AVX512-BF16 CPUs);
  * MOROK_PRECISION_INT8, int8 weights per output column and uint8
- * activations per row with int32 sums, about 1e-2 (AVX512-VNNI or AVX-VNNI
- * CPUs). What a CPU lacks for one: morok_plan_precision_supported. */
+ * activations per row with int32 sums, about 1e-2 (AVX512-VNNI, or any
+ * AVX2 CPU with the avx2 ISA: 7-bit activations there without AVX-VNNI).
+ * What a CPU lacks for one: morok_plan_precision_supported. */
 void morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokPrecision precision);
 /* "f32", "f16", "bf16", "bf16x3" or "int8"; FALSE for anything else. */
 gboolean morok_precision_parse (const char *name, MorokPrecision *out);
