@@ -82,10 +82,10 @@ extern const MorokKernelExports morok_kernel_exports_avx512;
 extern const MorokKernelExports morok_kernel_exports_avx2;
 extern const MorokKernelExports morok_kernel_exports_portable;
 /* The portable code built for the baseline x86-64, not -march=native: in
- * the kernel tests only (kernel_baseline_object), not in libmorok. */
+ * the kernel tests only (kernel_test_objects), not in libmorok. */
 extern const MorokKernelExports morok_kernel_exports_baseline;
 /* The avx2 code built for x86-64-v3 (no VNNI, whatever this CPU has): in
- * the kernel tests only (kernel_avx2v3_object). */
+ * the kernel tests only (kernel_test_objects). */
 extern const MorokKernelExports morok_kernel_exports_avx2v3;
 
 /* Whether this CPU runs the ISA's code (the objects are built with the ISA's
