@@ -10,8 +10,9 @@
 #          this CPU runs it (docs/jit-wrapper.md, "Precision"): f16 products
 #          with the weights, f32 sums (AVX512-FP16); one or three bf16
 #          products, f32 sums (AMX-BF16, else AVX512-BF16); int8 weights per
-#          column and uint8 activations per row, int32 sums (AVX512-VNNI or
-#          AVX-VNNI); "-" in the table where it does not run
+#          column and uint8 activations per row, int32 sums (AVX512-VNNI,
+#          or any AVX2 CPU: 7-bit activations without AVX-VNNI); "-" in the
+#          table where it does not run
 #   ORT    bench/gigaam-ort.mjs: the reference encoder exported to ONNX by
 #          scripts/gigaam/make-bench-model.py, onnxruntime-node,
 #          intraOpNumThreads 1 or 2, graph optimisation 'all'

@@ -31,7 +31,9 @@ thread_seconds (void)
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-#define ACC(op, r, i) op " %%" r "30, %%" r "31, %%" r #i "\n\t"
+/* an instruction into accumulator @i (0-9) of register kind @r ("zmm" or
+ * "ymm") from the two sources 14 and 15 (AVX2 has 16 vector registers) */
+#define ACC(op, r, i) op " %%" r "14, %%" r "15, %%" r #i "\n\t"
 #define TEN(op, r)                                                                                 \
   ACC (op, r, 0)                                                                                   \
   ACC (op, r, 1) ACC (op, r, 2) ACC (op, r, 3) ACC (op, r, 4) ACC (op, r, 5) ACC (op, r, 6)        \
@@ -41,41 +43,19 @@ thread_seconds (void)
   TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r)  \
       TEN (op, r) TEN (op, r) TEN (op, r)
 
-/* One timed loop of @op on zmm0-9 from zmm30/31, compiled for @isa;
- * returns seconds for INSNS instructions. */
-#define ZMM_LOOP(op, isa)                                                                       \
-  __attribute__ ((target (isa))) static double time_##op (void)                                 \
+/* time_<name>: one timed loop of @op on @r registers, their sources first
+ * cleared with @zero (vpxord for zmm, vpxor for ymm), compiled for @isa;
+ * returns seconds for INSNS instructions. (A clobbered xmm register is the
+ * whole ymm or zmm register.) */
+#define PEAK_LOOP(name, op, r, zero, isa)                                                          \
+  __attribute__ ((target (isa))) static double time_##name (void)                                  \
   {                                                                                                \
     double t0 = thread_seconds ();                                                                 \
-    __asm__ volatile("vpxord %%zmm30, %%zmm30, %%zmm30\n\t"                                        \
-                     "vpxord %%zmm31, %%zmm31, %%zmm31\n\t"                                        \
+    __asm__ volatile(zero " %%" r "14, %%" r "14, %%" r "14\n\t" zero " %%" r "15, %%" r           \
+                     "15, %%" r "15\n\t"                                                           \
                      "mov %0, %%rcx\n"                                                             \
-                     "1:\n\t" TWELVE_TENS (#op, "zmm") "dec %%rcx\n\t"                             \
-                                                       "jnz 1b\n"                                  \
-                     :                                                                             \
-                     : "r"(INSNS / PER_ITER)                                                       \
-                     : "rcx", "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7",      \
-                       "zmm8", "zmm9", "zmm30", "zmm31", "cc");                                    \
-    return thread_seconds () - t0;                                                                 \
-  }
-
-/* The same on ymm0-9 from ymm14/15 (AVX2 has 16 vector registers). */
-#define YMM_ACC(op, i) op " %%ymm14, %%ymm15, %%ymm" #i "\n\t"
-#define YMM_TEN(op)                                                                                \
-  YMM_ACC (op, 0)                                                                                  \
-  YMM_ACC (op, 1) YMM_ACC (op, 2) YMM_ACC (op, 3) YMM_ACC (op, 4) YMM_ACC (op, 5) YMM_ACC (op, 6)  \
-      YMM_ACC (op, 7) YMM_ACC (op, 8) YMM_ACC (op, 9)
-#define YMM_LOOP(name, op, isa)                                                                 \
-  __attribute__ ((target (isa))) static double time_##name (void)                               \
-  {                                                                                                \
-    double t0 = thread_seconds ();                                                                 \
-    __asm__ volatile("vpxor %%ymm14, %%ymm14, %%ymm14\n\t"                                         \
-                     "vpxor %%ymm15, %%ymm15, %%ymm15\n\t"                                         \
-                     "mov %0, %%rcx\n"                                                             \
-                     "1:\n\t" YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op)    \
-                         YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op) YMM_TEN (op)          \
-                             YMM_TEN (op) YMM_TEN (op) "dec %%rcx\n\t"                             \
-                                                       "jnz 1b\n"                                  \
+                     "1:\n\t" TWELVE_TENS (op, r) "dec %%rcx\n\t"                                  \
+                                                  "jnz 1b\n"                                       \
                      :                                                                             \
                      : "r"(INSNS / PER_ITER)                                                       \
                      : "rcx", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",      \
@@ -83,13 +63,13 @@ thread_seconds (void)
     return thread_seconds () - t0;                                                                 \
   }
 
-ZMM_LOOP (vfmadd231ps, "avx512f")
-ZMM_LOOP (vfmadd231ph, "avx512fp16")
-ZMM_LOOP (vdpbf16ps, "avx512bf16")
-ZMM_LOOP (vpdpbusd, "avx512vnni")
-YMM_LOOP (vfmadd231ps_ymm, "vfmadd231ps", "avx2,fma")
-YMM_LOOP (vpdpbusd_ymm, "%{vex%} vpdpbusd", "avxvnni")
-YMM_LOOP (vpmaddwd_ymm, "vpmaddwd", "avx2")
+PEAK_LOOP (vfmadd231ps, "vfmadd231ps", "zmm", "vpxord", "avx512f")
+PEAK_LOOP (vfmadd231ph, "vfmadd231ph", "zmm", "vpxord", "avx512fp16")
+PEAK_LOOP (vdpbf16ps, "vdpbf16ps", "zmm", "vpxord", "avx512bf16")
+PEAK_LOOP (vpdpbusd, "vpdpbusd", "zmm", "vpxord", "avx512vnni")
+PEAK_LOOP (vfmadd231ps_ymm, "vfmadd231ps", "ymm", "vpxor", "avx2,fma")
+PEAK_LOOP (vpdpbusd_ymm, "%{vex%} vpdpbusd", "ymm", "vpxor", "avxvnni")
+PEAK_LOOP (vpmaddwd_ymm, "vpmaddwd", "ymm", "vpxor", "avx2")
 
 typedef struct
 {
