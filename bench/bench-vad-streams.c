@@ -3,7 +3,8 @@
  * and 256 streams, through one batched plan (models/silero-vad-batch.h, all
  * streams in every run) and through one single-stream plan per stream
  * (SileroVadJit + MorokJitRecurrent, stepped in turn), prepared each on its
- * own or as contexts of one program (silero_vad_jit_new_context). Each
+ * own or as contexts of one program (silero_vad_jit_new_context); the
+ * batched plan also in each reduced precision the CPU runs. Each
  * stream reads the fixture speech from its own offset. Not a test; one thread unless
  * MOROK_THREADS says otherwise. bench/compare-vad-streams.sh puts
  * onnxruntime's batched session next to it.
@@ -19,6 +20,7 @@
 #include "jit/morok-jit-recurrent.h"
 #include "models/silero-vad-batch.h"
 #include "models/silero-vad-jit.h"
+#include "prepare/morok-prepare.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -33,11 +35,13 @@ chunk_of (const float *speech, gsize n, guint N, guint i, guint r)
   return speech + ((i * 37 + r) % chunks) * N;
 }
 
-/* µs per stream-chunk, median over ROUNDS runs of all @streams in one batch. */
+/* µs per stream-chunk, median over ROUNDS runs of all @streams in one
+ * batch prepared with @config. */
 static double
-batched (MorokSileroVad *vad, guint streams, const float *speech, gsize n, GError **error)
+batched (MorokSileroVad *vad, guint streams, const MorokPrepareConfig *config, const float *speech,
+         gsize n, GError **error)
 {
-  g_autoptr (MorokVadBatch) batch = morok_vad_batch_new (vad, RATE, streams, NULL, error);
+  g_autoptr (MorokVadBatch) batch = morok_vad_batch_new (vad, RATE, streams, config, error);
   if (!batch)
     return -1;
   guint N = morok_vad_batch_chunk_len (batch);
@@ -177,20 +181,50 @@ main (int argc, char **argv)
       fprintf (stderr, "%s\n", error->message);
       return 1;
     }
+  /* the batched plan in f32 (or as MOROK_PRECISION says) and in each
+   * reduced precision this CPU runs that suits Silero (not int8:
+   * docs/morokvad.md, "Precision") */
+  static const MorokPrecision reduced[] = { MOROK_PRECISION_BF16, MOROK_PRECISION_BF16X3,
+                                            MOROK_PRECISION_F16 };
+  MorokPrepareConfig *configs[1 + G_N_ELEMENTS (reduced)] = { morok_prepare_config_from_env () };
+  MorokPrecision precision[G_N_ELEMENTS (configs)];
+  guint n_configs = 1;
+  for (guint p = 0; p < G_N_ELEMENTS (reduced); p++)
+    {
+      g_autoptr (GError) why = NULL;
+      if (!morok_plan_precision_supported (morok_prepare_config_isa (configs[0]), reduced[p], &why))
+        {
+          printf ("(no %s column: %s)\n", morok_precision_name (reduced[p]), why->message);
+          continue;
+        }
+      precision[n_configs] = reduced[p];
+      configs[n_configs] = morok_prepare_config_from_env ();
+      morok_prepare_config_set_precision (configs[n_configs++], reduced[p]);
+    }
   static const guint counts[] = { 1, 8, 64, 256 };
   printf ("Silero %s 16 kHz, us per stream-chunk, medians of %d rounds:\n", version, ROUNDS);
-  printf ("  %7s %12s %14s %14s\n", "streams", "batched", "independent", "one program");
-  for (guint k = 0; k < G_N_ELEMENTS (counts); k++)
+  printf ("  %7s %12s", "streams", "batched");
+  for (guint c = 1; c < n_configs; c++)
+    printf (" %8s", morok_precision_name (precision[c]));
+  printf (" %14s %14s\n", "independent", "one program");
+  int status = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (counts) && status == 0; k++)
     {
-      double b = batched (vad, counts[k], speech, n, &error);
-      double i = b >= 0 ? independent (vad, counts[k], FALSE, speech, n, &error) : -1;
-      double c = i >= 0 ? independent (vad, counts[k], TRUE, speech, n, &error) : -1;
-      if (c < 0)
-        {
-          fprintf (stderr, "%s\n", error->message);
-          return 1;
-        }
-      printf ("  %7u %12.2f %14.2f %14.2f\n", counts[k], b, i, c);
+      double b[G_N_ELEMENTS (configs)];
+      for (guint c = 0; c < n_configs && status == 0; c++)
+        status = (b[c] = batched (vad, counts[k], configs[c], speech, n, &error)) < 0;
+      double i = status ? -1 : independent (vad, counts[k], FALSE, speech, n, &error);
+      double o = i >= 0 ? independent (vad, counts[k], TRUE, speech, n, &error) : -1;
+      if ((status = o < 0))
+        break;
+      printf ("  %7u %12.2f", counts[k], b[0]);
+      for (guint c = 1; c < n_configs; c++)
+        printf (" %8.2f", b[c]);
+      printf (" %14.2f %14.2f\n", i, o);
     }
-  return 0;
+  if (status)
+    fprintf (stderr, "%s\n", error->message);
+  for (guint c = 0; c < n_configs; c++)
+    morok_prepare_config_free (configs[c]);
+  return status;
 }

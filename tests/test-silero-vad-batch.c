@@ -6,12 +6,14 @@
  * another order) and exactly the speech segments of the stream's own
  * single-stream plan (SileroVadJit driven by MorokJitRecurrent, itself
  * checked against onnxruntime in test-silero-vad), for v4, v5 and v6 at 16
- * and 8 kHz. */
+ * and 8 kHz; and in each reduced precision, the probabilities of
+ * onnxruntime within that precision's tolerance. */
 #include "fixtures.h"
 #include "jit/morok-jit-recurrent.h"
 #include "models/silero-vad-batch.h"
 #include "models/silero-vad-jit.h"
 #include "models/vad-segmenter.h"
+#include "prepare/morok-prepare.h"
 #include "onnx-test-util.h"
 #include <math.h>
 #include <string.h>
@@ -153,6 +155,140 @@ test_streams_equal_alone (gconstpointer data)
   g_assert_cmpfloat (worst, <=, 1e-5);
 }
 
+/* Reduced precision through the batch: WHOLE streams of all of the
+ * fixture speech, starting at different rounds (stream 3 stalled for a
+ * while), each chunk's probability against the onnxruntime reference
+ * (vad-probs-<version>-<rate>.txt) for every precision the CPU runs; a
+ * precision it does not run is skipped with what it lacks. */
+enum
+{
+  WHOLE = 8
+};
+
+typedef struct
+{
+  const SileroCase *model;
+  MorokPrecision precision;
+  double tol;
+} PrecisionCase;
+
+/* The largest |p - p_ref| allowed in each precision (docs/morokvad.md,
+ * "Precision": about 1.5 times the largest seen over the six models; int8,
+ * up to 0.36 off, is not one for Silero). */
+static const struct
+{
+  MorokPrecision precision;
+  double tol;
+} reduced[] = {
+  { MOROK_PRECISION_F16, 3e-2 },
+  { MOROK_PRECISION_BF16, 6e-2 },
+  { MOROK_PRECISION_BF16X3, 2e-4 },
+};
+
+static PrecisionCase precision_cases[G_N_ELEMENTS (silero_cases) * G_N_ELEMENTS (reduced)];
+
+static void
+test_reduced_precision (gconstpointer data)
+{
+  const PrecisionCase *pc = data;
+  const SileroCase *c = pc->model;
+  g_autoptr (GError) e = NULL;
+  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_new ();
+  morok_prepare_config_set_precision (config, pc->precision);
+  if (!morok_plan_precision_supported (morok_prepare_config_isa (config), pc->precision, &e))
+    {
+      g_test_skip (e->message);
+      return;
+    }
+  g_autofree char *path = silero_path (c->version);
+  if (!path)
+    return;
+  g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, &e);
+  g_assert_no_error (e);
+  g_autofree char *wav = g_strdup_printf ("speech-%uk.wav", c->rate / 1000);
+  g_autofree char *refname = g_strdup_printf ("vad-probs-%s-%uk.txt", c->version, c->rate / 1000);
+  g_autoptr (GArray) ref = fixture_read_floats (refname);
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav (wav, NULL, &n);
+  g_autoptr (MorokVadBatch) batch = morok_vad_batch_new (vad, c->rate, WHOLE, config, &e);
+  g_assert_no_error (e);
+  const guint N = morok_vad_batch_chunk_len (batch), chunks = ref->len;
+  g_assert_cmpuint ((gsize) chunks * N, >=, n); /* the reference's last chunk ends in zeros */
+  g_autofree float *speech = g_new0 (float, (gsize) chunks * N);
+  for (gsize i = 0; i < n; i++)
+    speech[i] = pcm[i] / 32768.0f;
+
+  MorokVadStream *streams[WHOLE];
+  guint done[WHOLE] = { 0 };
+  float *got[WHOLE];
+  for (guint i = 0; i < WHOLE; i++)
+    streams[i] = morok_vad_stream_new (batch), got[i] = g_new (float, chunks);
+  double worst = 0;
+  for (guint r = 0; r < chunks + 13 * WHOLE + 40; r++)
+    {
+      MorokVadStream *run[WHOLE];
+      const float *in[WHOLE];
+      guint who[WHOLE], k = 0;
+      for (guint i = 0; i < WHOLE; i++)
+        if (r >= 13 * i && done[i] < chunks && !(i == 3 && r >= 200 && r < 240))
+          {
+            run[k] = streams[i], in[k] = speech + (gsize) done[i] * N, who[k++] = i;
+          }
+      if (k == 0)
+        continue;
+      float probs[WHOLE];
+      g_assert_true (morok_vad_batch_run (batch, k, run, in, probs, &e));
+      g_assert_no_error (e);
+      for (guint j = 0; j < k; j++)
+        {
+          guint i = who[j];
+          worst = MAX (worst, fabs (probs[j] - g_array_index (ref, float, done[i])));
+          got[i][done[i]++] = probs[j];
+        }
+    }
+  /* A chunk is speech at p >= 0.5, silence below 0.35, neither between;
+   * the segments follow from these classes alone. So each chunk must have
+   * the reference's class unless the reference lies within the tolerance
+   * of a threshold (a near tie), and a stream with no class changed must
+   * have exactly the reference's segments. */
+  MorokVadParams params;
+  morok_vad_params_init (&params, (gint) c->rate);
+  const double hi = params.threshold, lo = MAX (hi - 0.15, 0.01);
+  g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
+  morok_vad_segments ((float *) ref->data, chunks, (gint64) chunks * N, &params, want);
+  guint same = 0, ties = 0;
+  for (guint i = 0; i < WHOLE; i++)
+    {
+      g_assert_cmpuint (done[i], ==, chunks);
+      guint changed = 0;
+      for (guint k = 0; k < chunks; k++)
+        {
+          double p = got[i][k], q = g_array_index (ref, float, k);
+          if ((p >= hi) == (q >= hi) && (p < lo) == (q < lo))
+            continue;
+          changed++;
+          g_assert_cmpfloat (MIN (fabs (q - hi), fabs (q - lo)), <=, pc->tol);
+        }
+      g_autoptr (GArray) seg = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
+      morok_vad_segments (got[i], chunks, (gint64) chunks * N, &params, seg);
+      gboolean equal = seg->len == want->len;
+      for (guint k = 0; equal && k < seg->len; k++)
+        equal = g_array_index (seg, MorokVadSegment, k).start
+                    == g_array_index (want, MorokVadSegment, k).start
+                && g_array_index (seg, MorokVadSegment, k).end
+                       == g_array_index (want, MorokVadSegment, k).end;
+      g_assert_true (equal || changed > 0);
+      same += equal, ties += changed;
+      morok_vad_stream_free (streams[i]);
+      g_free (got[i]);
+    }
+  g_test_message ("%s %u Hz %s: max |p - onnxruntime| = %.3g (tolerance %.0e); %u near-tie "
+                  "chunks of another class; %u of %u streams with the reference's %u segments",
+                  c->version, c->rate, morok_precision_name (pc->precision), worst, pc->tol, ties,
+                  same, WHOLE, want->len);
+  g_assert_cmpfloat (worst, <=, pc->tol);
+}
+
 /* Silero v5 at 16 kHz for up to two streams a run; NULL when the models
  * are missing (silero_path says so). */
 static MorokVadBatch *
@@ -232,6 +368,16 @@ main (int argc, char **argv)
                                                silero_cases[i].version, silero_cases[i].rate / 1000);
       g_test_add_data_func (name, &silero_cases[i], test_streams_equal_alone);
     }
+  for (guint i = 0; i < G_N_ELEMENTS (silero_cases); i++)
+    for (guint p = 0; p < G_N_ELEMENTS (reduced); p++)
+      {
+        PrecisionCase *pc = &precision_cases[i * G_N_ELEMENTS (reduced) + p];
+        *pc = (PrecisionCase){ &silero_cases[i], reduced[p].precision, reduced[p].tol };
+        g_autofree char *name
+            = g_strdup_printf ("/silero-vad-batch/%s/%uk/%s", silero_cases[i].version,
+                               silero_cases[i].rate / 1000, morok_precision_name (pc->precision));
+        g_test_add_data_func (name, pc, test_reduced_precision);
+      }
   g_test_add_func ("/silero-vad-batch/run-checks-count", test_run_checks_count);
   g_test_add_func ("/silero-vad-batch/stream-reset-starts-over", test_stream_reset);
   return g_test_run ();
