@@ -277,7 +277,7 @@ prepare_plans (MorokVad *self, const char *path, GError **error)
   g_autofree char *file_key = morok_jit_registry_file_key (path, error);
   if (!file_key)
     return FALSE;
-  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+  g_autoptr (MorokPrepareConfig) config = silero_vad_jit_config_from_env ();
   g_autofree char *config_key = morok_prepare_config_key (config);
   MakeData d = { .path = path, .config = config };
   gboolean ok = TRUE;

@@ -11,6 +11,7 @@
 #include "vad-rounds.h"
 #include "jit/morok-jit-registry.h"
 #include "models/silero-vad-batch.h"
+#include "models/silero-vad-jit.h"
 
 struct _MorokVadSeat
 {
@@ -111,7 +112,7 @@ static gpointer
 make_batch (gpointer data, GError **error)
 {
   MorokVadRounds *r = data;
-  g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
+  g_autoptr (MorokPrepareConfig) config = silero_vad_jit_config_from_env ();
   const char *threads = g_getenv ("MOROK_THREADS");
   if (!threads || !*threads)
     morok_prepare_config_set_threads (config, 1);

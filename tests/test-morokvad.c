@@ -347,6 +347,30 @@ GST_START_TEST (test_discont_resets_state)
 }
 GST_END_TEST;
 
+/* MOROK_PRECISION=int8 is for the encoders: morokvad runs Silero in f32
+ * (int8 moves its probabilities by up to 0.36), so an element started
+ * under it shares the f32 element's program and gives its probabilities. */
+GST_START_TEST (test_int8_setting_runs_f32)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  enum { CHUNKS = 200 };
+  double f32[CHUNKS], int8[CHUNKS];
+  GstHarness *a = vad_harness (NULL, NULL);
+  guint64 before = morok_jit_registry_prepare_count ();
+  g_setenv ("MOROK_PRECISION", "int8", TRUE);
+  GstHarness *b = vad_harness (NULL, NULL);
+  g_unsetenv ("MOROK_PRECISION");
+  fail_unless_equals_int (morok_jit_registry_prepare_count () - before, 0);
+  probs_by_chunk (a, pcm, 0, CHUNKS, f32, FALSE);
+  probs_by_chunk (b, pcm, 0, CHUNKS, int8, FALSE);
+  for (int i = 0; i < CHUNKS; i++)
+    fail_unless (int8[i] == f32[i], "chunk %d: %f under int8, %f", i, int8[i], f32[i]);
+  vad_teardown (a);
+  vad_teardown (b);
+}
+GST_END_TEST;
+
 /* EOS in the middle of speech closes the open segment. */
 GST_START_TEST (test_eos_closes_open_segment)
 {
@@ -684,6 +708,7 @@ morokvad_suite (void)
   tcase_add_test (tc, test_discont_resets_state);
   tcase_add_test (tc, test_formats_and_channels_mix_alike);
   tcase_add_test (tc, test_eos_closes_open_segment);
+  tcase_add_test (tc, test_int8_setting_runs_f32);
   tcase_add_test (tc, test_remove_silence);
   tcase_add_test (tc, test_remove_silence_without_pts);
   tcase_add_test (tc, test_unsupported_rate);

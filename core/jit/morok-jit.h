@@ -151,6 +151,7 @@ MorokIsa morok_prepare_config_isa (const MorokPrepareConfig *config);
  * AVX2 CPU with the avx2 ISA: 7-bit activations there without AVX-VNNI).
  * What a CPU lacks for one: morok_plan_precision_supported. */
 void morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokPrecision precision);
+MorokPrecision morok_prepare_config_precision (const MorokPrepareConfig *config);
 /* "f32", "f16", "bf16", "bf16x3" or "int8"; FALSE for anything else. */
 gboolean morok_precision_parse (const char *name, MorokPrecision *out);
 

@@ -165,6 +165,13 @@ morok_prepare_config_set_isa (MorokPrepareConfig *config, MorokIsa isa)
   g_clear_pointer (&config->bad[BAD_ISA], g_free);
 }
 
+MorokPrecision
+morok_prepare_config_precision (const MorokPrepareConfig *config)
+{
+  g_return_val_if_fail (config != NULL, MOROK_PRECISION_F32);
+  return config->precision;
+}
+
 gboolean
 morok_precision_parse (const char *name, MorokPrecision *out)
 {

@@ -53,6 +53,18 @@ build_batch (MorokSileroVad *model, MorokTensor *audio, MorokTensor *state, Moro
 MOROK_JIT_DEFINE (SileroVadBatchJit, silero_vad_batch_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
                   SILERO_VAD_BATCH_JIT_VARS, build_batch, morok_silero_vad_unref)
 
+MorokPrepareConfig *
+silero_vad_jit_config_from_env (void)
+{
+  MorokPrepareConfig *config = morok_prepare_config_from_env ();
+  if (morok_prepare_config_precision (config) == MOROK_PRECISION_INT8)
+    {
+      g_debug ("MOROK_PRECISION=int8: Silero's plans run in f32");
+      morok_prepare_config_set_precision (config, MOROK_PRECISION_F32);
+    }
+  return config;
+}
+
 guint
 silero_vad_jit_sample_rate (SileroVadJit *self)
 {

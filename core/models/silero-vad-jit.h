@@ -43,6 +43,12 @@ MOROK_JIT_DECLARE (SileroVadBatchJit, silero_vad_batch_jit, MorokSileroVad,
 /* The sample rate the prepared plan runs (Hz), 0 before prepare. */
 guint silero_vad_jit_sample_rate (SileroVadJit *self);
 
+/* The environment's prepare settings (morok_prepare_config_from_env) for
+ * a Silero plan, with f32 where MOROK_PRECISION says int8: int8 moves
+ * Silero's probabilities by up to 0.36 (docs/morokvad.md, "Precision"),
+ * and the setting is the process's, meant for the encoders. (transfer full) */
+MorokPrepareConfig *silero_vad_jit_config_from_env (void);
+
 /* A recurrent driver over @jit (prepared; borrowed, must outlive the
  * result) with the model's layers and hidden size, a zero state and a head
  * of 1 (the probability). (transfer full) or NULL with the error of
