@@ -339,6 +339,48 @@ test_fold_skips_what_outgrows_its_weights (void)
   g_assert_true (scaled_bias_reads_weight_in_place (131072));
 }
 
+/* A folded weight that is a copy of views of a weight (here a conv
+ * weight [M, C, k]: taps 1 .. 2, transposed to [taps, C, M] and merged to
+ * [taps * C, M], Silero's layout) is copied by prepare: no plan of its own
+ * is built, and the product reads the right values. */
+static void
+test_fold_copies_views_without_a_plan (void)
+{
+  GError *e = NULL;
+  const gint64 M = 5, C = 3, k = 3, taps = 2, R = 2;
+  g_autofree float *w = rand_floats (M * C * k);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[2];
+  morok_tensor_syms (g, (gint64[]){ R, taps * C }, 2, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ M, C, k }, 3);
+  MorokSymPool *pool = morok_graph_sym_pool (g);
+  MorokTensor *live = morok_tensor_slice (wt, 2, morok_sym_const (pool, 1),
+                                          morok_sym_const (pool, taps), &e);
+  MorokTensor *b = morok_tensor_reshape_c (
+      morok_tensor_permute (live, (const guint[]){ 2, 1, 0 }, 3, &e), (gint64[]){ taps * C, M }, 2,
+      &e);
+  MorokTensor *y = morok_tensor_matmul (x, b, &e);
+  g_assert_no_error (e);
+  guint64 builds = morok_plan_build_count ();
+  g_autoptr (MorokPlan) plan = build1 (g, y, &x, 1);
+  g_assert_cmpuint (morok_plan_build_count () - builds, ==, 1);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < R * taps * C; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 r = 0; r < R; r++)
+    for (gint64 m = 0; m < M; m++)
+      {
+        double acc = 0;
+        for (gint64 t = 0; t < taps; t++)
+          for (gint64 c = 0; c < C; c++)
+            acc += (double) xv[r * taps * C + t * C + c] * w[(m * C + c) * k + 1 + t];
+        g_assert_cmpfloat_with_epsilon (yv[r * M + m], acc, 1e-5 * fmax (1, fabs (acc)));
+      }
+}
+
 /* A contraction with at most 8 rows (or columns) reads its constant operand
  * contiguous along the wide side, each row 64-byte aligned: a weight stored
  * the other way, or not aligned, is copied in that layout at prepare (rows
@@ -682,6 +724,7 @@ main (int argc, char **argv)
                    test_layout_small_matmul_weights);
   g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",
                    test_fold_skips_what_outgrows_its_weights);
+  g_test_add_func ("/plan/fold/copies-views-without-a-plan", test_fold_copies_views_without_a_plan);
   g_test_add_func ("/plan/fusion/epilogue-before-a-view", test_fusion_epilogue_before_view);
   g_test_add_func ("/plan/fusion/padded-windows-read-in-place",
                    test_fusion_padded_windows_read_in_place);

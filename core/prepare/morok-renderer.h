@@ -34,6 +34,7 @@ typedef struct
   GPtrArray *functions; /* char *: the distinct functions, the i-th named morok_f<i> */
   GArray *function_of;  /* guint per schedule kernel: the function it runs */
   GArray *cost;         /* guint per function: its relative compile time */
+  guint split_cost;     /* the functions' cost from which units are split */
 } MorokRendered;
 
 /* The headers every translation unit starts with (the kernels/include headers, in

@@ -50,8 +50,14 @@ static const guint compile_cost[] = {
 };
 
 /* Units are split only when there is a function as costly as the
- * micro-kernels that every further unit compiles again. */
+ * micro-kernels that every further unit compiles again. With the library
+ * what each unit compiles again is the prelude's declarations and inline
+ * helpers, about 0.1 s, some 5 of these units (Silero v5's 17 functions,
+ * cost 33, took 0.45 s in one unit): split from 12, where two units end
+ * sooner on two cores (Silero v5's cold prepare 0.46-0.66 s -> 0.37-0.41 s,
+ * clang then its whole time). */
 #define UNIT_SPLIT_COST 90
+#define UNIT_SPLIT_COST_LIB 12
 
 /* A kernel: its body as an inline function. A step that never splits
  * over threads (morok_schedule_kernel_splits) calls it with nthreads a
@@ -92,6 +98,7 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKern
   r->functions = g_ptr_array_new_with_free_func (g_free);
   r->function_of = g_array_sized_new (FALSE, FALSE, sizeof (guint), sched->kernels->len);
   r->cost = g_array_new (FALSE, FALSE, sizeof (guint));
+  r->split_cost = lib ? UNIT_SPLIT_COST_LIB : UNIT_SPLIT_COST;
   /* whether it splits, then the body's text -> function index + 1 */
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint k = 0; k < sched->kernels->len; k++)
@@ -133,7 +140,7 @@ morok_render_units (const MorokRendered *r, guint max_units, GArray *out_unit_of
   guint n = r->functions->len, total = 0;
   for (guint f = 0; f < n; f++)
     total += g_array_index (r->cost, guint, f);
-  guint units = total >= UNIT_SPLIT_COST ? MIN (max_units, MAX (n, 1)) : 1;
+  guint units = total >= r->split_cost ? MIN (max_units, MAX (n, 1)) : 1;
   /* the costliest first, each to the unit with the least so far */
   g_autofree guint *order = g_new (guint, MAX (n, 1));
   for (guint f = 0; f < n; f++)
