@@ -4,7 +4,7 @@
  * (-ffreestanding -O2 -march=native, the fast-math subset,
  * -DMOROK_ISA_<isa>=1, -DMOROK_EXPORT_ISA=<isa>) and linked into libmorok.
  * It exports them as a table of plain functions for tests and benchmarks,
- * and the headers' MOROK_KERNEL_FN entry points (GEMM, attention) under
+ * and the headers' MOROK_KERNEL_FN entry points (GEMM, attention, DFT) under
  * per-ISA names, listed by their own names for the loader
  * (morok_kernel_lib_symbols_<isa>): units that call the library get their
  * declarations only. */
@@ -26,6 +26,7 @@
 #define morok_gemm_i8_quantize MOROK_EXPORT_NAME (morok_gemm_i8_quantize, MOROK_EXPORT_ISA)
 #define morok_gemm_i8_packed MOROK_EXPORT_NAME (morok_gemm_i8_packed, MOROK_EXPORT_ISA)
 #define morok_attention_f32 MOROK_EXPORT_NAME (morok_attention_f32, MOROK_EXPORT_ISA)
+#define morok_dft_mag_f32 MOROK_EXPORT_NAME (morok_dft_mag_f32, MOROK_EXPORT_ISA)
 
 #include "morok-prelude.h"
 #include "morok-half.h"
@@ -35,6 +36,7 @@
 #include "morok-gemm-bf16.h"
 #include "morok-gemm-i8.h"
 #include "morok-attention.h"
+#include "morok-dft.h"
 
 #include "kernel-headers-export.h"
 
@@ -154,6 +156,7 @@ const MorokKernelExports MOROK_EXPORT_NAME (morok_kernel_exports, MOROK_EXPORT_I
 #if defined(MOROK_GEMM8_KC)
   .gemm_i8_packed = morok_gemm_i8_packed,
 #endif
+  .dft_mag_f32 = morok_dft_mag_f32,
 };
 
 /* name as generated code calls it -> this ISA's function */
@@ -175,5 +178,6 @@ const MorokKernelSymbol MOROK_EXPORT_NAME (morok_kernel_lib_symbols, MOROK_EXPOR
   SYMBOL (morok_gemm_i8_packed),
 #endif
   SYMBOL (morok_attention_f32),
+  SYMBOL (morok_dft_mag_f32),
   { 0, 0 },
 };
