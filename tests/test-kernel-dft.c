@@ -99,8 +99,8 @@ test_dft_against_double (void)
     }
 }
 
-/* The frames are lanes of one computation: a NaN or an infinity in one
- * frame leaves no bin of that frame finite and leaves the others' exactly as without it. */
+/* The frames are lanes of one computation (a frame a lane, or with 4
+ * frames 4 lanes a frame): a NaN or an infinity in one frame leaves no bin of that frame finite and leaves the others' exactly as without it. */
 static void
 test_dft_frames_independent (void)
 {
@@ -120,16 +120,21 @@ test_dft_frames_independent (void)
     {
       if (!exports_runnable_here (isas[i]))
         continue;
-      isas[i]->dft_mag_f32 (16, L, frames, 1, win, 1, tw, ref);
-      x[5][17] = NAN, x[9][200] = INFINITY;
-      isas[i]->dft_mag_f32 (16, L, frames, 1, win, 1, tw, out);
-      x[5][17] = (float) sin (0.06 * 17 + 5), x[9][200] = (float) sin (0.1 * 200 + 9);
-      for (int r = 0; r < 16; r++)
-        for (int b = 0; b < F; b++)
-          if (r == 5 || r == 9)
-            g_assert_false (isfinite (out[r * F + b]));
-          else
-            g_assert_cmpfloat (out[r * F + b], ==, ref[r * F + b]);
+      for (int rows = 4; rows <= 16; rows += 12)
+        {
+          const int bad = rows == 4 ? 1 : 5, inf = rows == 4 ? 2 : 9;
+          const float keep_bad = x[bad][17], keep_inf = x[inf][200];
+          isas[i]->dft_mag_f32 (rows, L, frames, 1, win, 1, tw, ref);
+          x[bad][17] = NAN, x[inf][200] = INFINITY;
+          isas[i]->dft_mag_f32 (rows, L, frames, 1, win, 1, tw, out);
+          x[bad][17] = keep_bad, x[inf][200] = keep_inf;
+          for (int r = 0; r < rows; r++)
+            for (int b = 0; b < F; b++)
+              if (r == bad || r == inf)
+                g_assert_false (isfinite (out[r * F + b]));
+              else
+                g_assert_cmpfloat (out[r * F + b], ==, ref[r * F + b]);
+        }
     }
 }
 

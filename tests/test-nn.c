@@ -720,6 +720,86 @@ test_attention_fused (void)
       }
 }
 
+/* |DFT| of frames [..., T, L] against the sum in double. */
+static Ref *
+ref_dft_magnitude (const Ref *frames, const Ref *window)
+{
+  const gint64 L = frames->shape[frames->rank - 1], F = L / 2 + 1, rows = frames->n / L;
+  gint64 shape[8];
+  memcpy (shape, frames->shape, frames->rank * sizeof (gint64));
+  shape[frames->rank - 1] = F;
+  Ref *out = ref_new (frames->rank, shape);
+  for (gint64 r = 0; r < rows; r++)
+    for (gint64 k = 0; k < F; k++)
+      {
+        double re = 0, im = 0;
+        for (gint64 n = 0; n < L; n++)
+          {
+            double v = window->v[n] * frames->v[r * L + n], a = 2 * G_PI * k * n / L;
+            re += v * cos (a), im -= v * sin (a);
+          }
+        out->v[r * F + k] = hypot (re, im);
+      }
+  return out;
+}
+
+/* The DFT magnitude as one kernel on every ISA: frames that are a window
+ * view of a reflect-padded signal with a batch variable run below its
+ * bound (rows that fill one group of 16 frames and part of the next), and
+ * frames whose samples are a column of a transposed input (element stride
+ * T); the FFT's error against the double sum is within 1e-5 of the bins. */
+static void
+test_dft_magnitude (void)
+{
+  enum { B = 9, B_RUN = 7, N = 576, L = 256, HOP = 128, L2 = 64, T2 = 5 };
+  g_autoptr (Ref) audio = ref_rand (rng, SHAPE (B_RUN, N), -1, 1);
+  g_autoptr (Ref) hann = ref_new (1, (gint64[]){ L });
+  for (gint64 n = 0; n < L; n++)
+    hann->v[n] = 0.5 - 0.5 * cos (2 * G_PI * n / L);
+  g_autoptr (Ref) padded = ref_pad (audio, (gint64[]){ 0, 0 }, (gint64[]){ 0, 64 }, 0, TRUE);
+  g_autoptr (Ref) frames = ref_window (padded, 1, L, HOP, 1);
+  g_autoptr (Ref) want = ref_dft_magnitude (frames, hann);
+  g_autoptr (Ref) cols = rnd (SHAPE (2, L2, T2)); /* frames [2, T2, L2] as its transpose */
+  g_autoptr (Ref) win2 = ref_rand (rng, SHAPE (L2), 0, 1);
+  g_autoptr (Ref) frames2 = ref_permute (cols, (guint[]){ 0, 2, 1 });
+  g_autoptr (Ref) want2 = ref_dft_magnitude (frames2, win2);
+  for (MorokIsa isa = MOROK_ISA_PORTABLE; isa <= morok_isa_detect (); isa++)
+    {
+      Case c;
+      case_init (&c);
+      c.isa = isa, c.isa_set = TRUE;
+      GError *e = NULL;
+      MorokSymPool *pool = morok_graph_sym_pool (c.g);
+      const MorokSym *b = morok_sym_var (morok_variable_new (pool, "b", 1, B));
+      MorokTensor *x = case_input_sym (&c, audio, (const MorokSym *[]){ b, morok_sym_const (pool, N) });
+      x = morok_tensor_pad_reflect (x, (gint64[]){ 0, 0 }, (gint64[]){ 0, 64 }, &e);
+      MorokTensor *y = morok_tensor_dft_magnitude (morok_tensor_window (x, 1, L, HOP, 1, &e),
+                                                   case_weight (&c, hann), &e);
+      g_assert_no_error (e);
+      g_assert_cmpint (y->op, ==, MOROK_OP_DFT_MAG);
+      c.vars[0] = (MorokVarValue){ "b", B_RUN };
+      c.n_vars = 1;
+      case_check (&c, y, want, TOL, "dft magnitude of windows");
+
+      case_init (&c);
+      c.isa = isa, c.isa_set = TRUE;
+      MorokTensor *t = morok_tensor_transpose (case_input (&c, cols), 1, 2, &e);
+      y = morok_tensor_dft_magnitude (t, case_input (&c, win2), &e);
+      g_assert_no_error (e);
+      case_check (&c, y, want2, TOL, "dft magnitude of columns");
+    }
+  /* what it cannot take is an error, not a wrong result */
+  Case c;
+  case_init (&c);
+  GError *e = NULL;
+  g_autoptr (Ref) odd = rnd (SHAPE (3, 48));
+  g_autoptr (Ref) w48 = rnd (SHAPE (48));
+  g_assert_null (morok_tensor_dft_magnitude (case_input (&c, odd), case_input (&c, w48), &e));
+  g_assert_error (e, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE);
+  g_clear_error (&e);
+  morok_graph_free (c.g);
+}
+
 /* f16 and bf16 round trips keep their precision; i32 arithmetic, compare
  * and where are exact. */
 static void
@@ -785,6 +865,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/lstm-cell", test_lstm_cell);
   g_test_add_func ("/nn/attention/masked", test_attention);
   g_test_add_func ("/nn/attention/fused", test_attention_fused);
+  g_test_add_func ("/nn/dft-magnitude", test_dft_magnitude);
   g_test_add_func ("/nn/dtypes/half-and-int", test_dtypes);
   int r = g_test_run ();
   g_rand_free (rng);

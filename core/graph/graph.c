@@ -151,7 +151,7 @@ static const char *const op_names[MOROK_OP_COUNT] = {
   "input", "weight", "const", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip",
   "sigmoid", "tanh", "relu", "silu", "not", "cast", "add", "sub", "mul", "div", "max",
   "min", "pow", "cmplt", "cmple", "cmpeq", "cmpne", "where", "sum", "rmax", "reshape",
-  "permute", "expand", "pad", "shrink", "cat", "window", "matmul", "attention",
+  "permute", "expand", "pad", "shrink", "cat", "window", "matmul", "attention", "dft_mag",
 };
 
 const char *

@@ -89,6 +89,10 @@ typedef enum
    * [..., 1, Tk] (bool, FALSE: ignored) -> [..., Tq, Dv]: softmax over the
    * keys of value * q.k, times v (morok_tensor_attention) */
   MOROK_OP_ATTENTION,
+  /* frames [..., L] (L a power of two), window [L] -> [..., L/2 + 1]: the
+   * magnitude |sum_n window[n] frames[..., n] e^(-2 pi i k n / L)| of each
+   * bin k (morok_tensor_dft_magnitude) */
+  MOROK_OP_DFT_MAG,
   MOROK_OP_COUNT
 } MorokOp;
 

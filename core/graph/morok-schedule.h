@@ -25,7 +25,7 @@
  *    (permute, expand, shrink, window, compatible reshape) of buffers, and an
  *    operand that is not is realized first (e.g. the im2col of a conv);
  *  - an attention node is a kernel of its own, with strided operands as a
- *    matmul's: the scores never reach memory.
+ *    matmul's: the scores never reach memory; so is a DFT magnitude.
  * Intermediate buffers share one arena, placed by liveness, sized at the
  * variables' upper bounds. */
 #pragma once
@@ -72,6 +72,7 @@ typedef enum
   MOROK_KERNEL_LOOP,   /* a loop nest over the root's shape (with inline reductions) */
   MOROK_KERNEL_MATMUL, /* a contraction, then the root as its epilogue */
   MOROK_KERNEL_ATTENTION, /* the root is an ATTENTION node (softmax (q.k) v in one pass) */
+  MOROK_KERNEL_DFT,       /* the root is a DFT_MAG node (an FFT of 16 frames at a time) */
 } MorokKernelKind;
 
 typedef struct

@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "morok-graph"
 #include "graph/morok-schedule.h"
 #include "graph/morok-pattern.h"
+#include <math.h>
 #include <string.h>
 
 #define ARENA_ALIGN 64
@@ -160,7 +161,7 @@ decide (Planner *p)
       if (g_hash_table_contains (p->realized, n) || n->op == MOROK_OP_CONST)
         ;
       else if (n->op == MOROK_OP_INPUT || n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_MATMUL
-               || n->op == MOROK_OP_ATTENTION)
+               || n->op == MOROK_OP_ATTENTION || n->op == MOROK_OP_DFT_MAG)
         g_hash_table_add (p->realized, n);
       else if (n->op == MOROK_OP_PAD && n->pad_mode == MOROK_PAD_REFLECT && reflect_above (p, n))
         g_hash_table_add (p->realized, n);
@@ -182,7 +183,7 @@ decide (Planner *p)
         }
       if (n->op == MOROK_OP_MATMUL)
         realize_chain_end (p, n);
-      if (n->op == MOROK_OP_MATMUL || n->op == MOROK_OP_ATTENTION)
+      if (n->op == MOROK_OP_MATMUL || n->op == MOROK_OP_ATTENTION || n->op == MOROK_OP_DFT_MAG)
         for (guint i = 0; i < n->n_src; i++)
           realize_operand (p, n->src[i]);
     }
@@ -197,7 +198,8 @@ count_anchors (Planner *p, MorokNode *n, MorokNode *root, MorokNode *skip, GHash
       || g_hash_table_contains (seen, n))
     return 0;
   g_hash_table_add (seen, n);
-  guint c = morok_op_is_reduce (n->op) || n->op == MOROK_OP_MATMUL || n->op == MOROK_OP_ATTENTION;
+  guint c = morok_op_is_reduce (n->op) || n->op == MOROK_OP_MATMUL || n->op == MOROK_OP_ATTENTION
+            || n->op == MOROK_OP_DFT_MAG;
   for (guint i = 0; i < n->n_src; i++)
     c += count_anchors (p, n->src[i], root, skip, seen);
   return c;
@@ -227,6 +229,11 @@ estimate_flops (Planner *p, MorokNode *n, MorokNode *root, GHashTable *seen)
     f = 2.0 * (double) morok_node_numel_max (n->src[0]) / (double) n->src[0]->shape[n->rank - 1]->hi
         * (double) n->src[1]->shape[n->rank - 2]->hi
         * (double) (n->src[0]->shape[n->rank - 1]->hi + n->shape[n->rank - 1]->hi + 4);
+  else if (n->op == MOROK_OP_DFT_MAG) /* the FFT of L/2 points, then a bin from two */
+    {
+      double L = (double) n->src[0]->shape[n->rank - 1]->hi;
+      f = (double) morok_node_numel_max (n->src[0]) / L * (2.5 * L * log2 (L / 2) + 7 * L);
+    }
   else if (morok_op_is_reduce (n->op))
     f = (double) morok_node_numel_max (n->src[0]);
   else if (morok_op_is_elementwise (n->op))
@@ -434,6 +441,7 @@ morok_schedule_new (MorokNode *const *outputs, guint n_outputs, MorokNode *const
       MorokScheduleKernel ker = { .root = n, .out = morok_schedule_buffer_of (s, n) - 1 };
       ker.matmul = n->op == MOROK_OP_MATMUL ? n : g_hash_table_lookup (fused, n);
       ker.kind = n->op == MOROK_OP_ATTENTION ? MOROK_KERNEL_ATTENTION
+                 : n->op == MOROK_OP_DFT_MAG  ? MOROK_KERNEL_DFT
                  : ker.matmul                 ? MOROK_KERNEL_MATMUL
                                               : MOROK_KERNEL_LOOP;
       ker.reads = g_array_new (FALSE, FALSE, sizeof (guint));

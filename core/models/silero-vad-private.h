@@ -39,6 +39,9 @@ typedef struct
    * (data NULL unless folded); silero-vad.c, basis_transpose, basis_fold */
   SileroParam basis, basis_sin;
   gint64 stft_bins; /* F */
+  /* [L] when the basis is a windowed DFT (silero-vad.c, basis_window): the
+   * STFT is then an FFT and the basis unused (but by bench/silero-hand.c) */
+  SileroParam window;
   /* v5/v6 */
   SileroParam enc_w[4], enc_b[4]; /* k3 p1, strides 1, 2, 2, 1, each + ReLU */
   /* v4 */

@@ -5,6 +5,7 @@
 #define G_LOG_DOMAIN "morok-models"
 #include "models/silero-vad-private.h"
 #include "io/onnx-reader.h"
+#include <math.h>
 #include <string.h>
 
 /* decoder.decoder.2.bias of the official v5 and v6 files (16 kHz, 8 kHz), as
@@ -56,6 +57,39 @@ param_find (const MorokOnnxGraph *graph, const char *name, guint rank, const gin
 
 #define DIMS(...)                                                                                  \
   G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })), ((const gint64[]){ __VA_ARGS__ })
+
+/* The window of the STFT basis [2F, 1, L] when the basis is a windowed
+ * DFT, row k the cosines w[n] cos (2 pi k n / L) and row F + k the sines
+ * -w[n] sin (2 pi k n / L), w its row 0 (every official file: a Hann
+ * window, the basis within 6e-8 of it, float rounding): the STFT is then
+ * a DFT magnitude, computed by an FFT (morok_tensor_dft_magnitude). @window
+ * keeps data NULL otherwise, or when L is not a power of two. */
+static void
+basis_window (const SileroParam *p, SileroParam *window)
+{
+  const gint64 F = p->dims[0] / 2, L = p->dims[2];
+  if (L < 32 || (L & (L - 1)) || F != L / 2 + 1)
+    return;
+  const float *w = p->data;
+  double wmax = 0, worst = 0;
+  for (gint64 n = 0; n < L; n++)
+    wmax = MAX (wmax, fabs (w[n]));
+  for (gint64 k = 0; k < F; k++)
+    for (gint64 n = 0; n < L; n++)
+      {
+        double a = 2 * G_PI * (double) ((k * n) % L) / (double) L;
+        worst = MAX (worst, fabs (p->data[k * L + n] - w[n] * cos (a)));
+        worst = MAX (worst, fabs (p->data[(F + k) * L + n] + w[n] * sin (a)));
+      }
+  g_debug ("%s: a windowed DFT within %.3g of the window's largest value", p->name,
+           worst / wmax);
+  if (!(wmax > 0) || worst > 1e-6 * wmax)
+    return;
+  window->data = g_memdup2 (w, L * sizeof (float));
+  window->name = g_strconcat (p->name, " (window)", NULL);
+  window->rank = 1;
+  window->dims[0] = L;
+}
 
 /* The STFT basis [2F, 1, L] as basis^T [L, 2F]: the B operand of the STFT
  * matmul (silero-vad-forward.c), its rows contiguous as the GEMM reads
@@ -196,6 +230,7 @@ load_v5_net (const MorokOnnxGraph *g, guint rate, SileroNet *n, GError **error)
   n->stft_pad_right = n->context;
   if (!param_find (g, "stft.forward_basis_buffer", DIMS (2 * F, 1, L), &n->basis, error))
     return FALSE;
+  basis_window (&n->basis, &n->window);
   basis_transpose (&n->basis, &n->stft_bins);
   basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
@@ -356,6 +391,7 @@ load_v4_net (const MorokOnnxGraph *main, const MorokOnnxGraph *branch_g, guint r
   if (!param_find (main, basis, DIMS (258, 1, 256), &n->basis, error)
       || !param_find (main, filter, DIMS (1, 1, 7), &n->norm_filter, error))
     return FALSE;
+  basis_window (&n->basis, &n->window);
   basis_transpose (&n->basis, &n->stft_bins);
   basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
@@ -442,6 +478,7 @@ net_clear (SileroNet *n)
 {
   param_clear (&n->basis);
   param_clear (&n->basis_sin);
+  param_clear (&n->window);
   param_clear (&n->norm_filter);
   for (guint i = 0; i < 4; i++)
     {

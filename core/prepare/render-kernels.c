@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Kernel bodies: the output's store, the buffer declarations, the row
- * loops of element-wise and reduction kernels, and attention. */
+ * loops of element-wise and reduction kernels, attention and the DFT. */
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/render-private.h"
 #include "kernels/weight-pack.h"
@@ -508,6 +508,74 @@ render_attention_kernel (Ctx *c)
     g_free (arg[i]);
   for (guint i = 0; i < r; i++)
     g_free (idx[i]);
+  c->indent--;
+  render_line (c, "}");
+  return TRUE;
+}
+
+/* DFT_MAG: one call of morok_dft_mag_f32 per 16 frames (its lanes), the
+ * groups shared out over the threads, with the table of cosines and sines
+ * of 2 pi j / L (j = 0 .. L/2) as constants of the function. */
+gboolean
+render_dft_kernel (Ctx *c)
+{
+  MorokNode *n = c->ker->root;
+  guint r = n->rank;
+  MorokStrided s[2];
+  guint buf[2];
+  for (guint i = 0; i < 2; i++)
+    {
+      if (!morok_schedule_strided (c->sched, n->src[i], &s[i]))
+        {
+          g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                       "renderer: DFT operand is not strided");
+          return FALSE;
+        }
+      buf[i] = render_buffer_slot (c, morok_schedule_buffer_of (c->sched, s[i].base) - 1);
+    }
+  const gint64 L = n->src[0]->shape[r - 1]->hi, F = L / 2 + 1;
+  GString *tw = g_string_new (NULL);
+  for (gint64 j = 0; j < 2 * F; j++)
+    {
+      double a = 2 * G_PI * (double) (j % F) / (double) L;
+      g_string_append_printf (tw, "%s%af", j ? ", " : "", (float) (j < F ? cos (a) : sin (a)));
+    }
+  render_line (c, "static const float tws[%" G_GINT64_FORMAT "] = { %s };", 2 * F, tw->str);
+  g_string_free (tw, TRUE);
+  /* the table and L as values clang cannot see through: a unit that compiles
+   * the function's body (no kernel library) must not specialise it to them,
+   * or its products fold and contract otherwise than the library's */
+  render_line (c, "const float *tw = tws;");
+  render_line (c, "int64_t L = %" G_GINT64_FORMAT ";", L);
+  render_line (c, "__asm__ (\"\" : \"+r\" (tw), \"+r\" (L));");
+  g_autofree char *rows = render_dims_product (n, r - 1);
+  render_line (c, "const int64_t R = %s, groups = (R + 15) / 16;", rows);
+  render_line (c, "const int64_t g0 = groups * tid / nthreads, g1 = groups * (tid + 1) / nthreads;");
+  render_line (c, "for (int64_t g = g0; g < g1; g++) {");
+  c->indent++;
+  render_line (c, "const int64_t r0 = g * 16, nr = MOROK_IMIN (16, R - r0);");
+  render_line (c, "const float *fr[16];");
+  render_line (c, "for (int64_t row = r0; row < r0 + nr; row++) {");
+  c->indent++;
+  char *idx[MOROK_MAX_RANK] = { NULL };
+  render_split_rows (c, n, r - 1, "row", idx);
+  g_autofree char *off = render_sym_c (s[0].offset);
+  GString *o = g_string_new (off);
+  for (guint b = 0; b + 1 < r; b++)
+    {
+      g_autofree char *st = render_sym_c (s[0].stride[b]);
+      g_string_append_printf (o, " + %s * %s", idx[b], st);
+    }
+  render_line (c, "fr[row - r0] = b%u + (%s);", buf[0], o->str);
+  g_string_free (o, TRUE);
+  for (guint i = 0; i < r; i++)
+    g_free (idx[i]);
+  c->indent--;
+  render_line (c, "}");
+  g_autofree char *se = render_sym_c (s[0].stride[r - 1]);
+  g_autofree char *woff = render_sym_c (s[1].offset), *sw = render_sym_c (s[1].stride[0]);
+  render_line (c, "morok_dft_mag_f32 (nr, L, fr, %s, b%u + (%s), %s, tw, out + r0 * %" G_GINT64_FORMAT ");",
+               se, buf[1], woff, sw, F);
   c->indent--;
   render_line (c, "}");
   return TRUE;

@@ -60,9 +60,10 @@ G_GNUC_INTERNAL char *render_dims_product (const MorokNode *n, guint count);
 /* The flat index of idx[0 .. count-1] over @n's first @count dims. */
 G_GNUC_INTERNAL char *render_dims_flat (const MorokNode *n, guint count, char **idx);
 /* Kernel bodies, one per kind: element-wise and reduction loops,
- * contractions (render-matmul.c), attention; FALSE with c->error set. */
+ * contractions (render-matmul.c), attention, DFT; FALSE with c->error set. */
 G_GNUC_INTERNAL gboolean render_loop_kernel (Ctx *c);
 G_GNUC_INTERNAL gboolean render_attention_kernel (Ctx *c);
+G_GNUC_INTERNAL gboolean render_dft_kernel (Ctx *c);
 G_GNUC_INTERNAL gboolean render_matmul_kernel (Ctx *c);
 
 G_END_DECLS

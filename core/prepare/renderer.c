@@ -32,6 +32,7 @@ render_body (const MorokSchedule *sched, guint k, GError **error)
   render_declare_buffers (&c);
   gboolean ok = c.ker->kind == MOROK_KERNEL_MATMUL      ? render_matmul_kernel (&c)
                 : c.ker->kind == MOROK_KERNEL_ATTENTION ? render_attention_kernel (&c)
+                : c.ker->kind == MOROK_KERNEL_DFT       ? render_dft_kernel (&c)
                                                          : render_loop_kernel (&c);
   g_string_append (out, "}\n");
   g_ptr_array_unref (c.scopes);
@@ -46,7 +47,8 @@ render_body (const MorokSchedule *sched, guint k, GError **error)
  * (GigaAM full size: 5.3 s in one unit, 4.8 + 1.6 s with attention on its
  * own). With the library, both are calls. */
 static const guint compile_cost[] = {
-  [MOROK_KERNEL_LOOP] = 1, [MOROK_KERNEL_MATMUL] = 3, [MOROK_KERNEL_ATTENTION] = 90
+  [MOROK_KERNEL_LOOP] = 1, [MOROK_KERNEL_MATMUL] = 3, [MOROK_KERNEL_ATTENTION] = 90,
+  [MOROK_KERNEL_DFT] = 3
 };
 
 /* Units are split only when there is a function as costly as the

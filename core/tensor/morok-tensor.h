@@ -178,5 +178,11 @@ gboolean morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c,
  * scale <= 0 means 1/sqrt(D). */
 MorokTensor *morok_tensor_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v,
                                      MorokTensor *mask, double scale, GError **error);
+/* |DFT| of windowed real frames, f32: frames [..., L], window [L] ->
+ * [..., L/2 + 1], bin k = |sum_n window[n] frames[..., n] e^(-2 pi i k n / L)|,
+ * computed by an FFT (kernels/include/morok-dft.h). L must be a power of
+ * two from 32 to 512. */
+MorokTensor *morok_tensor_dft_magnitude (MorokTensor *frames, MorokTensor *window,
+                                         GError **error);
 
 G_END_DECLS

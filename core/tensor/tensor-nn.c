@@ -422,3 +422,41 @@ morok_tensor_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTen
     g_prefix_error (error, "attention: ");
   return out;
 }
+
+/* The lengths kernels/include/morok-dft.h takes (MOROK_DFT_MIN_L, _MAX_L). */
+#define DFT_MIN_L 32
+#define DFT_MAX_L 512
+
+MorokTensor *
+morok_tensor_dft_magnitude (MorokTensor *frames, MorokTensor *window, GError **error)
+{
+  CHAIN (error, frames, window);
+  guint r = frames->rank;
+  gint64 L = 0, wl = 0;
+  if (r < 1 || !morok_sym_is_const (frames->shape[r - 1], &L) || L < DFT_MIN_L || L > DFT_MAX_L
+      || (L & (L - 1)) || window->rank != 1 || !morok_sym_is_const (window->shape[0], &wl)
+      || wl != L)
+    {
+      g_autofree char *sf = morok_node_shape_string (frames);
+      g_autofree char *sw = morok_node_shape_string (window);
+      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
+                   "dft_magnitude: frames %s and window %s must be [..., L] and [L] with L a "
+                   "power of two from %d to %d",
+                   sf, sw, DFT_MIN_L, DFT_MAX_L);
+      return NULL;
+    }
+  if (frames->dtype != MOROK_DTYPE_F32 || window->dtype != MOROK_DTYPE_F32)
+    {
+      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_DTYPE,
+                   "dft_magnitude: needs f32 frames and window, got %s and %s",
+                   morok_dtype_name (frames->dtype), morok_dtype_name (window->dtype));
+      return NULL;
+    }
+  const MorokSym *shape[MOROK_MAX_RANK];
+  memcpy (shape, frames->shape, sizeof shape);
+  shape[r - 1] = c_sym (frames, L / 2 + 1);
+  MorokNode p = proto (MOROK_OP_DFT_MAG, MOROK_DTYPE_F32, shape, r);
+  p.n_src = 2;
+  p.src[0] = frames, p.src[1] = window;
+  return morok_graph_intern (frames->graph, &p);
+}
