@@ -12,8 +12,9 @@
  * 16 frames at a time, each butterfly one vector operation for all of
  * them, the samples and bins transposed in and out 16 x 16 at a time.
  * About 5 M log2 M + 14 M flops a frame against the 2 L (L/2 + 1) of the
- * matrix product with a DFT basis: Silero's 256-point frames 0.9 against
- * 2.7 us a stream-chunk at 64 streams. A function of the kernel library
+ * matrix product with a DFT basis: Silero's 256-point frames at 64 streams
+ * 1.2 against 2.8-3.4 us a stream-chunk for the folded products, the
+ * frame folds and the square root (plan profiles). A function of the kernel library
  * (MOROK_KERNEL_FN, morok-prelude.h).
  *
  *   // 4 frames of 256 samples every 128 of a padded chunk, Hann window w
@@ -111,7 +112,12 @@ morok_dft_lanes (morok_f32x16 *re, morok_f32x16 *im, int64_t Q, int64_t L, const
 /* Bin k of the real frame from Z = FFT (z): X[k] = E + W_L^k O with E =
  * (Z[k] + conj Z[M - k]) / 2 and O = (Z[k] - conj Z[M - k]) / 2i, both
  * halved once in the magnitude; (a, b) is Z[k], (c, d) Z[M - k]. */
-#define MOROK_DFT_BIN(a, b, c, d, cs, sn)                                                            ({                                                                                                   __typeof__ (a) er_ = (a) + (c), ei_ = (b) - (d), or_ = (b) + (d), oi_ = (c) - (a);                 __typeof__ (a) xr_ = er_ + (cs) * or_ + (sn) * oi_, xi_ = ei_ + (cs) * oi_ - (sn) * or_;           xr_ * xr_ + xi_ * xi_;                                                                           })
+#define MOROK_DFT_BIN(a, b, c, d, cs, sn)                                                          \
+  ({                                                                                               \
+    __typeof__ (a) er_ = (a) + (c), ei_ = (b) - (d), or_ = (b) + (d), oi_ = (c) - (a);             \
+    __typeof__ (a) xr_ = er_ + (cs) * or_ + (sn) * oi_, xi_ = ei_ + (cs) * oi_ - (sn) * or_;       \
+    xr_ * xr_ + xi_ * xi_;                                                                         \
+  })
 
 /* Up to 4 frames: each frame's M points split into S sub-sequences
  * z[S m + p] of Q = M / S points, a lane each (frame r, part p in lane
@@ -142,13 +148,17 @@ morok_dft_mag_parts (int64_t rows, int64_t L, int64_t S, const float *const *fra
       for (int64_t r = 0; r < rows; r++)
         {
           const float *x = frames[r] + 2 * S * m, *w = win + 2 * S * m;
-          float *dr = rf + rev[m] * MOROK_DFT_LANES + r * S, *di = jf + rev[m] * MOROK_DFT_LANES + r * S;
+          float *dr = rf + rev[m] * MOROK_DFT_LANES + r * S;
+          float *di = jf + rev[m] * MOROK_DFT_LANES + r * S;
           switch (S) /* constant trip counts: the pairs split by shuffles */
             {
 #define MOROK_DFT_SPLIT(n)                                                                         \
   case n:                                                                                          \
-    _Pragma ("clang loop unroll(full)") for (int p = 0; p < n; p++) dr[p] = x[2 * p] * w[2 * p],   \
-                                                                    di[p] = x[2 * p + 1] * w[2 * p + 1]; \
+    _Pragma ("clang loop unroll(full)") for (int p = 0; p < n; p++)                               \
+    {                                                                                              \
+      dr[p] = x[2 * p] * w[2 * p];                                                                 \
+      di[p] = x[2 * p + 1] * w[2 * p + 1];                                                         \
+    }                                                                                              \
     break;
               MOROK_DFT_SPLIT (2)
               MOROK_DFT_SPLIT (4)
