@@ -262,6 +262,8 @@ morok_dft_mag_f32 (int64_t rows, int64_t L, const float *const *frames, int64_t 
         p[l] = __builtin_sqrtf (p[l]);
       mag[k] = 0.5f * p;
     }
+  for (int64_t k = F; k < (F + 15) / 16 * 16; k++) /* the last block's rows past the bins */
+    mag[k] = 0.0f;
   for (int64_t k0 = 0; k0 < F; k0 += 16)
     {
       morok_f32x16 v[16];
