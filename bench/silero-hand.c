@@ -3,8 +3,9 @@
  * in AVX-512 intrinsics: the yardstick the plan's time per chunk is held
  * against (bench/compare-silero.sh). Not a test; not used by Morok.
  *
- * The weights come from Morok's loader (the STFT basis folded in time, as
- * the plan reads it) and are laid out once for the loops below: every
+ * The weights come from Morok's loader (the STFT basis made from the
+ * file's window and folded in time: the matrix products the plan ran
+ * before its FFT) and are laid out once for the loops below: every
  * product is a register tile of up to 4 rows (the frames) x 4 or 5 vectors
  * of columns, A broadcast, the weight rows read as whole aligned vectors;
  * convolution taps that only read padding are skipped per row; the LSTM's
@@ -98,15 +99,23 @@ static gboolean
 hand_init (Hand *h, const MorokSileroVad *vad)
 {
   const SileroNet *n = silero_vad_net (vad, 16000);
-  if (!n || !n->basis_sin.data || n->basis.dims[0] != F || n->basis.dims[1] != F
-      || n->enc_w[0].dims[1] != F || vad->hidden != H || vad->layers != 1)
+  if (!n || n->window.dims[0] != 2 * (F - 1) || n->enc_w[0].dims[1] != F || vad->hidden != H
+      || vad->layers != 1)
     return FALSE;
+  /* the STFT basis folded in time, from its window: the cosines of frame
+   * samples r = 0 .. 128 (the even part), the sines of r = 1 .. 127 (the odd
+   * part; bins 0 and 128 have none) */
+  const gint64 L = n->window.dims[0];
   h->cos = aligned_zero (F * FC);
   h->sin = aligned_zero (127 * FS);
   for (gint64 r = 0; r < F; r++)
-    memcpy (h->cos + r * FC, n->basis.data + r * F, F * sizeof (float));
-  for (gint64 r = 1; r < F - 1; r++) /* the sines of n = 0 and 128 meet the odd part's zeros */
-    memcpy (h->sin + (r - 1) * FS, n->basis_sin.data + r * (F - 2), (F - 2) * sizeof (float));
+    for (gint64 k = 0; k < F; k++)
+      {
+        double a = 2 * G_PI * (double) ((k * r) % L) / (double) L, w = n->window.data[r];
+        h->cos[r * FC + k] = (float) (w * cos (a));
+        if (r >= 1 && r < F - 1 && k >= 1 && k < F - 1)
+          h->sin[(r - 1) * FS + (k - 1)] = (float) (-w * sin (a));
+      }
   h->w0 = aligned_zero (3 * F * 128);
   h->w1 = aligned_zero (3 * 128 * 64);
   h->w2 = aligned_zero (2 * 64 * 64);
@@ -437,7 +446,7 @@ main (int argc, char **argv)
       fprintf (stderr, "silero-hand: %s\n",
                !vad ? error->message
                : !samples ? "speech-16k.wav not readable"
-                          : "the model is not v5/v6 with a folded STFT basis");
+                          : "the model is not v5/v6 at 16 kHz");
       return 1;
     }
   gsize chunks = (n + N - 1) / N;

@@ -84,66 +84,22 @@ rows_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b, gboolean relu, GErr
 
 /* ---- shared parts ---- */
 
-/* frames [B, T, L] -> the pairs of the folded basis (silero-vad.c,
- * basis_fold): [B, T, L/2 + 1] of x[n] + x[L - n] (@sign 1) or x[n] - x[L - n]
- * (@sign -1), the mirror 0 at n = 0 and L/2. The mirror x[L - n] for
- * n = 1 .. L/2 - 1 is a reflect padding of the frame's second half. */
-static MorokTensor *
-fold_frames (MorokTensor *frames, gint64 L, gint sign, GError **error)
-{
-  const gint64 h = L / 2;
-  MorokTensor *head = slice (frames, 2, 0, h + 1, error); /* x[0 .. h] */
-  MorokTensor *tail = slice (frames, 2, h, h, error);     /* x[h .. L - 1] */
-  MorokTensor *mirror = slice (morok_tensor_pad_reflect (tail, (const gint64[]){ 0, 0, h - 1 },
-                                                         (const gint64[]){ 0, 0, 0 }, error),
-                               2, 0, h - 1, error); /* x[L - 1 .. h + 1] */
-  mirror = morok_tensor_pad (mirror, (const gint64[]){ 0, 0, 1 }, (const gint64[]){ 0, 0, 1 }, 0.0,
-                             error);
-  return sign > 0 ? morok_tensor_add (head, mirror, error) : morok_tensor_sub (head, mirror, error);
-}
-
 /* audio [B, n] -> |STFT| [B, T, F]: reflect padding, the frames (windows
- * of L samples every hop), then the magnitude of their windowed DFT. When
- * the file's basis is a windowed DFT (silero-vad.c, basis_window: every
- * official file) that is one FFT kernel (morok_tensor_dft_magnitude: v5
- * 16 kHz, 64 streams, 2.8-3.4 -> 1.2-1.3 us a stream-chunk; one stream
- * 6.4-6.8 -> 4.2-4.3 us, profiled). Otherwise it is ONNX's
- * Conv of the padded signal with the basis [2F, 1, L], written as a matmul
- * with the basis transposed at load ([L, 2F]): the contraction's wide side
- * N is the basis rows, not the 4 frames (bench-silero, v5 16 kHz: this
- * step 60 us as conv1d, 25 us with a transposed view, 16 us so); with the
- * basis folded at load, two products of half the rows: cosines by the
- * frames' even part, sines by the odd part (3.6 -> 2.5 us). */
+ * of L samples every hop), then the magnitude of their windowed DFT, which
+ * is ONNX's Conv with the basis [2F, 1, L] when the basis is that DFT
+ * (silero-vad.c, basis_window: the loader takes no other): one FFT kernel
+ * (morok_tensor_dft_magnitude: v5 16 kHz, 64 streams, 2.8-3.4 -> 1.2-1.3
+ * us a stream-chunk against the folded basis products it replaced; one
+ * stream 6.4-6.8 -> 4.2-4.3 us, profiled). Time-major, [B, 4, 129]: the
+ * encoder's layout. */
 static MorokTensor *
 stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
 {
-  MorokGraph *g = audio->graph;
-  const gboolean folded = n->basis_sin.data != NULL;
-  const gint64 F = n->stft_bins, L = folded ? 2 * (n->basis.dims[0] - 1) : n->basis.dims[0];
+  const gint64 L = n->window.dims[0];
   MorokTensor *xp = morok_tensor_pad_reflect (audio, (const gint64[]){ 0, n->stft_pad_left },
                                               (const gint64[]){ 0, n->stft_pad_right }, error);
   MorokTensor *frames = morok_tensor_window (xp, 1, L, n->stft_hop, 1, error); /* [B, 4, 256] */
-  if (n->window.data)
-    return morok_tensor_dft_magnitude (frames, weight (g, &n->window), error); /* [B, 4, 129] */
-  MorokTensor *re, *im;
-  if (folded)
-    {
-      re = rows_linear (fold_frames (frames, L, 1, error), weight (g, &n->basis), NULL, FALSE, error);
-      im = rows_linear (fold_frames (frames, L, -1, error), weight (g, &n->basis_sin), NULL,
-                        FALSE, error); /* bins 1 .. F - 2 */
-    }
-  else
-    {
-      MorokTensor *spec = rows_linear (frames, weight (g, &n->basis), NULL, FALSE, error);
-      re = slice (spec, 2, 0, F, error);
-      im = slice (spec, 2, F, n->basis.dims[1] - F, error);
-    }
-  if (im && im->shape[2]->hi < F) /* the zero sines of bins 0 and F - 1 were dropped at load */
-    im = morok_tensor_pad (im, (const gint64[]){ 0, 0, 1 }, (const gint64[]){ 0, 0, 1 }, 0.0,
-                           error);
-  return morok_tensor_sqrt (
-      morok_tensor_add (morok_tensor_mul (re, re, error), morok_tensor_mul (im, im, error), error),
-      error); /* [B, 4, 129], time-major: the encoder's layout */
+  return morok_tensor_dft_magnitude (frames, weight (audio->graph, &n->window), error);
 }
 
 /* One LSTM step of @layer on x [B, In]; h and c [B, H] are replaced. */

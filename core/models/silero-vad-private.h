@@ -34,13 +34,8 @@ typedef struct
   guint chunk;                                    /* new samples per call */
   guint context;                                  /* samples of the previous chunk before them */
   gint64 stft_hop, stft_pad_left, stft_pad_right; /* reflect padding before the STFT */
-  /* the file's [2F, 1, L] as [L, 2F], or [L, 2F - 2], or folded in time:
-   * cosines [L/2 + 1, F] here and sines [L/2 + 1, F - 2] in basis_sin
-   * (data NULL unless folded); silero-vad.c, basis_transpose, basis_fold */
-  SileroParam basis, basis_sin;
-  gint64 stft_bins; /* F */
-  /* [L] when the basis is a windowed DFT (silero-vad.c, basis_window): the
-   * STFT is then an FFT and the basis unused (but by bench/silero-hand.c) */
+  /* [L]: the window of the file's STFT basis, a windowed DFT (silero-vad.c,
+   * basis_window); the STFT is an FFT */
   SileroParam window;
   /* v5/v6 */
   SileroParam enc_w[4], enc_b[4]; /* k3 p1, strides 1, 2, 2, 1, each + ReLU */

@@ -58,18 +58,16 @@ param_find (const MorokOnnxGraph *graph, const char *name, guint rank, const gin
 #define DIMS(...)                                                                                  \
   G_N_ELEMENTS (((const gint64[]){ __VA_ARGS__ })), ((const gint64[]){ __VA_ARGS__ })
 
-/* The window of the STFT basis [2F, 1, L] when the basis is a windowed
- * DFT, row k the cosines w[n] cos (2 pi k n / L) and row F + k the sines
- * -w[n] sin (2 pi k n / L), w its row 0 (every official file: a Hann
- * window, the basis within 6e-8 of it, float rounding): the STFT is then
- * a DFT magnitude, computed by an FFT (morok_tensor_dft_magnitude). @window
- * keeps data NULL otherwise, or when L is not a power of two. */
-static void
-basis_window (const SileroParam *p, SileroParam *window)
+/* The window of the STFT basis [2F, 1, L], which must be a windowed DFT:
+ * row k the cosines w[n] cos (2 pi k n / L) and row F + k the sines
+ * -w[n] sin (2 pi k n / L), w its row 0, within 1e-6 of w's largest value
+ * (every official file: within 5.7e-8 of a Hann window, float rounding).
+ * The STFT is then a DFT magnitude, computed by an FFT
+ * (morok_tensor_dft_magnitude); the basis itself is not kept. */
+static gboolean
+basis_window (const MorokOnnxGraph *g, SileroParam *p, SileroParam *window, GError **error)
 {
   const gint64 F = p->dims[0] / 2, L = p->dims[2];
-  if (L < 32 || (L & (L - 1)) || F != L / 2 + 1)
-    return;
   const float *w = p->data;
   double wmax = 0, worst = 0;
   for (gint64 n = 0; n < L; n++)
@@ -81,79 +79,21 @@ basis_window (const SileroParam *p, SileroParam *window)
         worst = MAX (worst, fabs (p->data[k * L + n] - w[n] * cos (a)));
         worst = MAX (worst, fabs (p->data[(F + k) * L + n] + w[n] * sin (a)));
       }
-  g_debug ("%s: a windowed DFT within %.3g of the window's largest value", p->name,
-           worst / wmax);
-  if (!(wmax > 0) || worst > 1e-6 * wmax)
-    return;
+  if (!(wmax > 0) || !(worst <= 1e-6 * wmax))
+    {
+      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED,
+                   "%s: '%s' is not a windowed DFT basis (off by %.3g of its window's largest "
+                   "value): Silero's STFT is one",
+                   morok_onnx_model_name (g->model), p->name, wmax > 0 ? worst / wmax : INFINITY);
+      param_clear (p);
+      return FALSE;
+    }
   window->data = g_memdup2 (w, L * sizeof (float));
   window->name = g_strconcat (p->name, " (window)", NULL);
   window->rank = 1;
   window->dims[0] = L;
-}
-
-/* The STFT basis [2F, 1, L] as basis^T [L, 2F]: the B operand of the STFT
- * matmul (silero-vad-forward.c), its rows contiguous as the GEMM reads
- * them. The sine rows of bins 0 and F - 1 (sin 0, sin pi n) are zero in
- * every official file: when they are, they are dropped, [L, 2F - 2] with
- * the sines of bins 1 .. F - 2 after the F cosines, so that the product is
- * 256 columns (16 kHz) rather than 258, whole vectors. Sets *out_bins to F. */
-static void
-basis_transpose (SileroParam *p, gint64 *out_bins)
-{
-  gint64 rows = p->dims[0], cols = p->dims[2], F = rows / 2;
-  gboolean zero_ends = TRUE;
-  for (gint64 c = 0; c < cols; c++)
-    zero_ends = zero_ends && p->data[F * cols + c] == 0.0f && p->data[(rows - 1) * cols + c] == 0.0f;
-  gint64 kept = zero_ends ? rows - 2 : rows;
-  float *t = g_new (float, kept * cols);
-  for (gint64 r = 0, to = 0; r < rows; r++)
-    {
-      if (zero_ends && (r == F || r == rows - 1))
-        continue;
-      for (gint64 c = 0; c < cols; c++)
-        t[c * kept + to] = p->data[r * cols + c];
-      to++;
-    }
-  g_free (p->data);
-  p->data = t;
-  p->rank = 2;
-  p->dims[0] = cols;
-  p->dims[1] = kept;
-  *out_bins = F;
-}
-
-/* Folds the trimmed basis [L, 2F - 2] (basis_transpose) by its symmetry
- * in time, when it has it exactly (a symmetric window: every official
- * file): cosines are even and sines odd about L/2, b[L - n] = +-b[n], so
- * sum_n x[n] b[n] = sum_{n <= L/2} (x[n] +- x[L - n]) b[n] with x[L - n]
- * taken as 0 for n = 0 and L/2. The product then has half the rows: @p
- * becomes the cosines' [L/2 + 1, F] and @sin the sines' [L/2 + 1, F - 2]
- * (silero-vad-forward.c, stft_magnitude). Nothing changes otherwise. */
-static void
-basis_fold (SileroParam *p, gint64 F, SileroParam *sin)
-{
-  gint64 L = p->dims[0], W = p->dims[1], h = L / 2;
-  if (L % 2 || W != 2 * F - 2)
-    return;
-  for (gint64 n = 1; n < L; n++)
-    for (gint64 c = 0; c < W; c++)
-      if (p->data[(L - n) * W + c] != (c < F ? p->data[n * W + c] : -p->data[n * W + c]))
-        return;
-  float *cs = g_new (float, (h + 1) * F), *sn = g_new (float, (h + 1) * (F - 2));
-  for (gint64 n = 0; n <= h; n++)
-    {
-      memcpy (cs + n * F, p->data + n * W, F * sizeof (float));
-      memcpy (sn + n * (F - 2), p->data + n * W + F, (F - 2) * sizeof (float));
-    }
-  g_free (p->data);
-  p->data = cs;
-  p->dims[0] = h + 1;
-  p->dims[1] = F;
-  sin->data = sn;
-  sin->name = g_strconcat (p->name, " (sines)", NULL);
-  sin->rank = 2;
-  sin->dims[0] = h + 1;
-  sin->dims[1] = F - 2;
+  param_clear (p);
+  return TRUE;
 }
 
 /* ---- structure ---- */
@@ -228,11 +168,10 @@ load_v5_net (const MorokOnnxGraph *g, guint rate, SileroNet *n, GError **error)
   n->stft_hop = L / 2;
   n->stft_pad_left = 0;
   n->stft_pad_right = n->context;
-  if (!param_find (g, "stft.forward_basis_buffer", DIMS (2 * F, 1, L), &n->basis, error))
+  SileroParam basis = { 0 };
+  if (!param_find (g, "stft.forward_basis_buffer", DIMS (2 * F, 1, L), &basis, error)
+      || !basis_window (g, &basis, &n->window, error))
     return FALSE;
-  basis_window (&n->basis, &n->window);
-  basis_transpose (&n->basis, &n->stft_bins);
-  basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
     {
       g_autofree char *w = g_strdup_printf ("encoder.%u.reparam_conv.weight", i);
@@ -388,12 +327,11 @@ load_v4_net (const MorokOnnxGraph *main, const MorokOnnxGraph *branch_g, guint r
   n->stft_pad_left = n->stft_pad_right = 96;
   g_autofree char *basis = g_strconcat (p, "feature_extractor.forward_basis_buffer", NULL);
   g_autofree char *filter = g_strconcat (p, "adaptive_normalization.filter_", NULL);
-  if (!param_find (main, basis, DIMS (258, 1, 256), &n->basis, error)
+  SileroParam stft = { 0 };
+  if (!param_find (main, basis, DIMS (258, 1, 256), &stft, error)
+      || !basis_window (main, &stft, &n->window, error)
       || !param_find (main, filter, DIMS (1, 1, 7), &n->norm_filter, error))
     return FALSE;
-  basis_window (&n->basis, &n->window);
-  basis_transpose (&n->basis, &n->stft_bins);
-  basis_fold (&n->basis, n->stft_bins, &n->basis_sin);
   for (guint i = 0; i < 4; i++)
     {
       SileroBlock *b = &n->block[i];
@@ -476,8 +414,6 @@ morok_silero_vad_load (const char *path, GError **error)
 static void
 net_clear (SileroNet *n)
 {
-  param_clear (&n->basis);
-  param_clear (&n->basis_sin);
   param_clear (&n->window);
   param_clear (&n->norm_filter);
   for (guint i = 0; i < 4; i++)

@@ -574,8 +574,8 @@ render_guarded (Ctx *c, MorokNode *n, char **idx, const char *cond)
  * than one axis is padded. @range (NULL: the pad's length) bounds the
  * index along the padded axis wherever the value is used: a read that
  * cannot happen there is not rendered, nor its select, and one that always
- * happens needs no guard of its own (Silero's frame folds keep the mirrored
- * side alone: one reversed load in place of three guarded ones and two
+ * happens needs no guard of its own (Silero's frame folds, before its STFT
+ * was an FFT, kept the mirrored side alone: one reversed load in place of three guarded ones and two
  * selects; kernels 0.21 -> 0.12 us each). */
 static char *
 render_reflect (Ctx *c, MorokNode *n, char **idx, const gint64 *range)
