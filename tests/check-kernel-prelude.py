@@ -49,6 +49,8 @@ morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t nthread
     }
 #endif
   morok_gemm_f32 (vars[1], vars[2], vars[3], x, vars[3], 1, y, 1, vars[3], bufs[3], vars[2], 0);
+  const float *fr[2] = { x, y };
+  morok_dft_mag_f32 (vars[4], vars[5], fr, vars[6], x, 1, y, bufs[3]);
 }
 """
 FLAGS = ["-O2", "-ffreestanding", "-fno-math-errno", "-fassociative-math", "-fno-signed-zeros",

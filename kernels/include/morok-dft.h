@@ -10,7 +10,9 @@
  * x[2m] + i x[2m + 1] of M = L/2: one radix-2 FFT of M points, then each
  * bin k from Z[k] and Z[M - k]. The frames are vector lanes, one per frame:
  * 16 frames at a time, each butterfly one vector operation for all of
- * them, the samples and bins transposed in and out 16 x 16 at a time.
+ * them, the samples and bins transposed in and out 16 x 16 at a time
+ * (MOROK_TRANSPOSE16, morok-prelude.h: 16 lanes whatever the ISA, which
+ * clang splits where the vectors are narrower).
  * About 5 M log2 M + 14 M flops a frame against the 2 L (L/2 + 1) of the
  * matrix product with a DFT basis: Silero's 256-point frames at 64 streams
  * 1.2 against 2.8-3.4 us a stream-chunk for the folded products, the
@@ -28,31 +30,6 @@
 #define MOROK_DFT_MAX_L 512
 
 typedef float morok_dft_vecu __attribute__ ((ext_vector_type (16), aligned (4)));
-
-/* In-register transpose of 16 x 16 floats: stage `bit` swaps that bit of
- * the row index with that bit of the column index (as morok-gemm.h's, for
- * 16 lanes whatever the ISA: clang splits the vectors where they are
- * narrower). */
-// clang-format off
-#define MOROK_DFT_T_STAGE(r, bit, ...)                                                             \
-  _Pragma ("clang loop unroll(full)")                                                              \
-  for (int R = 0; R < 16; R++)                                                                     \
-    if (!(R & (bit)))                                                                              \
-      {                                                                                            \
-        morok_f32x16 x_ = r[R], y_ = r[R | (bit)];                                                \
-        r[R] = __builtin_shufflevector (x_, y_, __VA_ARGS__);                                      \
-        r[R | (bit)] = __builtin_shufflevector (x_, y_, MOROK_DFT_T_HI_##bit);                     \
-      }
-#define MOROK_DFT_T_HI_1 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
-#define MOROK_DFT_T_HI_2 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
-#define MOROK_DFT_T_HI_4 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
-#define MOROK_DFT_T_HI_8 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define MOROK_DFT_TRANSPOSE(r)                                                                     \
-  MOROK_DFT_T_STAGE (r, 1, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30)              \
-  MOROK_DFT_T_STAGE (r, 2, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29)               \
-  MOROK_DFT_T_STAGE (r, 4, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27)               \
-  MOROK_DFT_T_STAGE (r, 8, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
-// clang-format on
 
 /* a, b <- a + w b, a - w b with w = c - i s */
 MOROK_INLINE void
@@ -168,14 +145,14 @@ morok_dft_mag_parts (int64_t rows, int64_t L, int64_t S, const float *const *fra
             }
         }
   else
-  for (int64_t m = 0; m < Q; m++)
-    for (int64_t r = 0; r < rows; r++)
-      for (int64_t p = 0; p < S; p++)
-        {
-          int64_t n = 2 * (S * m + p), l = rev[m] * MOROK_DFT_LANES + r * S + p;
-          rf[l] = frames[r][n * se] * win[n * sw];
-          jf[l] = frames[r][(n + 1) * se] * win[(n + 1) * sw];
-        }
+    for (int64_t m = 0; m < Q; m++)
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t p = 0; p < S; p++)
+          {
+            int64_t n = 2 * (S * m + p), l = rev[m] * MOROK_DFT_LANES + r * S + p;
+            rf[l] = frames[r][n * se] * win[n * sw];
+            jf[l] = frames[r][(n + 1) * se] * win[(n + 1) * sw];
+          }
   morok_dft_lanes (re, im, Q, L, cs, sn);
   for (int64_t h = Q, o = 0; h < M; o += h, h *= 2) /* the last stages' twiddles, in a row */
     for (int64_t q = 0; q < h; q++)
@@ -196,12 +173,12 @@ morok_dft_mag_parts (int64_t rows, int64_t L, int64_t S, const float *const *fra
               *br = *ar - tr, *bi = *ai - ti;
               *ar += tr, *ai += ti;
             }
-      float *o = out + r * F;
-      o[0] = 0.5f * __builtin_sqrtf (MOROK_DFT_BIN (zr[0], zi[0], zr[0], zi[0], cs[0], sn[0]));
+      float *dst = out + r * F;
+      dst[0] = 0.5f * __builtin_sqrtf (MOROK_DFT_BIN (zr[0], zi[0], zr[0], zi[0], cs[0], sn[0]));
       for (int64_t k = 1; k < M; k++)
-        o[k] = 0.5f * __builtin_sqrtf (
-                          MOROK_DFT_BIN (zr[k], zi[k], zr[M - k], zi[M - k], cs[k], sn[k]));
-      o[M] = 0.5f * __builtin_sqrtf (MOROK_DFT_BIN (zr[0], zi[0], zr[0], zi[0], cs[M], sn[M]));
+        dst[k] = 0.5f * __builtin_sqrtf (
+                            MOROK_DFT_BIN (zr[k], zi[k], zr[M - k], zi[M - k], cs[k], sn[k]));
+      dst[M] = 0.5f * __builtin_sqrtf (MOROK_DFT_BIN (zr[0], zi[0], zr[0], zi[0], cs[M], sn[M]));
     }
 }
 
@@ -244,7 +221,7 @@ morok_dft_mag_f32 (int64_t rows, int64_t L, const float *const *frames, int64_t 
         for (int l = 0; l < 16; l++)
           for (int i = 0; i < 16; i++)
             v[l][i] = f[l][(j + i) * se];
-      MOROK_DFT_TRANSPOSE (v)
+      MOROK_TRANSPOSE16 (v)
 #pragma clang loop unroll(full)
       for (int i = 0; i < 16; i += 2)
         {
@@ -270,7 +247,7 @@ morok_dft_mag_f32 (int64_t rows, int64_t L, const float *const *frames, int64_t 
 #pragma clang loop unroll(full)
       for (int i = 0; i < 16; i++)
         v[i] = mag[k0 + i];
-      MOROK_DFT_TRANSPOSE (v)
+      MOROK_TRANSPOSE16 (v)
       if (k0 + 16 <= F)
         for (int64_t l = 0; l < rows; l++)
           *(morok_dft_vecu *) (out + l * F + k0) = v[l];

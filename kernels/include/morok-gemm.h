@@ -215,37 +215,11 @@ morok_gemm_pack_a (int64_t mr, int64_t kc, const float *a, int64_t sam, int64_t 
 }
 
 #if MOROK_GEMM_VL > 1
-/* In-register transpose of VL x VL floats: stage `bit` swaps that bit of the
- * row index with that bit of the column index, pairing rows R and R|bit. */
-// clang-format off
-#define MOROK_GEMM_T_STAGE(r, bit, ...)                                                            \
-  _Pragma ("clang loop unroll(full)")                                                              \
-  for (int R = 0; R < MOROK_GEMM_VL; R++)                                                          \
-    if (!(R & (bit)))                                                                              \
-      {                                                                                            \
-        morok_gemm_vec x_ = r[R], y_ = r[R | (bit)];                                               \
-        r[R] = __builtin_shufflevector (x_, y_, __VA_ARGS__);                                      \
-        r[R | (bit)] = __builtin_shufflevector (x_, y_, MOROK_GEMM_T_HI_##bit);                    \
-      }
-// clang-format on
+/* In-register transpose of VL x VL floats (morok-prelude.h). */
 #if MOROK_GEMM_VL == 16
-#define MOROK_GEMM_T_HI_1 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31
-#define MOROK_GEMM_T_HI_2 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31
-#define MOROK_GEMM_T_HI_4 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31
-#define MOROK_GEMM_T_HI_8 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31
-#define MOROK_GEMM_TRANSPOSE(r)                                                                    \
-  MOROK_GEMM_T_STAGE (r, 1, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30)             \
-  MOROK_GEMM_T_STAGE (r, 2, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29)              \
-  MOROK_GEMM_T_STAGE (r, 4, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27)              \
-  MOROK_GEMM_T_STAGE (r, 8, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+#define MOROK_GEMM_TRANSPOSE(r) MOROK_TRANSPOSE16 (r)
 #else
-#define MOROK_GEMM_T_HI_1 1, 9, 3, 11, 5, 13, 7, 15
-#define MOROK_GEMM_T_HI_2 2, 3, 10, 11, 6, 7, 14, 15
-#define MOROK_GEMM_T_HI_4 4, 5, 6, 7, 12, 13, 14, 15
-#define MOROK_GEMM_TRANSPOSE(r)                                                                    \
-  MOROK_GEMM_T_STAGE (r, 1, 0, 8, 2, 10, 4, 12, 6, 14)                                             \
-  MOROK_GEMM_T_STAGE (r, 2, 0, 1, 8, 9, 4, 5, 12, 13)                                              \
-  MOROK_GEMM_T_STAGE (r, 4, 0, 1, 2, 3, 8, 9, 10, 11)
+#define MOROK_GEMM_TRANSPOSE(r) MOROK_TRANSPOSE8 (r)
 #endif
 
 /* Packs full VL x VL blocks of a k-contiguous B (b[n*sbn + k]) into one
