@@ -140,10 +140,11 @@ typedef struct
   const float *a;
   const void *bp; /* packed */
   size_t bytes;
-  uint8_t *qa; /* int8: A quantised, M + 8 rows */
+  uint8_t *qa; /* int8: A quantised, morok_weight_pack_int8_rows (M) rows */
   float *sa, *c;
   const MorokKernelExports *k;
   int64_t nr; /* the ISA's panel width */
+  int amx;    /* int8 on AMX tiles */
 } PackedRun;
 
 static void
@@ -158,8 +159,9 @@ packed_once (const PackedRun *r)
       int64_t lda = morok_weight_pack_quads (K) * 4;
       const float *sb = (const float *)((const int8_t *)r->bp + panels * nr * lda);
       k->i8_quantize (M, K, r->a, K, 1, r->qa, r->sa, lda);
-      k->gemm_i8_packed (M, N, r->qa, r->sa, lda, r->bp, sb, (const int32_t *)(sb + panels * nr),
-                         panels * nr, r->c, N, 0);
+      (r->amx ? k->gemm_i8_amx_packed : k->gemm_i8_packed) (
+          M, N, r->qa, r->sa, lda, r->bp, sb, (const int32_t *)(sb + panels * nr), panels * nr,
+          r->c, N, 0);
     }
   else
     {
@@ -192,8 +194,10 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
   printf ("%s products (panels of %ld columns)\n", k->name, (long)nr);
   static const MorokPrecision precisions[] = { MOROK_PRECISION_F32, MOROK_PRECISION_BF16,
                                                MOROK_PRECISION_BF16X3, MOROK_PRECISION_INT8 };
-  printf ("%-18s %18s %18s %18s %18s\n", "M x N x K", "f32 GF/s (err)", "bf16", "bf16x3",
-          "int8 GOP/s");
+  /* int8 twice where the CPU has AMX-INT8: on vpdpbusd, then on the tiles */
+  int amx = k->gemm_i8_amx_packed && morok_weight_pack_int8_amx (nr);
+  printf ("%-18s %18s %18s %18s %18s %18s\n", "M x N x K", "f32 GF/s (err)", "bf16", "bf16x3",
+          "int8 GOP/s", amx ? "int8 on AMX" : "");
   for (int s = 0; s < n_shapes; s++)
     {
       int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
@@ -206,11 +210,11 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
               ref[m * N + n] += (double)a[m * K + kk] * b[n * K + kk];
             cmax = fmax (cmax, fabs (ref[m * N + n]));
           }
-      char name[64], cell[4][32];
+      char name[64], cell[5][32] = { "", "", "", "", "" };
       snprintf (name, sizeof name, "%ld x %ld x %ld", (long)M, (long)N, (long)K);
-      for (int p = 0; p < 4; p++)
+      for (int p = 0; p < 4 + amx; p++)
         {
-          MorokPrecision pr = precisions[p];
+          MorokPrecision pr = precisions[p < 4 ? p : 3];
           int has = pr == MOROK_PRECISION_F32   ? 1
                     : pr == MOROK_PRECISION_INT8 ? k->gemm_i8_packed != NULL
                                                  : k->gemm_bf16_packed != NULL;
@@ -222,16 +226,18 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
           size_t bytes = morok_weight_pack_bytes (K, N, nr, pr);
           void *bp = aligned_alloc (64, (bytes + 63) / 64 * 64);
           morok_weight_pack (b, K, N, 1, K, nr, pr, bp); /* B = W^T, W [N, K] */
+          int64_t rows = morok_weight_pack_int8_rows (M), lda = morok_weight_pack_quads (K) * 4;
           PackedRun r = { M, N, K, pr, a, bp, bytes,
-                          aligned_alloc (64, ((M + 8) * (K + 3) / 4 * 4 + 63) / 64 * 64),
-                          calloc (M + 8, sizeof (float)), c, k, nr };
+                          aligned_alloc (64, (rows * lda + 63) / 64 * 64),
+                          calloc (rows, sizeof (float)), c, k, nr, p == 4 };
           double g = measure_calls (packed_call, &r, 2.0 * M * N * K), err = 0;
           for (int64_t i = 0; i < M * N; i++)
             err = fmax (err, fabs (c[i] - ref[i]));
           snprintf (cell[p], sizeof cell[p], "%.1f (%.1e)", g, err / cmax);
           free (bp), free (r.qa), free (r.sa);
         }
-      printf ("%-18s %18s %18s %18s %18s\n", name, cell[0], cell[1], cell[2], cell[3]);
+      printf ("%-18s %18s %18s %18s %18s %18s\n", name, cell[0], cell[1], cell[2], cell[3],
+              cell[4]);
       fflush (stdout);
       free (a), free (b), free (c), free (ref);
     }

@@ -21,13 +21,13 @@ cpuid7_bit (guint sub, guint reg, guint bit)
 }
 #endif
 
-/* CPUID.(7, 0).EDX 22 AMX-BF16 and 24 AMX-TILE, then the kernel's permission */
+/* CPUID.(7, 0).EDX 24 AMX-TILE, then the kernel's permission to use the tiles */
 static gpointer
 request_amx (gpointer unused)
 {
   (void) unused;
 #if defined(__x86_64__) && defined(__linux__)
-  if (!cpuid7_bit (0, 3, 22) || !cpuid7_bit (0, 3, 24))
+  if (!cpuid7_bit (0, 3, 24))
     return GINT_TO_POINTER (FALSE);
   return GINT_TO_POINTER (syscall (SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0);
 #else
@@ -55,8 +55,10 @@ morok_cpu_has (MorokCpuFeature feature)
       return cpuid7_bit (0, 2, 11); /* ECX 11 */
     case MOROK_CPU_AVX_VNNI:
       return cpuid7_bit (1, 0, 4); /* (7, 1).EAX 4 */
-    case MOROK_CPU_AMX_BF16:
-      return GPOINTER_TO_INT (g_once (&amx, request_amx, NULL));
+    case MOROK_CPU_AMX_BF16: /* EDX 22 */
+      return cpuid7_bit (0, 3, 22) && GPOINTER_TO_INT (g_once (&amx, request_amx, NULL));
+    case MOROK_CPU_AMX_INT8: /* EDX 25 */
+      return cpuid7_bit (0, 3, 25) && GPOINTER_TO_INT (g_once (&amx, request_amx, NULL));
     }
 #endif
   (void) feature;
@@ -67,7 +69,8 @@ const char *
 morok_cpu_feature_name (MorokCpuFeature feature)
 {
   static const char *const names[] = { "AVX2 and FMA", "AVX512F", "AVX512-FP16", "AVX512-BF16",
-                                       "AVX512-VNNI", "AVX-VNNI", "AMX-BF16" };
+                                       "AVX512-VNNI", "AVX-VNNI", "AMX-BF16",
+                                       "AMX-INT8" };
   return (guint) feature < G_N_ELEMENTS (names) ? names[feature] : "?";
 }
 

@@ -23,6 +23,7 @@ typedef enum
   MOROK_CPU_AVX_VNNI,    /* int8 on ymm */
   MOROK_CPU_AMX_BF16,    /* AMX-BF16 and AMX-TILE, and Linux lets this process use the
                           * tiles (asked once: arch_prctl ARCH_REQ_XCOMP_PERM) */
+  MOROK_CPU_AMX_INT8,    /* AMX-INT8 and AMX-TILE, and the same permission: int8 on tiles */
 } MorokCpuFeature;
 
 gboolean morok_cpu_has (MorokCpuFeature feature);

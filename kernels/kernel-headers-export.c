@@ -25,6 +25,7 @@
 #define morok_gemm_amx_packed MOROK_EXPORT_NAME (morok_gemm_amx_packed, MOROK_EXPORT_ISA)
 #define morok_gemm_i8_quantize MOROK_EXPORT_NAME (morok_gemm_i8_quantize, MOROK_EXPORT_ISA)
 #define morok_gemm_i8_packed MOROK_EXPORT_NAME (morok_gemm_i8_packed, MOROK_EXPORT_ISA)
+#define morok_gemm_i8_amx_packed MOROK_EXPORT_NAME (morok_gemm_i8_amx_packed, MOROK_EXPORT_ISA)
 #define morok_attention_f32 MOROK_EXPORT_NAME (morok_attention_f32, MOROK_EXPORT_ISA)
 #define morok_dft_mag_f32 MOROK_EXPORT_NAME (morok_dft_mag_f32, MOROK_EXPORT_ISA)
 
@@ -35,6 +36,7 @@
 #include "morok-gemm-amx.h"
 #include "morok-gemm-bf16.h"
 #include "morok-gemm-i8.h"
+#include "morok-gemm-i8-amx.h"
 #include "morok-attention.h"
 #include "morok-dft.h"
 
@@ -156,6 +158,9 @@ const MorokKernelExports MOROK_EXPORT_NAME (morok_kernel_exports, MOROK_EXPORT_I
 #if defined(MOROK_GEMM8_KC)
   .gemm_i8_packed = morok_gemm_i8_packed,
 #endif
+#if defined(MOROK_AMX8_NC)
+  .gemm_i8_amx_packed = morok_gemm_i8_amx_packed,
+#endif
   .dft_mag_f32 = morok_dft_mag_f32,
 };
 
@@ -176,6 +181,9 @@ const MorokKernelSymbol MOROK_EXPORT_NAME (morok_kernel_lib_symbols, MOROK_EXPOR
   SYMBOL (morok_gemm_i8_quantize),
 #if defined(MOROK_GEMM8_KC)
   SYMBOL (morok_gemm_i8_packed),
+#endif
+#if defined(MOROK_AMX8_NC)
+  SYMBOL (morok_gemm_i8_amx_packed),
 #endif
   SYMBOL (morok_attention_f32),
   SYMBOL (morok_dft_mag_f32),

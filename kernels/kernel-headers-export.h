@@ -63,6 +63,11 @@ typedef struct
   void (*gemm_i8_packed) (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
                           const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs,
                           float *C, int64_t ldc, int accumulate);
+  /* the same on AMX tiles (morok-gemm-i8-amx.h): lda a multiple of 64, qa
+   * rows to M rounded up to 32; NULL where the object has no AMX-INT8 */
+  void (*gemm_i8_amx_packed) (int64_t M, int64_t N, const uint8_t *qa, const float *sa,
+                              int64_t lda, const int8_t *bq, const float *sb, const int32_t *corr,
+                              int64_t cs, float *C, int64_t ldc, int accumulate);
   /* |DFT| of up to 16 windowed frames (morok-dft.h), tw its table */
   void (*dft_mag_f32) (int64_t rows, int64_t L, const float *const *frames, int64_t se,
                        const float *win, int64_t sw, const float *tw, float *out);

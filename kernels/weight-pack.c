@@ -83,17 +83,30 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format, g
   gsize block = epilogue ? (gsize) rows * MOROK_WEIGHT_PACK_EPILOGUE_COLS * sizeof (float) : 0;
   if (format != MOROK_PRECISION_INT8)
     return block;
-  /* then A quantised (morok-gemm-i8.h): rows and a tile's worth past them
-   * (read, never stored), 4 * K4 bytes each, then a scale per row */
-  gsize qrows = (gsize) rows + 8;
+  /* then A quantised (morok-gemm-i8.h), 4 * K4 bytes a row, then a scale
+   * per row */
+  gsize qrows = (gsize) morok_weight_pack_int8_rows (rows);
   return block + (qrows * (gsize) morok_weight_pack_quads (k) * 4 + 63) / 64 * 64
          + (qrows * sizeof (float) + 63) / 64 * 64; /* the next thread's slice 64-byte aligned */
 }
 
 gint64
+morok_weight_pack_int8_rows (gint64 rows)
+{
+  /* the vpdpbusd tile reads up to MR - 1 = 5 past M, the AMX block 31 */
+  return (rows + 8 + 31) / 32 * 32;
+}
+
+gboolean
+morok_weight_pack_int8_amx (guint nr)
+{
+  return nr == 64 && morok_cpu_has (MOROK_CPU_AMX_INT8);
+}
+
+gint64
 morok_weight_pack_quads (gint64 k)
 {
-  return (k + 3) / 4;
+  return (k + 63) / 64 * 16; /* a whole tile of AMX's 16 quads */
 }
 
 gint64

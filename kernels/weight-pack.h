@@ -17,9 +17,9 @@
  *        panels*K2*NR*2 lo = bf16 (b - hi).
  *   int8: column j quantised symmetrically, q = round (b / s[j]) in
  *        [-127, 127] with s[j] = max_k |b[k, j]| / 127 (to nearest even), k
- *        in quads (K4 = ceil (K / 4), zero past K), the quad's four values
+ *        in quads (K4 = 16 ceil (K / 64), zero past K), the quad's four values
  *        side by side: dst[((p*K4 + q)*NR + j)*4 + (k & 3)], q = k / 4, as
- *        vpdpbusd reads them; then, at byte panels*K4*NR*4, s as float
+ *        vpdpbusd and the AMX tiles read them; then, at byte panels*K4*NR*4, s as float
  *        [panels*NR], then corr[blk][j] = 128 * sum q[k, j] over the k of
  *        block blk (MOROK_WEIGHT_PACK_INT8_KC each) as int32
  *        [blocks][panels*NR] (zero past N): the sum an activation offset by
@@ -74,8 +74,16 @@ gsize morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision for
                                        gboolean epilogue);
 /* K2 of a pairs layout (f16, bf16, bf16x3): pairs per panel. */
 gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
-/* K4 of the int8 layout: quads per panel. */
+/* K4 of the int8 layout: quads per panel, K rounded up to 64 (an AMX tile
+ * of B is 16 quads deep; vpdpbusd reads the same layout). */
 gint64 morok_weight_pack_quads (gint64 k);
+/* Rows of A quantised that an int8 product with at most @rows rows reads
+ * (the tiles read past the last, never store it). */
+gint64 morok_weight_pack_int8_rows (gint64 rows);
+/* Whether int8 products with panels of @nr columns run on AMX tiles on
+ * this CPU (kernels/include/morok-gemm-i8-amx.h): the avx512 ISA's panels
+ * (64) and AMX-INT8 with the tiles granted; else on vpdpbusd. */
+gboolean morok_weight_pack_int8_amx (guint nr);
 /* k per block of the int8 kernel, each with its own corrections (its
  * MOROK_GEMM8_KC) */
 #define MOROK_WEIGHT_PACK_INT8_KC 1024

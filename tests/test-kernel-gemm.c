@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kernel-test-util.h"
+#include "kernels/cpu-features.h"
 #include "kernels/weight-pack.h"
 
 static const MorokKernelExports *const isas[] = {
@@ -313,8 +314,8 @@ test_i8_quantize (gconstpointer data)
 /* morok_weight_pack in int8 (host code, every CPU), byte for byte the
  * layout weight-pack.h gives: per column the reference's quantisation,
  * its scale and 128 times its sum over each block of
- * MOROK_WEIGHT_PACK_INT8_KC k; zeros past K and past N (K up to two blocks
- * here). B given [K, N]
+ * MOROK_WEIGHT_PACK_INT8_KC k; zeros past K (rounded up to 64) and past N
+ * (K up to two blocks here). B given [K, N]
  * and as a transposed [N, K]. */
 static void
 test_i8_pack (void)
@@ -324,7 +325,7 @@ test_i8_pack (void)
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int transposed = 0; transposed < 2; transposed++)
       {
-        int64_t K = sizes[t][0], N = sizes[t][1], nr = sizes[t][2], k4 = (K + 3) / 4;
+        int64_t K = sizes[t][0], N = sizes[t][1], nr = sizes[t][2], k4 = (K + 63) / 64 * 16;
         int64_t panels = (N + nr - 1) / nr, sbk = transposed ? 1 : N, sbn = transposed ? K : 1;
         g_autofree float *b = int8_operand (rand, K * N);
         gsize bytes = morok_weight_pack_bytes (K, N, nr, MOROK_PRECISION_INT8);
@@ -392,29 +393,21 @@ test_f32_packed (gconstpointer data)
   g_rand_free (rand);
 }
 
-/* gemm_i8_packed where the CPU runs it (vpdpbusd with VNNI; on AVX2
- * without, vpmaddubsw and vpmaddwd with A in 7 bits): A quantised by
- * i8_quantize, B packed by morok_weight_pack, against the exact sums of
- * the reference's integers times the two scales (double): within 2e-7 of
- * the sum of the terms' magnitudes (or of 1), the f32 rounding of the sums
- * of each block of k and of the scales; a misplaced quad or
- * a missing correction is off by a large part of it. Shapes straddle the tile (6 x 64),
- * the blocks (1024 k, 256 columns, 72 rows) and a partial quad; accumulate
- * off and on. */
+typedef void (*GemmI8Fn) (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
+                          const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs,
+                          float *C, int64_t ldc, int accumulate);
+
+/* An int8 product @fn of the object @k (vpdpbusd, or AMX tiles): A
+ * quantised by i8_quantize, B packed by morok_weight_pack, against the
+ * exact sums of the reference's integers times the two scales (double):
+ * within 2e-7 of the sum of the terms' magnitudes (or of 1), the f32
+ * rounding of the sums of each block of k and of the scales; a misplaced
+ * quad or a missing correction is off by a large part of it. Shapes
+ * straddle the tiles (6 x 64, AMX's blocks of 32 x 32), the blocks (1024 k,
+ * 256 columns, 72 rows) and a partial quad; accumulate off and on. */
 static void
-test_i8_packed (gconstpointer data)
+check_i8_packed (const MorokKernelExports *k, GemmI8Fn fn)
 {
-  const MorokKernelExports *k = data;
-  if (skip_unless_runnable (k))
-    return;
-  const char *missing = morok_weight_pack_missing (
-      k->isa == MOROK_EXPORT_ISA_AVX512 ? MOROK_ISA_AVX512 : MOROK_ISA_AVX2, MOROK_PRECISION_INT8);
-  if (missing)
-    {
-      g_test_skip_printf ("%s missing", missing);
-      return;
-    }
-  g_assert_nonnull (k->gemm_i8_packed);
   GRand *rand = g_rand_new_with_seed (10);
   const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64 : 16;
   const int64_t sizes[][3] = { { 1, 17, 5 },     { 6, 64, 4 },    { 7, 65, 1025 },
@@ -422,7 +415,8 @@ test_i8_packed (gconstpointer data)
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int acc = 0; acc < 2; acc++)
       {
-        int64_t M = sizes[t][0], N = sizes[t][1], K = sizes[t][2], lda = (K + 3) / 4 * 4;
+        int64_t M = sizes[t][0], N = sizes[t][1], K = sizes[t][2];
+        int64_t lda = morok_weight_pack_quads (K) * 4, rows = morok_weight_pack_int8_rows (M);
         int64_t panels = (N + nr - 1) / nr;
         g_autofree float *a = int8_operand (rand, M * K), *b = int8_operand (rand, K * N);
         /* row 0 and column 0 at their scales' extremes, signs alternating
@@ -435,15 +429,15 @@ test_i8_packed (gconstpointer data)
         int8_t *bp = aligned_alloc (64, bytes);
         morok_weight_pack (b, K, N, N, 1, nr, MOROK_PRECISION_INT8, bp);
         /* rows past M (a tile's worth) are read, never stored */
-        g_autofree uint8_t *qa = g_new0 (uint8_t, (M + 8) * lda);
-        g_autofree float *sa = g_new0 (float, M + 8);
+        g_autofree uint8_t *qa = g_new0 (uint8_t, rows * lda);
+        g_autofree float *sa = g_new0 (float, rows);
         k->i8_quantize (M, K, a, K, 1, qa, sa, lda);
         g_autofree float *c = g_new (float, M * N);
         for (int64_t i = 0; i < M * N; i++)
           c[i] = acc ? 0.5f : NAN;
         const float *sb = (const float *) (bp + panels * nr * lda);
-        k->gemm_i8_packed (M, N, qa, sa, lda, bp, sb, (const int32_t *) (sb + panels * nr),
-                           panels * nr, c, N, acc);
+        fn (M, N, qa, sa, lda, bp, sb, (const int32_t *) (sb + panels * nr), panels * nr, c, N,
+            acc);
         g_autofree int32_t *qa_ref = g_new (int32_t, M * K), *qb_ref = g_new (int32_t, K * N);
         g_autofree float *sa_ref = g_new (float, M), *sb_ref = g_new (float, N);
         for (int64_t i = 0; i < M; i++)
@@ -476,6 +470,44 @@ test_i8_packed (gconstpointer data)
   g_rand_free (rand);
 }
 
+/* gemm_i8_packed where the CPU runs it (vpdpbusd with VNNI; on AVX2
+ * without, vpmaddubsw and vpmaddwd with A in 7 bits) */
+static void
+test_i8_packed (gconstpointer data)
+{
+  const MorokKernelExports *k = data;
+  if (skip_unless_runnable (k))
+    return;
+  const char *missing = morok_weight_pack_missing (
+      k->isa == MOROK_EXPORT_ISA_AVX512 ? MOROK_ISA_AVX512 : MOROK_ISA_AVX2, MOROK_PRECISION_INT8);
+  if (missing)
+    {
+      g_test_skip_printf ("%s missing", missing);
+      return;
+    }
+  g_assert_nonnull (k->gemm_i8_packed);
+  check_i8_packed (k, k->gemm_i8_packed);
+}
+
+/* gemm_i8_amx_packed (TDPBUSD) where the CPU has AMX-INT8, on the same
+ * operands */
+static void
+test_i8_amx_packed (gconstpointer data)
+{
+  const MorokKernelExports *k = data;
+  if (skip_unless_runnable (k))
+    return;
+  if (!morok_weight_pack_int8_amx (64))
+    {
+      g_test_skip_printf ("%s missing (or the tiles not granted)",
+                          morok_cpu_feature_name (MOROK_CPU_AMX_INT8));
+      return;
+    }
+  /* the object is built with -march=native: a CPU with AMX-INT8 has it */
+  g_assert_nonnull (k->gemm_i8_amx_packed);
+  check_i8_packed (k, k->gemm_i8_amx_packed);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -494,6 +526,10 @@ main (int argc, char **argv)
         continue;
       g_autofree char *p4 = g_strdup_printf ("/kernel-gemm/%s/i8-packed", isas[i]->name);
       g_test_add_data_func (p4, isas[i], test_i8_packed);
+      if (isas[i]->isa != MOROK_EXPORT_ISA_AVX512)
+        continue;
+      g_autofree char *p6 = g_strdup_printf ("/kernel-gemm/%s/i8-amx-packed", isas[i]->name);
+      g_test_add_data_func (p6, isas[i], test_i8_amx_packed);
     }
   g_test_add_func ("/kernel-gemm/i8-pack", test_i8_pack);
   return g_test_run ();

@@ -345,11 +345,12 @@ product_of_int8 (const Ref *a, const Ref *b)
   return ref_matmul (aq, bq);
 }
 
-/* quads, then a scale and a correction per block of k per column */
+/* quads (k rounded up to 64), then a scale and a correction per block of k
+ * per column */
 static gsize
 int8_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) ((n + nr - 1) / nr * nr * ((k + 3) / 4 * 4 + 4 + 4 * ((k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC)));
+  return (gsize) ((n + nr - 1) / nr * nr * ((k + 63) / 64 * 64 + 4 + 4 * ((k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC)));
 }
 
 /* int8 (AVX512-VNNI; on avx2 AVX-VNNI, or vpmaddubsw with A in 7 bits): B
@@ -360,8 +361,9 @@ int8_bytes (gint64 k, gint64 n, gint64 nr)
  * 1e-6 sqrt (K); one quantum of one operand off moves C by about 1 / 127^2
  * of a product, a dropped or misplaced quad by |C|, a missing correction by
  * 128 / 127 of a column sum. Odd K (a partial quad) and K past a block
- * (3072: three of 1024), partial tiles, batches, columns over threads; zmm on the avx512 ISA,
- * ymm on avx2. */
+ * (3072: three of 1024), partial tiles, batches, columns over threads; on
+ * the avx512 ISA AMX tiles where the CPU has AMX-INT8, else zmm; ymm on
+ * avx2. */
 static void
 test_matmul_packed_int8 (gconstpointer data)
 {

@@ -74,7 +74,7 @@ render_matmul_kernel (Ctx *c)
       gint64 rows = m->shape[r - 2]->hi;
       gsize block = morok_weight_pack_scratch_bytes (rows, pb->pack.k, MOROK_PRECISION_F32,
                                                      root != m);
-      gsize qbytes = ((gsize) (rows + 8) * lda + 63) / 64 * 64;
+      gsize qbytes = ((gsize) morok_weight_pack_int8_rows (rows) * lda + 63) / 64 * 64;
       render_line (c, "uint8_t *restrict qa = (uint8_t *) scratch + %" G_GSIZE_FORMAT ";", block);
       render_line (c, "float *restrict sa = (float *) (qa + %" G_GSIZE_FORMAT ");", qbytes);
       render_line (c, "int64_t quantised = -1; /* the batch item in qa */");
@@ -158,10 +158,12 @@ render_matmul_kernel (Ctx *c)
           /* the quads, then a scale and a row of corrections per block of k */
           gint64 panels = (pb->pack.n + pb->pack.nr - 1) / pb->pack.nr;
           gsize scales = (gsize) (panels * pb->pack.nr * lda);
-          render_line (c, "morok_gemm_i8_packed (ml, nl, qa + m0 * %" G_GINT64_FORMAT ", sa + m0, %"
+          /* on AMX tiles where the CPU has them, else vpdpbusd: the same operands */
+          render_line (c, "morok_gemm_i8%s_packed (ml, nl, qa + m0 * %" G_GINT64_FORMAT ", sa + m0, %"
                 G_GINT64_FORMAT ", b%u + n0 * %" G_GINT64_FORMAT ", (const float *) (b%u + %"
                 G_GSIZE_FORMAT ") + n0, (const int32_t *) (b%u + %" G_GSIZE_FORMAT ") + n0, %"
-                G_GINT64_FORMAT ", %s, 0);", lda, lda, bp, lda, bp, scales, bp,
+                G_GINT64_FORMAT ", %s, 0);", morok_weight_pack_int8_amx (pb->pack.nr) ? "_amx" : "",
+                lda, lda, bp, lda, bp, scales, bp,
                 scales + panels * pb->pack.nr * 4, panels * (gint64) pb->pack.nr,
                 c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
         }
