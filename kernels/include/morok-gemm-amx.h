@@ -46,6 +46,19 @@ typedef struct
   uint8_t rows[16];
 } MorokAmxConfig;
 
+/* Loads the one tile configuration of the AMX kernels (bf16 here, int8 in
+ * morok-gemm-i8-amx.h): all eight tiles 16 rows of 64 bytes. */
+MOROK_INLINE void
+morok_amx_configure (void)
+{
+  static const MorokAmxConfig config = {
+    .palette = 1,
+    .colsb = { 64, 64, 64, 64, 64, 64, 64, 64 },
+    .rows = { 16, 16, 16, 16, 16, 16, 16, 16 },
+  };
+  __builtin_ia32_tile_loadconfig (&config);
+}
+
 /* Widens bf16 codes to the floats they stand for. */
 MOROK_INLINE morok_f32x16
 morok_amx_bf16_f32 (morok_amx_u16x16 h)
@@ -172,15 +185,10 @@ morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
-  static const MorokAmxConfig config = {
-    .palette = 1,
-    .colsb = { 64, 64, 64, 64, 64, 64, 64, 64 },
-    .rows = { 16, 16, 16, 16, 16, 16, 16, 16 },
-  };
   int64_t ks = (K + 31) / 32, mp = (M + 31) / 32 * 32;
   uint16_t *ahi = scratch, *alo = blo ? scratch + mp / 16 * ks * 512 : (uint16_t *)0;
   morok_amx_pack_a (M, K, A, sam, sak, ks, ahi, alo);
-  __builtin_ia32_tile_loadconfig (&config);
+  morok_amx_configure ();
   float part[32 * 32] __attribute__ ((aligned (64))); /* blocks past M or N */
   const int64_t kcs = MOROK_AMX_KC / 32;
   for (int64_t jc = 0; jc < N; jc += MOROK_AMX_NC)

@@ -25,8 +25,9 @@
  * does it in morok_cpu_has (MOROK_CPU_AMX_INT8)) before the first call. */
 #pragma once
 
+/* (the tile configuration and types of morok-gemm-amx.h: MOROK_AMX_NC) */
 #if defined(MOROK_ISA_AVX512) && defined(__AMXINT8__) && defined(__AMXTILE__)                     \
-    && defined(MOROK_GEMM8_KC)
+    && defined(MOROK_GEMM8_KC) && defined(MOROK_AMX_NC)
 #define MOROK_AMX8_NC 256
 
 typedef int32_t morok_amx8_i32x16 __attribute__ ((ext_vector_type (16)));
@@ -76,12 +77,7 @@ morok_gemm_i8_amx_packed (int64_t M, int64_t N, const uint8_t *qa, const float *
   int64_t k4 = lda / 4, blocks = (lda + MOROK_GEMM8_KC - 1) / MOROK_GEMM8_KC;
   if (M <= 0 || N <= 0 || k4 <= 0)
     return;
-  static const MorokAmxConfig config = {
-    .palette = 1,
-    .colsb = { 64, 64, 64, 64, 64, 64, 64, 64 },
-    .rows = { 16, 16, 16, 16, 16, 16, 16, 16 },
-  };
-  __builtin_ia32_tile_loadconfig (&config);
+  morok_amx_configure ();
   int32_t acc[32 * 32] __attribute__ ((aligned (64)));
   int32_t ctot[32] __attribute__ ((aligned (64)));
   for (int64_t jc = 0; jc < N; jc += MOROK_AMX8_NC)
