@@ -2,6 +2,7 @@
 /* Prepared plans: fusion, replay without rebuilding, the disk cache across
  * processes, and the errors a caller can cause. */
 #include "op-harness.h"
+#include "temp-dir.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -498,6 +499,71 @@ test_fusion_padded_windows_read_in_place (void)
       }
 }
 
+/* A depthwise convolution over time as GigaAM writes it, x [1, T, C]
+ * zero-padded in time and shifted once per tap, times w[:, j] of w [C, k]
+ * (a view with stride k): the taps are copied contiguous at prepare (in
+ * place they were a gather per vector), and the loop over channels, whose
+ * loads are guarded by the padding, is marked for clang to vectorise. C and
+ * T are not multiples of a vector, so the edges take the masked lanes. */
+static void
+test_layout_strided_elementwise_weight (void)
+{
+  GError *e = NULL;
+  const gint64 T = 11, C = 37, k = 5, pad = 2;
+  g_autofree float *w = rand_floats (C * k), *bias = rand_floats (C);
+  MorokGraph *g = morok_graph_new ();
+  MorokSymPool *pool = morok_graph_sym_pool (g);
+  const MorokSym *sx[3];
+  morok_tensor_syms (g, (gint64[]){ 1, T, C }, 3, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 3);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ C, k }, 2);
+  MorokTensor *y = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, bias, (gint64[]){ C }, 1);
+  for (gint64 j = 0; j < k; j++)
+    {
+      gint64 shift = j - pad, before = MAX (-shift, 0), after = MAX (shift, 0);
+      MorokTensor *tap = morok_tensor_pad (x, (gint64[]){ 0, before, 0 }, (gint64[]){ 0, after, 0 },
+                                           0.0, &e);
+      tap = morok_tensor_slice (tap, 1, morok_sym_const (pool, after), morok_sym_const (pool, T), &e);
+      MorokTensor *wj = morok_tensor_reshape_c (
+          morok_tensor_slice (wt, 1, morok_sym_const (pool, j), morok_sym_const (pool, 1), &e),
+          (gint64[]){ C }, 1, &e);
+      y = morok_tensor_add (y, morok_tensor_mul (tap, wj, &e), &e);
+    }
+  g_assert_no_error (e);
+  g_autofree char *dir = temp_dir_new ();
+  MorokPlanOptions opts;
+  morok_plan_options_init (&opts);
+  opts.compile.dump_dir = dir;
+  opts.compile.use_cache = FALSE;
+  g_autoptr (MorokPlan) plan = morok_plan_build (g, &y, 1, &x, 1, &opts, &e);
+  g_assert_no_error (e);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < T * C; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 t = 0; t < T; t++)
+    for (gint64 c = 0; c < C; c++)
+      {
+        double want = bias[c];
+        for (gint64 j = 0; j < k; j++)
+          if (t + j - pad >= 0 && t + j - pad < T)
+            want += (double) xv[(t + j - pad) * C + c] * w[c * k + j];
+        g_assert_cmpfloat_with_epsilon (yv[t * C + c], want, 1e-5 * fmax (1, fabs (want)));
+      }
+  /* the source: the loop marked, and no tap read k floats apart */
+  g_autoptr (GDir) d = g_dir_open (dir, 0, &e);
+  g_assert_no_error (e);
+  const char *name = g_dir_read_name (d);
+  g_assert_nonnull (name);
+  g_autofree char *path = g_build_filename (dir, name, NULL), *src = NULL;
+  g_assert_true (g_file_get_contents (path, &src, NULL, &e));
+  g_assert_nonnull (strstr (src, "#pragma clang loop vectorize(assume_safety)"));
+  g_assert_null (strstr (src, "* 5 + "));
+  g_dir_close (g_steal_pointer (&d));
+  temp_dir_remove (dir);
+}
+
 /* A linear layer on [t, 16] with t in [1, 50]: prepared once, executed 1000
  * times with new data and new values of t; every output is checked, and no
  * plan is built nor kernel compiled after prepare. */
@@ -722,6 +788,8 @@ main (int argc, char **argv)
                    test_fusion_reduction_stores_its_chain);
   g_test_add_func ("/plan/layout/small-matmul-weights-laid-out-at-prepare",
                    test_layout_small_matmul_weights);
+  g_test_add_func ("/plan/layout/strided-elementwise-weight-copied-and-vectorised",
+                   test_layout_strided_elementwise_weight);
   g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",
                    test_fold_skips_what_outgrows_its_weights);
   g_test_add_func ("/plan/fold/copies-views-without-a-plan", test_fold_copies_views_without_a_plan);

@@ -52,6 +52,27 @@ render_line (Ctx *c, const char *fmt, ...)
   g_string_append_c (c->out, '\n');
 }
 
+/* clang vectorises a loop over several buffers behind run-time checks
+ * that they do not overlap, which it cannot make for a conditional load:
+ * a loop with guarded loads stayed scalar (GigaAM's depthwise convolution,
+ * five taps of a zero-padded input, 0.53 ms a layer at 10 s). A kernel's
+ * buffers never overlap (they are declared restrict, which clang does not
+ * carry from locals into the loops), so such a loop is marked as safe. */
+gsize
+render_loop_mark (Ctx *c)
+{
+  c->guarded = FALSE;
+  return c->out->len;
+}
+
+void
+render_loop_vectorise (Ctx *c, gsize mark)
+{
+  if (c->guarded && c->vector)
+    g_string_insert (c->out, mark, "#pragma clang loop vectorize(assume_safety)\n");
+  c->guarded = FALSE;
+}
+
 static char *
 tmp (Ctx *c, const char *prefix)
 {
@@ -133,6 +154,7 @@ load (Ctx *c, MorokNode *n, guint buf, char **idx)
   g_autofree char *name = buf == c->ker->out ? g_strdup ("out") : g_strdup_printf ("b%u", render_buffer_slot (c, buf));
   char *t = tmp (c, "t");
   /* under a constant pad or a cat (render_guarded) */
+  c->guarded = c->guarded || c->guard;
   g_autofree char *at = c->guard ? g_strdup_printf ("(%s) ? %s[%s] : 0", c->guard, name, flat)
                                  : g_strdup_printf ("%s[%s]", name, flat);
   if (n->dtype == MOROK_DTYPE_F16)

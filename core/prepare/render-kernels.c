@@ -429,10 +429,12 @@ render_loop_kernel (Ctx *c)
   if (!render_reflect_rows (c, root, idx, &ok) && !render_cat_rows (c, root, idx, &ok)
       && !render_pad_rows (c, root, idx, &ok) && !render_region_rows (c, root, idx, &ok))
     {
+      gsize mark = 0;
       if (r > 0)
         {
           g_autofree char *d = render_sym_c (root->shape[r - 1]);
           idx[r - 1] = g_strdup_printf ("i%u", r - 1);
+          mark = render_loop_mark (c);
           render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", r - 1, r - 1, d, r - 1);
           c->vector = root->shape[r - 1]->hi >= VECTOR_MIN;
           c->indent++;
@@ -442,6 +444,7 @@ render_loop_kernel (Ctx *c)
         {
           c->indent--;
           render_line (c, "}");
+          render_loop_vectorise (c, mark);
         }
     }
   c->indent--;

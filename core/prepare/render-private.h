@@ -23,6 +23,7 @@ typedef struct
   gboolean vector;  /* in a loop clang vectorises: guarded loads (render_guarded) */
   gboolean mm_block; /* a matmul epilogue reads the contraction's block in scratch, not `out` */
   char *guard;       /* inside a padded or concatenated source: when its loads are in bounds */
+  gboolean guarded;  /* a guarded load was rendered since render_loop_mark */
   GError **error;
 } Ctx;
 
@@ -32,6 +33,11 @@ G_GNUC_INTERNAL const char *render_storage_type (MorokDType t);
 G_GNUC_INTERNAL char *render_sym_c (const MorokSym *s);
 /* Appends one line of code at the current indent. */
 G_GNUC_INTERNAL void render_line (Ctx *c, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+/* Around the header and body of an innermost loop: if the body has guarded
+ * loads, render_loop_vectorise puts a pragma before the header that lets
+ * clang vectorise it (render-expr.c). */
+G_GNUC_INTERNAL gsize render_loop_mark (Ctx *c);
+G_GNUC_INTERNAL void render_loop_vectorise (Ctx *c, gsize mark);
 /* A loop scope: values computed inside are not reused outside. */
 G_GNUC_INTERNAL void render_scope_push (Ctx *c);
 G_GNUC_INTERNAL void render_scope_pop (Ctx *c);
