@@ -558,8 +558,67 @@ test_layout_strided_elementwise_weight (void)
   g_assert_nonnull (name);
   g_autofree char *path = g_build_filename (dir, name, NULL), *src = NULL;
   g_assert_true (g_file_get_contents (path, &src, NULL, &e));
-  g_assert_nonnull (strstr (src, "#pragma clang loop vectorize(assume_safety)"));
-  g_assert_null (strstr (src, "* 5 + "));
+  const char *kernel = strstr (src, "morok_b0 (");
+  g_assert_nonnull (kernel);
+  g_assert_nonnull (strstr (kernel, "#pragma clang loop vectorize(assume_safety)"));
+  g_assert_null (strstr (kernel, "* 5 + "));
+  g_dir_close (g_steal_pointer (&d));
+  temp_dir_remove (dir);
+}
+
+/* Heads merged back for a product, [1, H, T, dh] -> permute -> [1, T,
+ * H dh] @ w, as out of attention: the copy before the product loops in the
+ * shape it reads, [1, T, H, dh], so its inner loop runs along dh with
+ * affine reads (along H dh each read divided its index by dh, a gather per
+ * vector); the values are right. */
+static void
+test_layout_merged_heads_loop_along_dh (void)
+{
+  GError *e = NULL;
+  const gint64 H = 3, T = 5, dh = 32, N = 4;
+  g_autofree float *w = rand_floats (H * dh * N);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sx[4];
+  morok_tensor_syms (g, (gint64[]){ 1, H, T, dh }, 4, sx);
+  MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 4);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ H * dh, N }, 2);
+  MorokTensor *heads = morok_tensor_reshape_c (
+      morok_tensor_permute (morok_tensor_mul_scalar (x, 2.0, &e), (const guint[]){ 0, 2, 1, 3 }, 4,
+                            &e),
+      (gint64[]){ 1, T, H * dh }, 3, &e);
+  MorokTensor *y = morok_tensor_matmul (heads, wt, &e);
+  g_assert_no_error (e);
+  g_autofree char *dir = temp_dir_new ();
+  MorokPlanOptions opts;
+  morok_plan_options_init (&opts);
+  opts.compile.dump_dir = dir;
+  opts.compile.use_cache = FALSE;
+  g_autoptr (MorokPlan) plan = morok_plan_build (g, &y, 1, &x, 1, &opts, &e);
+  g_assert_no_error (e);
+  float *xv = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < H * T * dh; i++)
+    xv[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_assert_true (morok_plan_execute (plan, NULL, 0, &e));
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 t = 0; t < T; t++)
+    for (gint64 n = 0; n < N; n++)
+      {
+        double want = 0;
+        for (gint64 h = 0; h < H; h++)
+          for (gint64 j = 0; j < dh; j++)
+            want += 2.0 * xv[(h * T + t) * dh + j] * w[(h * dh + j) * N + n];
+        g_assert_cmpfloat_with_epsilon (yv[t * N + n], want, 1e-5 * fmax (1, fabs (want)));
+      }
+  g_autoptr (GDir) d = g_dir_open (dir, 0, &e);
+  g_assert_no_error (e);
+  const char *name = g_dir_read_name (d);
+  g_assert_nonnull (name);
+  g_autofree char *path = g_build_filename (dir, name, NULL), *src = NULL;
+  g_assert_true (g_file_get_contents (path, &src, NULL, &e));
+  const char *kernel = strstr (src, "/* reshape f32[1, 5, 96] */");
+  g_assert_nonnull (kernel);
+  g_assert_nonnull (strstr (kernel, "i3 < 32"));
+  g_assert_null (g_strstr_len (kernel, strstr (kernel, "\n}\n") - kernel, "/ 32"));
   g_dir_close (g_steal_pointer (&d));
   temp_dir_remove (dir);
 }
@@ -790,6 +849,7 @@ main (int argc, char **argv)
                    test_layout_small_matmul_weights);
   g_test_add_func ("/plan/layout/strided-elementwise-weight-copied-and-vectorised",
                    test_layout_strided_elementwise_weight);
+  g_test_add_func ("/plan/layout/merged-heads-loop-along-dh", test_layout_merged_heads_loop_along_dh);
   g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",
                    test_fold_skips_what_outgrows_its_weights);
   g_test_add_func ("/plan/fold/copies-views-without-a-plan", test_fold_copies_views_without_a_plan);

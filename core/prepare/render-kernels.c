@@ -412,10 +412,27 @@ render_pad_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
   return TRUE;
 }
 
+/* A reshape that merges the last axes of what it reads ([b, T', H, dh] ->
+ * [b, T', d]: GigaAM's heads, rotated or out of attention) is rendered in
+ * the shape it reads: the same bytes in the same order, with an inner loop
+ * along dh whose reads are affine, where the loop along d divided each
+ * index by dh (a gather per vector: 0.32 ms a layer for the rotation). */
+static MorokNode *
+loop_root (MorokNode *root)
+{
+  gint64 outer, inner;
+  while (root->op == MOROK_OP_RESHAPE && root->rank > 0 && root->src[0]->rank > 0
+         && morok_sym_is_const (root->shape[root->rank - 1], &outer)
+         && morok_sym_is_const (root->src[0]->shape[root->src[0]->rank - 1], &inner)
+         && inner >= 2 * VECTOR_MIN && inner < outer && outer % inner == 0)
+    root = root->src[0];
+  return root;
+}
+
 gboolean
 render_loop_kernel (Ctx *c)
 {
-  MorokNode *root = c->ker->root;
+  MorokNode *root = loop_root (c->ker->root);
   guint r = root->rank;
   char *idx[MOROK_MAX_RANK] = { NULL };
   g_autofree char *rows = render_dims_product (root, r > 0 ? r - 1 : 0);
