@@ -671,11 +671,12 @@ test_attention (void)
  * more query rows and keys than one block of each, D != Dv, the keys of
  * item 0's first block all masked and item 1's tail masked, and the keys
  * symbolic, run below their bound; and the composite (a mask that depends
- * on the query). */
+ * on the query). D = 12 takes the AVX-512 kernel's direct tiles, D = 136
+ * (more than one k block of the GEMM) its general products. */
 static void
-test_attention_fused (void)
+attention_fused (gint64 D)
 {
-  enum { B = 2, NH = 2, TQ = 70, TK = 300, D = 12, DV = 20, TK_RUN = 290 };
+  enum { B = 2, NH = 2, TQ = 70, TK = 300, DV = 20, TK_RUN = 290 };
   g_autoptr (Ref) q = rnd (SHAPE (B, NH, TQ, D));
   g_autoptr (Ref) k = rnd (SHAPE (B, NH, TK_RUN, D));
   g_autoptr (Ref) v = rnd (SHAPE (B, NH, TK_RUN, DV));
@@ -720,6 +721,13 @@ test_attention_fused (void)
         case_check (&c, y, fused ? want : want_causal, TOL,
                     fused ? "attention, fused" : "attention, composite");
       }
+}
+
+static void
+test_attention_fused (void)
+{
+  attention_fused (12);
+  attention_fused (136);
 }
 
 /* |DFT| of frames [..., T, L] against the sum in double. */
