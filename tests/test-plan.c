@@ -27,6 +27,30 @@ build1 (MorokGraph *g, MorokTensor *out, MorokTensor **inputs, guint n_inputs)
   return plan;
 }
 
+/* build1 for one input, uncached, with the plan's C source in @src
+ * (written to a dump folder, read back). */
+static MorokPlan *
+build1_source (MorokGraph *g, MorokTensor *out, MorokTensor *input, char **src)
+{
+  GError *error = NULL;
+  g_autofree char *dir = temp_dir_new ();
+  MorokPlanOptions opts;
+  morok_plan_options_init (&opts);
+  opts.compile.dump_dir = dir;
+  opts.compile.use_cache = FALSE;
+  MorokPlan *plan = morok_plan_build (g, &out, 1, &input, 1, &opts, &error);
+  g_assert_no_error (error);
+  GDir *d = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+  const char *name = g_dir_read_name (d);
+  g_assert_nonnull (name);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_get_contents (path, src, NULL, &error));
+  g_dir_close (d);
+  temp_dir_remove (dir);
+  return plan;
+}
+
 /* An element-wise chain with broadcasts and a shared subexpression is one kernel. */
 static void
 test_fusion_elementwise (void)
@@ -530,13 +554,8 @@ test_layout_strided_elementwise_weight (void)
       y = morok_tensor_add (y, morok_tensor_mul (tap, wj, &e), &e);
     }
   g_assert_no_error (e);
-  g_autofree char *dir = temp_dir_new ();
-  MorokPlanOptions opts;
-  morok_plan_options_init (&opts);
-  opts.compile.dump_dir = dir;
-  opts.compile.use_cache = FALSE;
-  g_autoptr (MorokPlan) plan = morok_plan_build (g, &y, 1, &x, 1, &opts, &e);
-  g_assert_no_error (e);
+  g_autofree char *src = NULL;
+  g_autoptr (MorokPlan) plan = build1_source (g, y, x, &src);
   float *xv = morok_plan_input (plan, 0)->data;
   for (gint64 i = 0; i < T * C; i++)
     xv[i] = (float) g_rand_double_range (rng, -1, 1);
@@ -552,18 +571,10 @@ test_layout_strided_elementwise_weight (void)
         g_assert_cmpfloat_with_epsilon (yv[t * C + c], want, 1e-5 * fmax (1, fabs (want)));
       }
   /* the source: the loop marked, and no tap read k floats apart */
-  g_autoptr (GDir) d = g_dir_open (dir, 0, &e);
-  g_assert_no_error (e);
-  const char *name = g_dir_read_name (d);
-  g_assert_nonnull (name);
-  g_autofree char *path = g_build_filename (dir, name, NULL), *src = NULL;
-  g_assert_true (g_file_get_contents (path, &src, NULL, &e));
   const char *kernel = strstr (src, "morok_b0 (");
   g_assert_nonnull (kernel);
   g_assert_nonnull (strstr (kernel, "#pragma clang loop vectorize(assume_safety)"));
   g_assert_null (strstr (kernel, "* 5 + "));
-  g_dir_close (g_steal_pointer (&d));
-  temp_dir_remove (dir);
 }
 
 /* Heads merged back for a product, [1, H, T, dh] -> permute -> [1, T,
@@ -588,13 +599,8 @@ test_layout_merged_heads_loop_along_dh (void)
       (gint64[]){ 1, T, H * dh }, 3, &e);
   MorokTensor *y = morok_tensor_matmul (heads, wt, &e);
   g_assert_no_error (e);
-  g_autofree char *dir = temp_dir_new ();
-  MorokPlanOptions opts;
-  morok_plan_options_init (&opts);
-  opts.compile.dump_dir = dir;
-  opts.compile.use_cache = FALSE;
-  g_autoptr (MorokPlan) plan = morok_plan_build (g, &y, 1, &x, 1, &opts, &e);
-  g_assert_no_error (e);
+  g_autofree char *src = NULL;
+  g_autoptr (MorokPlan) plan = build1_source (g, y, x, &src);
   float *xv = morok_plan_input (plan, 0)->data;
   for (gint64 i = 0; i < H * T * dh; i++)
     xv[i] = (float) g_rand_double_range (rng, -1, 1);
@@ -609,18 +615,10 @@ test_layout_merged_heads_loop_along_dh (void)
             want += 2.0 * xv[(h * T + t) * dh + j] * w[(h * dh + j) * N + n];
         g_assert_cmpfloat_with_epsilon (yv[t * N + n], want, 1e-5 * fmax (1, fabs (want)));
       }
-  g_autoptr (GDir) d = g_dir_open (dir, 0, &e);
-  g_assert_no_error (e);
-  const char *name = g_dir_read_name (d);
-  g_assert_nonnull (name);
-  g_autofree char *path = g_build_filename (dir, name, NULL), *src = NULL;
-  g_assert_true (g_file_get_contents (path, &src, NULL, &e));
   const char *kernel = strstr (src, "/* reshape f32[1, 5, 96] */");
   g_assert_nonnull (kernel);
   g_assert_nonnull (strstr (kernel, "i3 < 32"));
   g_assert_null (g_strstr_len (kernel, strstr (kernel, "\n}\n") - kernel, "/ 32"));
-  g_dir_close (g_steal_pointer (&d));
-  temp_dir_remove (dir);
 }
 
 /* A linear layer on [t, 16] with t in [1, 50]: prepared once, executed 1000
