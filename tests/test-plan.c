@@ -621,6 +621,64 @@ test_layout_merged_heads_loop_along_dh (void)
   g_assert_null (g_strstr_len (kernel, strstr (kernel, "\n}\n") - kernel, "/ 32"));
 }
 
+/* A layer norm over the rows of x = a · m + 3 [R, C] (x stored by its
+ * product): x - mean has two readers (the variance and the output) and all
+ * but one of its sources broadcast, so each reader computes it again and no
+ * kernel stores it: the plan is the product, the mean, the variance and the
+ * output (it was five kernels); the values are right. */
+static void
+test_fusion_layer_norm_recomputes_centred (void)
+{
+  GError *e = NULL;
+  const gint64 R = 5, K = 3, C = 40;
+  g_autofree float *m = rand_floats (K * C), *w = rand_floats (C), *bias = rand_floats (C);
+  MorokGraph *g = morok_graph_new ();
+  const MorokSym *sa[2];
+  morok_tensor_syms (g, (gint64[]){ R, K }, 2, sa);
+  MorokTensor *a = morok_tensor_input (g, "a", MOROK_DTYPE_F32, sa, 2);
+  MorokTensor *mt = morok_tensor_weight (g, "m", MOROK_DTYPE_F32, m, (gint64[]){ K, C }, 2);
+  MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ C }, 1);
+  MorokTensor *bt = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, bias, (gint64[]){ C }, 1);
+  MorokTensor *y = morok_tensor_layer_norm (
+      morok_tensor_add_scalar (morok_tensor_matmul (a, mt, &e), 3.0, &e), wt, bt, 1e-5, &e);
+  g_assert_no_error (e);
+  g_autoptr (MorokPlan) plan = build1 (g, y, &a, 1);
+  float *av = morok_plan_input (plan, 0)->data;
+  for (gint64 i = 0; i < R * K; i++)
+    av[i] = (float) g_rand_double_range (rng, -1, 1);
+  g_autofree double *xv = g_new (double, R * C);
+  for (gint64 r = 0; r < R; r++)
+    for (gint64 c = 0; c < C; c++)
+      {
+        xv[r * C + c] = 3.0;
+        for (gint64 k = 0; k < K; k++)
+          xv[r * C + c] += (double) av[r * K + k] * m[k * C + c];
+      }
+  g_autoptr (GArray) prof = morok_plan_execute_profiled (plan, NULL, 0, &e);
+  g_assert_no_error (e);
+  for (guint i = 0; i < prof->len; i++)
+    {
+      const char *name = g_array_index (prof, MorokKernelProfile, i).name;
+      g_test_message ("step %s", name);
+      g_assert_null (strstr (name, "sub"));
+    }
+  g_assert_cmpuint (prof->len, ==, 4);
+  const float *yv = morok_plan_output (plan, 0)->data;
+  for (gint64 r = 0; r < R; r++)
+    {
+      double mean = 0, var = 0;
+      for (gint64 c = 0; c < C; c++)
+        mean += xv[r * C + c] / (double) C;
+      for (gint64 c = 0; c < C; c++)
+        var += (xv[r * C + c] - mean) * (xv[r * C + c] - mean) / (double) C;
+      for (gint64 c = 0; c < C; c++)
+        {
+          double want = (xv[r * C + c] - mean) / sqrt (var + 1e-5) * w[c] + bias[c];
+          g_assert_cmpfloat_with_epsilon (yv[r * C + c], want, 1e-5 * fmax (1, fabs (want)));
+        }
+    }
+}
+
 /* A linear layer on [t, 16] with t in [1, 50]: prepared once, executed 1000
  * times with new data and new values of t; every output is checked, and no
  * plan is built nor kernel compiled after prepare. */
@@ -848,6 +906,8 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/layout/strided-elementwise-weight-copied-and-vectorised",
                    test_layout_strided_elementwise_weight);
   g_test_add_func ("/plan/layout/merged-heads-loop-along-dh", test_layout_merged_heads_loop_along_dh);
+  g_test_add_func ("/plan/fusion/layer-norm-recomputes-its-centred-input",
+                   test_fusion_layer_norm_recomputes_centred);
   g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",
                    test_fold_skips_what_outgrows_its_weights);
   g_test_add_func ("/plan/fold/copies-views-without-a-plan", test_fold_copies_views_without_a_plan);

@@ -189,6 +189,61 @@ decide (Planner *p)
     }
 }
 
+/* The stored node @n reads in place (itself, or the base of a strided view
+ * of it), or NULL; @n itself for a constant. */
+static MorokNode *
+stored_base (Planner *p, MorokNode *n)
+{
+  MorokStrided s;
+  MorokNode *stop;
+  if (n->op == MOROK_OP_CONST || g_hash_table_contains (p->realized, n))
+    return n;
+  if (morok_op_is_view (n->op) && morok_strided_walk (n, is_realized, p, &s, &stop))
+    return s.base;
+  return NULL;
+}
+
+/* An element-wise node stored only because several kernels read it, whose
+ * sources are stored and all but one of them broadcasts (a layer norm's
+ * x - mean): each reader computes it again, for the reads of x it makes in
+ * place of those of the node, and the kernel that wrote it and its buffer's
+ * round trip go (GigaAM: 80 of its [T', 768] kernels, 4.7 ms an execute at
+ * 10 s). Not where a reader needs it stored (a product's operand) or it is
+ * an output. */
+static void
+recompute_cheap (Planner *p)
+{
+  /* readers first; what a recomputed node reads stays stored */
+  g_autoptr (GHashTable) pinned = g_hash_table_new (NULL, NULL);
+  for (guint k = p->nodes->len; k-- > 0;)
+    {
+      MorokNode *n = g_ptr_array_index (p->nodes, k), *base[MOROK_MAX_SRC];
+      if (!g_hash_table_contains (p->realized, n) || g_hash_table_contains (p->outputs, n)
+          || g_hash_table_contains (pinned, n) || !morok_op_is_elementwise (n->op)
+          || n_consumers (p, n) < 2)
+        continue;
+      guint full = 0;
+      gboolean ok = TRUE;
+      for (guint i = 0; i < n->n_src && ok; i++)
+        {
+          ok = (base[i] = stored_base (p, n->src[i])) != NULL;
+          full += ok && base[i]->op != MOROK_OP_CONST
+                  && morok_node_numel_max (base[i]) >= morok_node_numel_max (n);
+        }
+      GPtrArray *c = g_hash_table_lookup (p->consumers, n);
+      for (guint i = 0; ok && i < c->len; i++)
+        {
+          MorokNode *u = g_ptr_array_index (c, i);
+          ok = morok_op_is_elementwise (u->op) || morok_op_is_reduce (u->op);
+        }
+      if (!ok || full > 1)
+        continue;
+      g_hash_table_remove (p->realized, n);
+      for (guint i = 0; i < n->n_src; i++)
+        g_hash_table_add (pinned, base[i]);
+    }
+}
+
 /* Anchors (inline reductions, matmuls) inside the inline region of @root,
  * not counting @skip. */
 static guint
@@ -386,6 +441,7 @@ morok_schedule_new (MorokNode *const *outputs, guint n_outputs, MorokNode *const
     collect (&p, outs[i], seen);
   g_ptr_array_sort (p.nodes, by_id);
   decide (&p);
+  recompute_cheap (&p);
 
   /* buffers: inputs in the caller's order, then outputs, then the rest */
   for (guint i = 0; i < n_inputs; i++)
