@@ -14,7 +14,9 @@
  *  - leaves (INPUT, WEIGHT) are buffers, outputs are realized;
  *  - an element-wise or view node is inlined into its consumers, unless it
  *    is computed (not a view) and read by more than one node, or it is a
- *    reflect pad that another reflect pad reads through inlined views;
+ *    reflect pad that another reflect pad reads through inlined views; one
+ *    read by several element-wise or reduction nodes whose stored sources
+ *    all but one broadcast (x - mean) is inlined all the same;
  *  - a reduction is inlined (as a loop) only when it reaches its kernel's
  *    root through element-wise ops alone, so it runs once per output element;
  *    otherwise the end of the element-wise chain after it is realized, and
