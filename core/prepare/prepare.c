@@ -273,10 +273,10 @@ const_shape (const MorokNode *n, gint64 *dims)
 
 /* An element-wise kernel vectorises its last axis: a weight read there
  * with a stride other than 0 or 1 is a gather per vector (GigaAM's
- * depthwise taps, w[ch, j] for one j: five gathers per 16 channels, 0.55
- * ms a layer at 10 s). @n with the weight under its broadcasts (expands,
- * and reshapes that keep the last axis) copied contiguous at prepare;
- * else @n. */
+ * depthwise taps, w[ch, j] for one j, five floats apart: five gathers per
+ * 16 channels). @n with the weight under its broadcasts (expands, and
+ * reshapes that keep the last axis) copied contiguous at prepare; else
+ * @n. */
 static MorokNode *
 ungathered (MorokNode *n)
 {
