@@ -35,10 +35,11 @@
  * softmax runs down the keys with one vector lane per query.
  *
  * Where a panel is MOROK_ATT_QB columns wide (AVX-512) and d fits one k
- * block, the micro-kernel is called directly: q^T is packed once a call,
- * not once a key block, sT is already one B panel (rows of QB floats), and
- * the rows of k and the columns of v are read in place: packing sT and v^T
- * for each block took a sixth of the kernel's time. With the exponentials'
+ * block, the GEMM's blocks run on them directly (morok_gemm_block): q^T is
+ * packed once a call, not once a key block, sT is already one B panel
+ * (rows of QB floats), and the rows of k and the columns of v are read in
+ * place (with one panel of B, the block reads column-major A so): packing
+ * sT and v^T for each block took a sixth of the kernel's time. With the exponentials'
  * pass below, one GigaAM layer (16 heads, T' = 250, one thread, median of
  * 31) 4.58 -> 3.68 ms, at T' = 750 42.3 -> 35.1 ms. */
 #if MOROK_GEMM_NR == MOROK_ATT_QB && MOROK_GEMM_VL > 1
@@ -54,27 +55,6 @@
 #define MOROK_ATT_EXP morok_expf
 #endif
 
-#if defined(MOROK_ATT_TILES) && !defined(MOROK_KERNEL_LIB)
-/* c[i*QB + j] (=, or += when load_c) sum_k a[i*ars + k*aks] b[k*QB + j]
- * for rows i < mr, kc deep, every column of the panel b: whole tiles read
- * a in place, a last partial one is packed (never read past row mr). */
-static MOROK_VEC512 __attribute__ ((unused)) void
-morok_att_rows (int64_t mr, int64_t kc, const float *a, int64_t ars, int64_t aks, const float *b,
-                float *c, int load_c)
-{
-  int64_t i = 0;
-  for (; i + MOROK_GEMM_MR <= mr; i += MOROK_GEMM_MR)
-    morok_gemm_tile (kc, a + i * ars, ars, aks, b, c + i * MOROK_ATT_QB, MOROK_ATT_QB,
-                     MOROK_GEMM_MR, MOROK_ATT_QB, load_c);
-  if (i < mr)
-    {
-      float ap[MOROK_GEMM_MR * MOROK_GEMM_KC] __attribute__ ((aligned (64)));
-      morok_gemm_pack_a (mr - i, kc, a + i * ars, ars, aks, ap);
-      morok_gemm_tile (kc, ap, 1, MOROK_GEMM_MR, b, c + i * MOROK_ATT_QB, MOROK_ATT_QB, mr - i,
-                       MOROK_ATT_QB, load_c);
-    }
-}
-#endif
 
 MOROK_KERNEL_FN MOROK_VEC512 __attribute__ ((noinline)) void
 morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *q, int64_t sqr,
@@ -112,7 +92,8 @@ morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *
       int64_t nb = morok_gemm_min (MOROK_ATT_KB, tk - j0);
 #if defined(MOROK_ATT_TILES)
       if (tiles)
-        morok_att_rows (nb, d, k + j0 * skr, skr, ske, qt, st, 0);
+        morok_gemm_block (nb, MOROK_ATT_QB, d, k + j0 * skr, skr, ske, qt, 0, st, MOROK_ATT_QB, 0,
+                          (MorokGemmPrefetch){ 0 });
       else
 #endif
         morok_gemm_f32 (nb, m, d, k + j0 * skr, skr, ske, q, sqe, sqr, st, MOROK_ATT_QB, 0);
@@ -166,8 +147,9 @@ morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *
           acct[c * MOROK_ATT_QB + i] *= corr[i];
 #if defined(MOROK_ATT_TILES)
       for (int64_t k0 = 0; k0 < nb; k0 += MOROK_GEMM_KC)
-        morok_att_rows (dv, morok_gemm_min (MOROK_GEMM_KC, nb - k0), v + (j0 + k0) * svr, sve, svr,
-                        st + k0 * MOROK_ATT_QB, acct, 1);
+        morok_gemm_block (dv, MOROK_ATT_QB, morok_gemm_min (MOROK_GEMM_KC, nb - k0),
+                          v + (j0 + k0) * svr, sve, svr, st + k0 * MOROK_ATT_QB, 0, acct,
+                          MOROK_ATT_QB, 1, (MorokGemmPrefetch){ 0 });
 #else
       morok_gemm_f32 (dv, m, nb, v + j0 * svr, sve, svr, st, MOROK_ATT_QB, 1, acct, MOROK_ATT_QB, 1);
 #endif

@@ -787,10 +787,12 @@ morok_gemm_block (int64_t M, int64_t nc, int64_t kc, const float *A, int64_t sam
     {
       int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
       const float *a = A + ic * sam;
-      /* Rows contiguous in k are read in place, except a last partial
-       * panel, which is packed (zero rows) so as never to read past
-       * A's last row. */
-      int direct = sak == 1;
+      /* Rows contiguous in k are read in place, and so are columns
+       * contiguous in m when one panel of B is all there is (each tile
+       * reads them once, as packing would: attention's v^T), except a
+       * last partial panel, which is packed (zero rows) so as never to
+       * read past A's last row. */
+      int direct = sak == 1 || (sam == 1 && nc <= MOROK_GEMM_NR);
       int64_t full = direct ? mc - mc % MOROK_GEMM_MR : 0;
       for (int64_t ir = full; ir < mc; ir += MOROK_GEMM_MR)
         morok_gemm_pack_a (morok_gemm_min (MOROK_GEMM_MR, mc - ir), kc, a + ir * sam, sam, sak,
@@ -808,7 +810,7 @@ morok_gemm_block (int64_t M, int64_t nc, int64_t kc, const float *A, int64_t sam
                   = nr <= MOROK_GEMM_VL && MOROK_GEMM_NV > 1 ? morok_gemm_tile_narrow
                                                              : morok_gemm_tile;
               if (ir < full)
-                tile (kc, a + ir * sam, sam, 1, b, c + ir * ldc, ldc, MOROK_GEMM_MR, nr, load_c);
+                tile (kc, a + ir * sam, sam, sak, b, c + ir * ldc, ldc, MOROK_GEMM_MR, nr, load_c);
               else
                 tile (kc, apack + ir * kc, 1, MOROK_GEMM_MR, b, c + ir * ldc, ldc,
                       morok_gemm_min (MOROK_GEMM_MR, mc - ir), nr, load_c);
