@@ -19,7 +19,9 @@
  * tile of C accumulates over KC. A needs no packing when its rows are
  * contiguous in k (sak == 1, the layout of activations): the micro-kernel
  * broadcasts straight from MR rows, which measured 8 % faster than packing;
- * other strides, and a last partial panel of rows, are packed MR-interleaved.
+ * nor when its columns are contiguous in m (sam == 1) and B is one panel
+ * (each tile then reads them once, as packing would); other strides, and a
+ * last partial panel of rows, are packed MR-interleaved.
  * B packing from k-contiguous storage (sbk == 1, PyTorch's [out, in] weights)
  * transposes 16x16 (8x8) blocks in registers. Buffers are on the stack, no
  * malloc. When M or N is at most MOROK_GEMM_SMALL (8) and the other operand
