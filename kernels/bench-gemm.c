@@ -11,8 +11,8 @@
  * prints "-" for the others. --packed measures, on AVX-512 (else AVX2),
  * the products a plan runs with a constant weight ([N, K], packed by
  * morok_weight_pack): f32, bf16 and bf16x3 on vdpbf16ps (AVX512-BF16) and
- * int8 (vpdpbusd with VNNI, else vpmaddubsw + vpmaddwd; A quantised in
- * each call, as in a plan), "-" where this CPU lacks the instructions, each with its largest error against a double
+ * int8 (vpdpbusd with VNNI, else vpmaddubsw + vpmaddwd; A quantised, or
+ * rounded to bf16, in each call, as in a plan), "-" where this CPU lacks the instructions, each with its largest error against a double
  * product relative to the largest |C|; int8 counts 2 M N K operations.
  * Each shape runs with B stored [K, N] ("nn") and [N, K] ("nt", PyTorch's
  * Linear weight); A is [M, K], C is [M, N]. Each figure is the best of a few
@@ -140,7 +140,7 @@ typedef struct
   const float *a;
   const void *bp; /* packed */
   size_t bytes;
-  uint8_t *qa; /* int8: A quantised, morok_weight_pack_int8_rows (M) rows */
+  uint8_t *qa; /* int8: A quantised, bf16: rounded; morok_weight_pack_a_rows (M) rows */
   float *sa, *c;
   const MorokKernelExports *k;
   int64_t nr; /* the ISA's panel width */
@@ -167,8 +167,10 @@ packed_once (const PackedRun *r)
     {
       const uint16_t *lo = r->precision == MOROK_PRECISION_BF16X3
                                ? (const uint16_t *)r->bp + r->bytes / 4 : NULL;
-      k->gemm_bf16_packed (M, N, K, r->a, K, 1, r->bp, lo, morok_weight_pack_pairs (K, r->precision),
-                           r->c, N, 0);
+      int64_t lda = morok_weight_pack_pairs (K, r->precision);
+      uint32_t *ahi = (uint32_t *)r->qa, *alo = lo ? ahi + morok_weight_pack_a_rows (M) * lda : NULL;
+      k->bf16_round (M, K, r->a, K, 1, ahi, alo, lda);
+      k->gemm_bf16_packed (M, N, K, ahi, alo, lda, r->bp, lo, lda, r->c, N, 0);
     }
 }
 
@@ -226,9 +228,9 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
           size_t bytes = morok_weight_pack_bytes (K, N, nr, pr);
           void *bp = aligned_alloc (64, (bytes + 63) / 64 * 64);
           morok_weight_pack (b, K, N, 1, K, nr, pr, bp); /* B = W^T, W [N, K] */
-          int64_t rows = morok_weight_pack_int8_rows (M), lda = morok_weight_pack_quads (K) * 4;
-          PackedRun r = { M, N, K, pr, a, bp, bytes,
-                          aligned_alloc (64, (rows * lda + 63) / 64 * 64),
+          /* int8's quads, or bf16x3's hi and lo pairs: 4 (K + 64) bytes a row */
+          int64_t rows = morok_weight_pack_a_rows (M), lda = 4 * (K + 64);
+          PackedRun r = { M, N, K, pr, a, bp, bytes, aligned_alloc (64, rows * lda),
                           calloc (rows, sizeof (float)), c, k, nr, p == 4 };
           double g = measure_calls (packed_call, &r, 2.0 * M * N * K), err = 0;
           for (int64_t i = 0; i < M * N; i++)

@@ -22,6 +22,7 @@
 #define morok_gemm_f32_packed MOROK_EXPORT_NAME (morok_gemm_f32_packed, MOROK_EXPORT_ISA)
 #define morok_gemm_f16_packed MOROK_EXPORT_NAME (morok_gemm_f16_packed, MOROK_EXPORT_ISA)
 #define morok_gemm_bf16_packed MOROK_EXPORT_NAME (morok_gemm_bf16_packed, MOROK_EXPORT_ISA)
+#define morok_gemm_bf16_round MOROK_EXPORT_NAME (morok_gemm_bf16_round, MOROK_EXPORT_ISA)
 #define morok_gemm_amx_packed MOROK_EXPORT_NAME (morok_gemm_amx_packed, MOROK_EXPORT_ISA)
 #define morok_gemm_i8_quantize MOROK_EXPORT_NAME (morok_gemm_i8_quantize, MOROK_EXPORT_ISA)
 #define morok_gemm_i8_packed MOROK_EXPORT_NAME (morok_gemm_i8_packed, MOROK_EXPORT_ISA)
@@ -151,6 +152,7 @@ const MorokKernelExports MOROK_EXPORT_NAME (morok_kernel_exports, MOROK_EXPORT_I
   .gemm_f32 = morok_gemm_f32,
   .gemm_f32_packed = morok_gemm_f32_packed,
 #if defined(MOROK_GEMMBF_KC)
+  .bf16_round = morok_gemm_bf16_round,
   .gemm_bf16_packed = morok_gemm_bf16_packed,
 #endif
   .i8_quantize = morok_gemm_i8_quantize,
@@ -173,6 +175,7 @@ const MorokKernelSymbol MOROK_EXPORT_NAME (morok_kernel_lib_symbols, MOROK_EXPOR
   SYMBOL (morok_gemm_f16_packed),
 #endif
 #if defined(MOROK_GEMMBF_KC)
+  SYMBOL (morok_gemm_bf16_round),
   SYMBOL (morok_gemm_bf16_packed),
 #endif
 #if defined(MOROK_ISA_AVX512) && defined(__AMXBF16__) && defined(__AVX512BF16__)

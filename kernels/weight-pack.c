@@ -81,19 +81,25 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format, g
   if (parts)
     return (gsize) ((rows + 31) / 32 * 32) * (gsize) ((k + 31) / 32 * 32) * 2 * parts;
   gsize block = epilogue ? (gsize) rows * MOROK_WEIGHT_PACK_EPILOGUE_COLS * sizeof (float) : 0;
+  gsize qrows = (gsize) morok_weight_pack_a_rows (rows);
+  /* bf16 on vdpbf16ps: then A rounded (morok-gemm-bf16.h), K2 words a row,
+   * hi (and lo) */
+  guint parts_dp = morok_weight_pack_bf16_parts (format);
+  if (parts_dp)
+    return block + (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * parts_dp + 63) / 64 * 64;
   if (format != MOROK_PRECISION_INT8)
     return block;
   /* then A quantised (morok-gemm-i8.h), 4 * K4 bytes a row, then a scale
    * per row */
-  gsize qrows = (gsize) morok_weight_pack_int8_rows (rows);
   return block + (qrows * (gsize) morok_weight_pack_quads (k) * 4 + 63) / 64 * 64
          + (qrows * sizeof (float) + 63) / 64 * 64; /* the next thread's slice 64-byte aligned */
 }
 
 gint64
-morok_weight_pack_int8_rows (gint64 rows)
+morok_weight_pack_a_rows (gint64 rows)
 {
-  /* the vpdpbusd tile reads up to MR - 1 = 5 past M, the AMX block 31 */
+  /* the vpdpbusd and vdpbf16ps tiles read up to MR - 1 = 5 past M, the
+   * AMX block 31 */
   return (rows + 8 + 31) / 32 * 32;
 }
 

@@ -69,7 +69,7 @@ guint morok_weight_pack_amx_parts (MorokPrecision format);
 /* Scratch bytes per thread that a product with B packed in @format needs,
  * for at most @rows rows of A and K = @k: the AMX formats convert A into
  * tiles there; the others with an @epilogue store blocks of C there, int8
- * then A quantised. */
+ * then A quantised, bf16 and bf16x3 on vdpbf16ps A rounded. */
 gsize morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format,
                                        gboolean epilogue);
 /* K2 of a pairs layout (f16, bf16, bf16x3): pairs per panel. */
@@ -77,9 +77,10 @@ gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);
 /* K4 of the int8 layout: quads per panel, K rounded up to 64 (an AMX tile
  * of B is 16 quads deep; vpdpbusd reads the same layout). */
 gint64 morok_weight_pack_quads (gint64 k);
-/* Rows of A quantised that an int8 product with at most @rows rows reads
- * (the tiles read past the last, never store it). */
-gint64 morok_weight_pack_int8_rows (gint64 rows);
+/* Rows of A quantised (int8) or rounded (bf16 and bf16x3 on vdpbf16ps)
+ * that a product with at most @rows rows reads (the tiles read past the
+ * last, never store it). */
+gint64 morok_weight_pack_a_rows (gint64 rows);
 /* Whether int8 products with panels of @nr columns run on AMX tiles on
  * this CPU (kernels/include/morok-gemm-i8-amx.h): the avx512 ISA's panels
  * (64) and AMX-INT8 with the tiles granted; else on vpdpbusd. */

@@ -416,7 +416,7 @@ check_i8_packed (const MorokKernelExports *k, GemmI8Fn fn)
     for (int acc = 0; acc < 2; acc++)
       {
         int64_t M = sizes[t][0], N = sizes[t][1], K = sizes[t][2];
-        int64_t lda = morok_weight_pack_quads (K) * 4, rows = morok_weight_pack_int8_rows (M);
+        int64_t lda = morok_weight_pack_quads (K) * 4, rows = morok_weight_pack_a_rows (M);
         int64_t panels = (N + nr - 1) / nr;
         g_autofree float *a = int8_operand (rand, M * K), *b = int8_operand (rand, K * N);
         /* row 0 and column 0 at their scales' extremes, signs alternating

@@ -196,48 +196,6 @@ relu (double x)
   return x > 0 ? x : 0;
 }
 
-/* relu (A . B + R) with B packed: the epilogue reads each block of C from
- * the thread's scratch; the blocks of 128 columns (the last one partial) go
- * to whichever thread asks first, several to each; M symbolic, run from 1
- * row to its bound; f32 products on every ISA, and f16 on AVX512-FP16. */
-static void
-test_matmul_packed_epilogue (void)
-{
-  const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
-  /* f32 on every ISA, then f16 */
-  int f16_runs = !morok_weight_pack_missing (morok_isa_detect (), MOROK_PRECISION_F16);
-  for (int run = MOROK_ISA_PORTABLE; run <= (int) morok_isa_detect () + f16_runs; run++)
-    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
-      for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
-        {
-          int f16 = run > (int) morok_isa_detect ();
-          g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, rows, cases[k].k));
-          g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
-          g_autoptr (Ref) r = rnd (SHAPE (cases[k].batch, rows, cases[k].n));
-          g_autoptr (Ref) ab = f16 ? product_of_f16 (a, b) : ref_matmul (a, b);
-          g_autoptr (Ref) sum = ref_zip (ab, r, d_add);
-          g_autoptr (Ref) want = ref_map (sum, relu);
-          Case c;
-          case_init (&c);
-          c.precision = f16 ? MOROK_PRECISION_F16 : MOROK_PRECISION_F32;
-          c.isa = f16 ? MOROK_ISA_AVX512 : (MorokIsa) run, c.isa_set = TRUE;
-          GError *e = NULL;
-          MorokSymPool *pool = morok_graph_sym_pool (c.g);
-          MorokVariable *mv = morok_variable_new (pool, "m", 1, cases[k].m);
-          const MorokSym *sa[] = { morok_sym_const (pool, cases[k].batch), morok_sym_var (mv),
-                                   morok_sym_const (pool, cases[k].k) };
-          const MorokSym *sr[] = { sa[0], sa[1], morok_sym_const (pool, cases[k].n) };
-          MorokTensor *y = morok_tensor_matmul (case_input_sym (&c, a, sa), case_weight (&c, b), &e);
-          y = morok_tensor_relu (morok_tensor_add (y, case_input_sym (&c, r, sr), &e), &e);
-          g_assert_no_error (e);
-          c.vars[0] = (MorokVarValue){ "m", rows };
-          c.n_vars = 1;
-          case_check (&c, y, want, f16 ? 2.5e-3 * sqrt ((double) cases[k].k) : TOL,
-                      "matmul packed weight, epilogue");
-          g_assert_cmpuint (c.packed_bytes, >, 0);
-        }
-}
-
 /* x rounded to bf16, to nearest even (as vcvtne2ps2bf16 and the packing) */
 static double
 round_bf16 (double x)
@@ -269,7 +227,73 @@ bf16x3_bytes (gint64 k, gint64 n, gint64 nr)
   return 2 * bf16_bytes (k, n, nr);
 }
 
-/* bf16x3 (AMX-BF16 only): each product as hi.hi + hi.lo + lo.hi of the
+/* relu (A . B + R) with B packed: the epilogue reads each block of C from
+ * the thread's scratch; the blocks of 128 columns (the last one partial) go
+ * to whichever thread asks first, several to each; M symbolic, run from 1
+ * row to its bound; f32 products on every ISA, then each reduced precision
+ * this CPU runs but int8 (its own test below; bf16 and bf16x3 on vdpbf16ps
+ * also keep A rounded in the scratch, once per batch item, for all its
+ * blocks). */
+static void
+test_matmul_packed_epilogue (void)
+{
+  const PackedShape cases[] = { { 2, 100, 200, 600 }, { 1, 40, 33, 1100 } };
+  typedef struct
+  {
+    MorokPrecision precision;
+    MorokIsa isa;
+    Ref *(*want_of) (const Ref *a, const Ref *b);
+    double tol_per_sqrt_k; /* 0: TOL */
+  } Run;
+  Run runs[8];
+  guint n_runs = 0;
+  for (int isa = MOROK_ISA_PORTABLE; isa <= (int) morok_isa_detect (); isa++)
+    runs[n_runs++] = (Run){ MOROK_PRECISION_F32, (MorokIsa) isa, ref_matmul, 0 };
+  const Run reduced[] = {
+    { MOROK_PRECISION_F16, MOROK_ISA_AVX512, product_of_f16, 2.5e-3 },
+    { MOROK_PRECISION_BF16, MOROK_ISA_AVX512, product_of_bf16, 1e-6 },
+    { MOROK_PRECISION_BF16X3, MOROK_ISA_AVX512, ref_matmul, 1e-5 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (reduced); i++)
+    if (morok_weight_pack_missing (morok_isa_detect (), reduced[i].precision))
+      g_test_message ("epilogue: no %s here (%s missing)", morok_precision_name (reduced[i].precision),
+                      morok_weight_pack_missing (morok_isa_detect (), reduced[i].precision));
+    else
+      runs[n_runs++] = reduced[i];
+  for (guint run = 0; run < n_runs; run++)
+    for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+      for (gint64 rows = 1; rows <= cases[k].m; rows += cases[k].m / 2)
+        {
+          g_autoptr (Ref) a = rnd (SHAPE (cases[k].batch, rows, cases[k].k));
+          g_autoptr (Ref) b = rnd (SHAPE (cases[k].k, cases[k].n));
+          g_autoptr (Ref) r = rnd (SHAPE (cases[k].batch, rows, cases[k].n));
+          g_autoptr (Ref) ab = runs[run].want_of (a, b);
+          g_autoptr (Ref) sum = ref_zip (ab, r, d_add);
+          g_autoptr (Ref) want = ref_map (sum, relu);
+          Case c;
+          case_init (&c);
+          c.precision = runs[run].precision;
+          c.isa = runs[run].isa, c.isa_set = TRUE;
+          GError *e = NULL;
+          MorokSymPool *pool = morok_graph_sym_pool (c.g);
+          MorokVariable *mv = morok_variable_new (pool, "m", 1, cases[k].m);
+          const MorokSym *sa[] = { morok_sym_const (pool, cases[k].batch), morok_sym_var (mv),
+                                   morok_sym_const (pool, cases[k].k) };
+          const MorokSym *sr[] = { sa[0], sa[1], morok_sym_const (pool, cases[k].n) };
+          MorokTensor *y = morok_tensor_matmul (case_input_sym (&c, a, sa), case_weight (&c, b), &e);
+          y = morok_tensor_relu (morok_tensor_add (y, case_input_sym (&c, r, sr), &e), &e);
+          g_assert_no_error (e);
+          c.vars[0] = (MorokVarValue){ "m", rows };
+          c.n_vars = 1;
+          double tol = runs[run].tol_per_sqrt_k ? runs[run].tol_per_sqrt_k * sqrt ((double) cases[k].k) : TOL;
+          g_autofree char *what = g_strdup_printf ("matmul packed weight, epilogue, %s",
+                                                   morok_precision_name (c.precision));
+          case_check (&c, y, want, tol, what);
+          g_assert_cmpuint (c.packed_bytes, >, 0);
+        }
+}
+
+/* bf16x3 (AMX-BF16, else vdpbf16ps on AVX512-BF16): each product as hi.hi + hi.lo + lo.hi of the
  * operands split into two bf16 parts, f32 sums. Against the exact product
  * of the operands themselves: measured at most 6e-6 sqrt (K) relative to
  * max (1, |C|), held to 1e-5 sqrt (K) (K = 768: 2.8e-4; f16 is 100 times
@@ -289,7 +313,7 @@ test_matmul_packed_bf16x3 (void)
                 bf16x3_bytes);
 }
 
-/* bf16 (AMX-BF16 only): hi.hi alone. The products of bf16 operands are
+/* bf16 (AMX-BF16, else vdpbf16ps on AVX512-BF16): hi.hi alone. The products of bf16 operands are
  * exact in f32, so against the exact product of the bf16-rounded operands
  * what is left is summing in f32: measured at most 2e-7 sqrt (K) relative
  * to max (1, |C|), held to 1e-6 sqrt (K); against the operands themselves

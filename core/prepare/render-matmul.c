@@ -65,19 +65,34 @@ render_matmul_kernel (Ctx *c)
         align);
   render_line (c, "nt = (N + nb - 1) / nb;");
   render_line (c, "const int64_t mt = (M + mb - 1) / mb, tasks = batches * mt * nt;");
-  /* int8: A quantised into the thread's scratch, after the epilogue's block,
-   * once per batch item this thread has tasks in (mb is M) */
+  /* int8: A quantised, bf16 and bf16x3 on vdpbf16ps: A rounded, into the
+   * thread's scratch, after the epilogue's block, once per batch item this
+   * thread has tasks in (mb is M) */
+  gboolean amx = pb && morok_weight_pack_amx_parts (pb->pack.format);
   gboolean int8 = pb && pb->pack.format == MOROK_PRECISION_INT8;
-  gint64 lda = int8 ? morok_weight_pack_quads (pb->pack.k) * 4 : 0;
-  if (int8)
+  guint rounded = pb && !amx ? morok_weight_pack_bf16_parts (pb->pack.format) : 0;
+  gint64 lda = int8 ? morok_weight_pack_quads (pb->pack.k) * 4
+               : rounded ? morok_weight_pack_pairs (pb->pack.k, pb->pack.format) : 0;
+  if (int8 || rounded)
     {
       gint64 rows = m->shape[r - 2]->hi;
       gsize block = morok_weight_pack_scratch_bytes (rows, pb->pack.k, MOROK_PRECISION_F32,
                                                      root != m);
-      gsize qbytes = ((gsize) morok_weight_pack_int8_rows (rows) * lda + 63) / 64 * 64;
-      render_line (c, "uint8_t *restrict qa = (uint8_t *) scratch + %" G_GSIZE_FORMAT ";", block);
-      render_line (c, "float *restrict sa = (float *) (qa + %" G_GSIZE_FORMAT ");", qbytes);
-      render_line (c, "int64_t quantised = -1; /* the batch item in qa */");
+      gint64 arows = morok_weight_pack_a_rows (rows);
+      if (int8)
+        {
+          gsize qbytes = ((gsize) arows * lda + 63) / 64 * 64;
+          render_line (c, "uint8_t *restrict qa = (uint8_t *) scratch + %" G_GSIZE_FORMAT ";", block);
+          render_line (c, "float *restrict sa = (float *) (qa + %" G_GSIZE_FORMAT ");", qbytes);
+        }
+      else
+        {
+          render_line (c, "uint32_t *restrict ahi = (uint32_t *) ((uint8_t *) scratch + %" G_GSIZE_FORMAT ");",
+                block);
+          if (rounded == 2)
+            render_line (c, "uint32_t *restrict alo = ahi + %" G_GINT64_FORMAT ";", arows * lda);
+        }
+      render_line (c, "int64_t quantised = -1; /* the batch item in the scratch's A */");
     }
   if (c->ker->shared_tasks)
     render_line (c, "for (int64_t task = __atomic_fetch_add (next_task, 1, __ATOMIC_RELAXED); task < tasks;"
@@ -102,19 +117,22 @@ render_matmul_kernel (Ctx *c)
   /* the batch's C block: flat index of (idx..., 0, 0) */
   g_autofree char *batch = render_dims_flat (m, r - 2, idx);
   render_line (c, "float *restrict cb = out + (%s) * M * N;", batch);
-  if (int8)
+  if (int8 || rounded)
     {
       render_line (c, "if (quantised != task / (nt * mt)) {");
       render_line (c, "  quantised = task / (nt * mt);");
-      render_line (c, "  morok_gemm_i8_quantize (M, K, b%u + (%s), %s, %s, qa, sa, %" G_GINT64_FORMAT ");",
-            ba, offa->str, sam, sak, lda);
+      if (int8)
+        render_line (c, "  morok_gemm_i8_quantize (M, K, b%u + (%s), %s, %s, qa, sa, %" G_GINT64_FORMAT ");",
+              ba, offa->str, sam, sak, lda);
+      else
+        render_line (c, "  morok_gemm_bf16_round (M, K, b%u + (%s), %s, %s, ahi, %s, %" G_GINT64_FORMAT ");",
+              ba, offa->str, sam, sak, rounded == 2 ? "alo" : "(uint32_t *) 0", lda);
       render_line (c, "}");
     }
   /* An epilogue runs over the columns the GEMM has just stored, MOROK_GEMM_NC
    * at a time, so that it reads them from L2 (FF1 + SiLU, 250 x 3072: the
    * pass over the whole block read 3 MB back from L3). The AMX kernel
    * converts all of A per call: one call. */
-  gboolean amx = pb && morok_weight_pack_amx_parts (pb->pack.format);
   /* f32 and f16 with packed weights store each block into scratch, the
    * epilogue moves it into the output (weight-pack.h) */
   c->mm_block = pb && !amx && root != m;
@@ -171,10 +189,14 @@ render_matmul_kernel (Ctx *c)
         render_line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
               G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
               sak, bhi, blo, k2);
-      else if (parts) /* vdpbf16ps on the same layout, where there is no AMX */
-        render_line (c, "morok_gemm_bf16_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
-              G_GINT64_FORMAT ", %s, 0);", ba, offa->str, sam, sam, sak, bhi, blo, k2,
-              c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
+      else if (parts) /* vdpbf16ps on the same layout, where there is no AMX: A rounded */
+        {
+          g_autofree char *alo = rounded == 2 ? g_strdup_printf ("alo + m0 * %" G_GINT64_FORMAT, lda)
+                                              : g_strdup ("(const uint32_t *) 0");
+          render_line (c, "morok_gemm_bf16_packed (ml, nl, K, ahi + m0 * %" G_GINT64_FORMAT ", %s, %"
+                G_GINT64_FORMAT ", %s, %s, %" G_GINT64_FORMAT ", %s, 0);", lda, alo, lda, bhi, blo,
+                k2, c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
+        }
       else
         render_line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, 0);",
               pb->pack.format == MOROK_PRECISION_F16 ? "f16" : "f32",

@@ -9,9 +9,9 @@
  * of 64 columns, pair q of column j at b[(q*64 + j)*2 + h], so a pair of 16
  * columns is one zmm. The tile is 6 x 64 as in f32 (24 zmm of f32 sums,
  * four of B, six broadcasts per pair), over blocks of MOROK_GEMMBF_KC k.
- * A is rounded to bf16 pairs (vcvtne2ps2bf16, to nearest even) as each MC x
- * KC block is packed. bf16x3 splits A and B into hi = bf16 (x) and
- * lo = bf16 (x - hi) and sums hi.hi + hi.lo + lo.hi (see
+ * A is rounded to bf16 pairs (vcvtne2ps2bf16, to nearest even) once per
+ * product, by morok_gemm_bf16_round, and read in place. bf16x3 splits A
+ * and B into hi = bf16 (x) and lo = bf16 (x - hi) and sums hi.hi + hi.lo + lo.hi (see
  * kernels/include/morok-gemm-amx.h for the error of each): three dot
  * products where bf16 takes one. */
 #pragma once
@@ -124,22 +124,49 @@ morok_gemmbf_tile (int64_t kq, const uint32_t *restrict ahi, const uint32_t *res
   morok_gemm_store_tile (acc, c, ldc, mr, nr, load_c);
 }
 
-/* C [M, N] (row stride ldc) =, or += when @accumulate, A [M, K] . B, B
- * packed in bf16 pairs from the panel of column 0 (bhi; K2 pairs per panel,
- * kernels/weight-pack.h), and for bf16x3 its lo copy (blo; 0 for bf16). */
+/* Rows of A [M, K] (element (i, k) at A[i*sam + k*sak]) rounded into bf16
+ * pairs once for all of a product's calls: ahi[i*lda + q] holds k = 2q,
+ * 2q + 1, zeros past K up to K rounded up to 32; unless alo is 0 (bf16x3),
+ * alo what hi leaves. Rows M to M + MR - 1 are zeros: the tiles read them
+ * and never store them. */
 MOROK_KERNEL_FN MOROK_VEC512 void
-morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
-                        const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C, int64_t ldc,
-                        int accumulate)
+morok_gemm_bf16_round (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
+                       uint32_t *ahi, uint32_t *alo, int64_t lda)
+#if defined(MOROK_KERNEL_LIB)
+;
+#else
+{
+  int64_t kq = (K + 31) / 32 * 16;
+  for (int64_t i = 0; i < M; i++)
+    morok_gemmbf_pack_row (K, A + i * sam, sak, ahi + i * lda, alo ? alo + i * lda : alo);
+  for (int64_t i = M; i < M + MOROK_GEMM_MR; i++)
+    for (int64_t q = 0; q < kq; q++)
+      {
+        ahi[i * lda + q] = 0u;
+        if (alo)
+          alo[i * lda + q] = 0u;
+      }
+}
+#endif
+
+/* C [M, N] (row stride ldc) =, or += when @accumulate, A [M, K] . B: A as
+ * morok_gemm_bf16_round leaves it (ahi, and alo for bf16x3; lda words a
+ * row), B packed in bf16 pairs from the panel of column 0 (bhi; K2 pairs
+ * per panel, kernels/weight-pack.h), and for bf16x3 its lo copy (blo; 0 for
+ * bf16). A plan rounds A once and calls this for each block of 128 columns:
+ * rounding it in every call, as the block was packed, took a tenth of the
+ * product's time (250 x 3072 x 768 in 128-column calls on a Zen 4: 0.029
+ * ms of A's rounding in each 0.26 ms call). */
+MOROK_KERNEL_FN MOROK_VEC512 void
+morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const uint32_t *ahi, const uint32_t *alo,
+                        int64_t lda, const uint16_t *bhi, const uint16_t *blo, int64_t k2,
+                        float *C, int64_t ldc, int accumulate)
 #if defined(MOROK_KERNEL_LIB)
 ;
 #else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
-  /* rows of A in bf16 pairs, kq apart */
-  uint32_t ahi[MOROK_GEMM_MC * MOROK_GEMMBF_KC / 2] __attribute__ ((aligned (64)));
-  uint32_t alo[MOROK_GEMM_MC * MOROK_GEMMBF_KC / 2] __attribute__ ((aligned (64)));
   for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
     {
       int64_t nc = morok_gemm_min (MOROK_GEMM_NC, N - jc);
@@ -151,24 +178,20 @@ morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t
           MorokGemmPrefetch pf = morok_gemm_next_block (bhi, 64, k2 * 256, 128, jc, MOROK_GEMM_NC,
                                                         pc, MOROK_GEMMBF_KC, N, K);
           int64_t tiles = (M + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR * ((nc + 63) / 64), t = 0;
+          /* MC rows at a time: their pairs of this block stay in L1 over
+           * the panels */
           for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
             {
               int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
-              int64_t rows = (mc + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR * MOROK_GEMM_MR;
-              for (int64_t i = 0; i < rows; i++)
-                if (i < mc)
-                  morok_gemmbf_pack_row (kc, A + (ic + i) * sam + pc * sak, sak, ahi + i * kq,
-                                         blo ? alo + i * kq : (uint32_t *)0);
-                else /* rows past M: zeros, never stored */
-                  for (int64_t q = 0; q < kq; q++)
-                    ahi[i * kq + q] = alo[i * kq + q] = 0u;
+              const uint32_t *hi = ahi + ic * lda + pc / 2;
+              const uint32_t *lo = blo ? alo + ic * lda + pc / 2 : (const uint32_t *)0;
               for (int64_t jr = 0; jr < nc; jr += 64)
                 {
                   int64_t at = ((jc + jr) / 64 * k2 + pc / 2) * 128;
                   for (int64_t ir = 0; ir < mc; ir += MOROK_GEMM_MR, t++)
                     {
                       morok_gemm_prefetch_part (pf, t, tiles);
-                      morok_gemmbf_tile (kq, ahi + ir * kq, alo + ir * kq, kq, bhi + at,
+                      morok_gemmbf_tile (kq, hi + ir * lda, lo ? lo + ir * lda : lo, lda, bhi + at,
                                          blo ? blo + at : blo, C + (ic + ir) * ldc + jc + jr, ldc,
                                          morok_gemm_min (MOROK_GEMM_MR, mc - ir),
                                          morok_gemm_min (64, nc - jr), load_c);
