@@ -167,10 +167,14 @@ packed_once (const PackedRun *r)
     {
       const uint16_t *lo = r->precision == MOROK_PRECISION_BF16X3
                                ? (const uint16_t *)r->bp + r->bytes / 4 : NULL;
+      /* A rounded first where a plan would (more than one block of 128
+       * columns), else a block at a time in the call */
       int64_t lda = morok_weight_pack_pairs (K, r->precision);
-      uint32_t *ahi = (uint32_t *)r->qa, *alo = lo ? ahi + morok_weight_pack_a_rows (M) * lda : NULL;
-      k->bf16_round (M, K, r->a, K, 1, ahi, alo, lda);
-      k->gemm_bf16_packed (M, N, K, ahi, alo, lda, r->bp, lo, lda, r->c, N, 0);
+      uint32_t *ahi = N > 128 ? (uint32_t *)r->qa : NULL;
+      uint32_t *alo = ahi && lo ? ahi + morok_weight_pack_a_rows (M) * lda : NULL;
+      if (ahi)
+        k->bf16_round (M, K, r->a, K, 1, ahi, alo, lda);
+      k->gemm_bf16_packed (M, N, K, r->a, K, 1, ahi, alo, lda, r->bp, lo, lda, r->c, N, 0);
     }
 }
 

@@ -45,9 +45,10 @@ typedef struct
                     int accumulate);
   /* C = A . B with B packed by morok_weight_pack (kernels/weight-pack.h) in
    * f32 (bp float), bf16 or bf16x3 (A rounded by bf16_round into ahi, and
-   * alo for bf16x3, lda words a row, M + 6 rows; bhi the hi copy of B, blo
-   * the lo copy or NULL, k2 pairs per panel; NULL where this object has no
-   * vdpbf16ps kernel), int8 (A quantised by i8_quantize into qa, sa with row
+   * alo for bf16x3, lda words a row, M + 6 rows, or with ahi NULL A itself,
+   * rounded a block at a time; bhi the hi copy of B, blo the lo copy or
+   * NULL, k2 pairs per panel; NULL where this object has no vdpbf16ps
+   * kernel), int8 (A quantised by i8_quantize into qa, sa with row
    * stride lda; bq, sb, corr the packed quads, scales and first block's
    * corrections, cs elements from one block's to the next; NULL in the
    * portable objects). */
@@ -55,10 +56,10 @@ typedef struct
                            int64_t sak, const float *bp, float *C, int64_t ldc, int accumulate);
   void (*bf16_round) (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
                       uint32_t *ahi, uint32_t *alo, int64_t lda);
-  void (*gemm_bf16_packed) (int64_t M, int64_t N, int64_t K, const uint32_t *ahi,
-                            const uint32_t *alo, int64_t lda, const uint16_t *bhi,
-                            const uint16_t *blo, int64_t k2, float *C, int64_t ldc,
-                            int accumulate);
+  void (*gemm_bf16_packed) (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
+                            int64_t sak, const uint32_t *ahi, const uint32_t *alo, int64_t lda,
+                            const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C,
+                            int64_t ldc, int accumulate);
   void (*i8_quantize) (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
                        uint8_t *qa, float *sa, int64_t lda);
   /* the largest |round (a / sa)| of i8_quantize, which adds it + 1: 127,

@@ -65,12 +65,15 @@ render_matmul_kernel (Ctx *c)
         align);
   render_line (c, "nt = (N + nb - 1) / nb;");
   render_line (c, "const int64_t mt = (M + mb - 1) / mb, tasks = batches * mt * nt;");
-  /* int8: A quantised, bf16 and bf16x3 on vdpbf16ps: A rounded, into the
-   * thread's scratch, after the epilogue's block, once per batch item this
-   * thread has tasks in (mb is M) */
+  /* int8: A quantised, and bf16 and bf16x3 on vdpbf16ps with more than one
+   * block of columns: A rounded, into the thread's scratch, after the
+   * epilogue's block, once per batch item this thread has tasks in (mb is
+   * M); with one block, the product rounds A a block at a time, which runs
+   * faster (kernels/include/morok-gemm-bf16.h) */
   gboolean amx = pb && morok_weight_pack_amx_parts (pb->pack.format);
   gboolean int8 = pb && pb->pack.format == MOROK_PRECISION_INT8;
-  guint rounded = pb && !amx ? morok_weight_pack_bf16_parts (pb->pack.format) : 0;
+  guint rounded = pb && !amx && m->shape[r - 1]->hi > MM_SHARED_COLS
+                      ? morok_weight_pack_bf16_parts (pb->pack.format) : 0;
   gint64 lda = int8 ? morok_weight_pack_quads (pb->pack.k) * 4
                : rounded ? morok_weight_pack_pairs (pb->pack.k, pb->pack.format) : 0;
   if (int8 || rounded)
@@ -189,13 +192,15 @@ render_matmul_kernel (Ctx *c)
         render_line (c, "morok_gemm_amx_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
               G_GINT64_FORMAT ", cb + m0 * N + n0, N, 0, scratch);", ba, offa->str, sam, sam,
               sak, bhi, blo, k2);
-      else if (parts) /* vdpbf16ps on the same layout, where there is no AMX: A rounded */
+      else if (parts) /* vdpbf16ps on the same layout, where there is no AMX */
         {
+          g_autofree char *ahi = rounded ? g_strdup_printf ("ahi + m0 * %" G_GINT64_FORMAT, lda)
+                                         : g_strdup ("(const uint32_t *) 0");
           g_autofree char *alo = rounded == 2 ? g_strdup_printf ("alo + m0 * %" G_GINT64_FORMAT, lda)
                                               : g_strdup ("(const uint32_t *) 0");
-          render_line (c, "morok_gemm_bf16_packed (ml, nl, K, ahi + m0 * %" G_GINT64_FORMAT ", %s, %"
-                G_GINT64_FORMAT ", %s, %s, %" G_GINT64_FORMAT ", %s, 0);", lda, alo, lda, bhi, blo,
-                k2, c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
+          render_line (c, "morok_gemm_bf16_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, %"
+                G_GINT64_FORMAT ", %s, %s, %" G_GINT64_FORMAT ", %s, 0);", ba, offa->str, sam, sam,
+                sak, ahi, alo, lda, bhi, blo, k2, c->mm_block ? "cs, nl" : "cb + m0 * N + n0, N");
         }
       else
         render_line (c, "morok_gemm_%s_packed (ml, nl, K, b%u + (%s) + m0 * (%s), %s, %s, %s, %s, 0);",

@@ -10,8 +10,9 @@
  * columns is one zmm. The tile is 6 x 64 as in f32 (24 zmm of f32 sums,
  * four of B, six broadcasts per pair), over blocks of MOROK_GEMMBF_KC k.
  * A is rounded to bf16 pairs (vcvtne2ps2bf16, to nearest even) once per
- * product, by morok_gemm_bf16_round, and read in place. bf16x3 splits A
- * and B into hi = bf16 (x) and lo = bf16 (x - hi) and sums hi.hi + hi.lo + lo.hi (see
+ * product by morok_gemm_bf16_round and read in place, or as each MC x KC
+ * block is packed. bf16x3 splits A and B into hi = bf16 (x) and lo =
+ * bf16 (x - hi) and sums hi.hi + hi.lo + lo.hi (see
  * kernels/include/morok-gemm-amx.h for the error of each): three dot
  * products where bf16 takes one. */
 #pragma once
@@ -149,24 +150,32 @@ morok_gemm_bf16_round (int64_t M, int64_t K, const float *A, int64_t sam, int64_
 }
 #endif
 
-/* C [M, N] (row stride ldc) =, or += when @accumulate, A [M, K] . B: A as
- * morok_gemm_bf16_round leaves it (ahi, and alo for bf16x3; lda words a
- * row), B packed in bf16 pairs from the panel of column 0 (bhi; K2 pairs
- * per panel, kernels/weight-pack.h), and for bf16x3 its lo copy (blo; 0 for
- * bf16). A plan rounds A once and calls this for each block of 128 columns:
- * rounding it in every call, as the block was packed, took a tenth of the
- * product's time (250 x 3072 x 768 in 128-column calls on a Zen 4: 0.029
- * ms of A's rounding in each 0.26 ms call). */
+/* C [M, N] (row stride ldc) =, or += when @accumulate, A . B: A as
+ * morok_gemm_bf16_round left it (ahi, and alo for bf16x3; lda words a
+ * row) or, where ahi is 0, A [M, K] in f32 (element (i, k) at A[i*sam +
+ * k*sak]), rounded here a block of MC rows x KC k at a time; B packed in
+ * bf16 pairs from the panel of column 0 (bhi; K2 pairs per panel,
+ * kernels/weight-pack.h), and for bf16x3 its lo copy (blo; 0 for bf16).
+ * A plan that calls this for several blocks of 128 columns of the same A
+ * rounds it once: rounding it in every call took a tenth of the product's
+ * time (250 x 3072 x 768 in 128-column calls on a Zen 4: 0.029 ms of A's
+ * rounding in each 0.26 ms call). With one call the block rounded here is
+ * faster (its pairs contiguous, just written: [128, 387] x [387, 128] 70
+ * us against 81 with A rounded first, the same Zen 4). */
 MOROK_KERNEL_FN MOROK_VEC512 void
-morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const uint32_t *ahi, const uint32_t *alo,
-                        int64_t lda, const uint16_t *bhi, const uint16_t *blo, int64_t k2,
-                        float *C, int64_t ldc, int accumulate)
+morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
+                        const uint32_t *ahi, const uint32_t *alo, int64_t lda,
+                        const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C, int64_t ldc,
+                        int accumulate)
 #if defined(MOROK_KERNEL_LIB)
 ;
 #else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
+  /* a block of A rounded here: rows of pairs, kq apart */
+  uint32_t hi_block[MOROK_GEMM_MC * MOROK_GEMMBF_KC / 2] __attribute__ ((aligned (64)));
+  uint32_t lo_block[MOROK_GEMM_MC * MOROK_GEMMBF_KC / 2] __attribute__ ((aligned (64)));
   for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
     {
       int64_t nc = morok_gemm_min (MOROK_GEMM_NC, N - jc);
@@ -178,20 +187,30 @@ morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const uint32_t *ahi, co
           MorokGemmPrefetch pf = morok_gemm_next_block (bhi, 64, k2 * 256, 128, jc, MOROK_GEMM_NC,
                                                         pc, MOROK_GEMMBF_KC, N, K);
           int64_t tiles = (M + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR * ((nc + 63) / 64), t = 0;
-          /* MC rows at a time: their pairs of this block stay in L1 over
-           * the panels */
           for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
             {
-              int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
+              int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic), ars = lda;
               const uint32_t *hi = ahi + ic * lda + pc / 2;
               const uint32_t *lo = blo ? alo + ic * lda + pc / 2 : (const uint32_t *)0;
+              if (!ahi)
+                {
+                  hi = hi_block, lo = blo ? lo_block : lo, ars = kq;
+                  int64_t rows = (mc + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR * MOROK_GEMM_MR;
+                  for (int64_t i = 0; i < rows; i++)
+                    if (i < mc)
+                      morok_gemmbf_pack_row (kc, A + (ic + i) * sam + pc * sak, sak,
+                                             hi_block + i * kq, blo ? lo_block + i * kq : (uint32_t *)0);
+                    else /* rows past M: zeros, never stored */
+                      for (int64_t q = 0; q < kq; q++)
+                        hi_block[i * kq + q] = lo_block[i * kq + q] = 0u;
+                }
               for (int64_t jr = 0; jr < nc; jr += 64)
                 {
                   int64_t at = ((jc + jr) / 64 * k2 + pc / 2) * 128;
                   for (int64_t ir = 0; ir < mc; ir += MOROK_GEMM_MR, t++)
                     {
                       morok_gemm_prefetch_part (pf, t, tiles);
-                      morok_gemmbf_tile (kq, hi + ir * lda, lo ? lo + ir * lda : lo, lda, bhi + at,
+                      morok_gemmbf_tile (kq, hi + ir * ars, lo ? lo + ir * ars : lo, ars, bhi + at,
                                          blo ? blo + at : blo, C + (ic + ir) * ldc + jc + jr, ldc,
                                          morok_gemm_min (MOROK_GEMM_MR, mc - ir),
                                          morok_gemm_min (64, nc - jr), load_c);
