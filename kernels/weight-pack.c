@@ -73,7 +73,8 @@ morok_weight_pack_amx_parts (MorokPrecision format)
 }
 
 gsize
-morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format, gboolean epilogue)
+morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, gint64 n, MorokPrecision format,
+                                 gboolean epilogue)
 {
   guint parts = morok_weight_pack_amx_parts (format);
   /* A in bf16 tiles: 32-row blocks, k to a multiple of 32, hi (and lo in
@@ -82,9 +83,9 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format, g
     return (gsize) ((rows + 31) / 32 * 32) * (gsize) ((k + 31) / 32 * 32) * 2 * parts;
   gsize block = epilogue ? (gsize) rows * MOROK_WEIGHT_PACK_EPILOGUE_COLS * sizeof (float) : 0;
   gsize qrows = (gsize) morok_weight_pack_a_rows (rows);
-  /* bf16 on vdpbf16ps: then A rounded (morok-gemm-bf16.h), K2 words a row,
-   * hi (and lo) */
-  guint parts_dp = morok_weight_pack_bf16_parts (format);
+  /* bf16 on vdpbf16ps with more than one task: then A rounded
+   * (morok-gemm-bf16.h), K2 words a row, hi (and lo) */
+  guint parts_dp = n > MOROK_WEIGHT_PACK_TASK_COLS ? morok_weight_pack_bf16_parts (format) : 0;
   if (parts_dp)
     return block + (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * parts_dp + 63) / 64 * 64;
   if (format != MOROK_PRECISION_INT8)

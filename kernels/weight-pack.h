@@ -66,11 +66,15 @@ guint morok_weight_pack_amx_parts (MorokPrecision format);
  * output, whose row stride (12 KB for 3072 columns) put a tile's rows of C
  * into the same cache sets as each other and the panel of B. */
 #define MOROK_WEIGHT_PACK_EPILOGUE_COLS 256
+/* Columns of C in one task of a product with packed weights (but AMX's):
+ * the threads take such blocks in turn. */
+#define MOROK_WEIGHT_PACK_TASK_COLS 128
 /* Scratch bytes per thread that a product with B packed in @format needs,
- * for at most @rows rows of A and K = @k: the AMX formats convert A into
- * tiles there; the others with an @epilogue store blocks of C there, int8
- * then A quantised, bf16 and bf16x3 on vdpbf16ps A rounded. */
-gsize morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, MorokPrecision format,
+ * for at most @rows rows of A, K = @k and N at most @n: the AMX formats
+ * convert A into tiles there; the others with an @epilogue store blocks of
+ * C there, int8 then A quantised, bf16 and bf16x3 on vdpbf16ps with more
+ * than one task's columns A rounded. */
+gsize morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, gint64 n, MorokPrecision format,
                                        gboolean epilogue);
 /* K2 of a pairs layout (f16, bf16, bf16x3): pairs per panel. */
 gint64 morok_weight_pack_pairs (gint64 k, MorokPrecision format);

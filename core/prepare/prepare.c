@@ -622,7 +622,8 @@ pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       guint bi = idx - 1;
       g_array_append_val (ker->reads, bi);
       ker->scratch_stride = morok_weight_pack_scratch_bytes (
-          ker->matmul->shape[ker->matmul->rank - 2]->hi, pk.k, pk.format, ker->root != ker->matmul);
+          ker->matmul->shape[ker->matmul->rank - 2]->hi, pk.k, pk.n, pk.format,
+          ker->root != ker->matmul);
       scratch_stride = MAX (scratch_stride, ker->scratch_stride);
       /* the AMX kernel converts all of its A per call: one column block per thread */
       ker->shared_tasks = !morok_weight_pack_amx_parts (pk.format);

@@ -10,7 +10,7 @@
 #define MM_ROWS 64  /* rows of C per task, when rows must be shared out too */
 #define MM_COLS 512 /* columns of C per task, when N is wide */
 #define MM_NARROW 16 /* N at most this, M at least twice: contract transposed */
-#define MM_SHARED_COLS 128 /* columns per task of a product with packed weights (f32, f16) */
+#define MM_SHARED_COLS MOROK_WEIGHT_PACK_TASK_COLS /* columns per task of a product with packed weights */
 
 gboolean
 render_matmul_kernel (Ctx *c)
@@ -72,14 +72,14 @@ render_matmul_kernel (Ctx *c)
    * faster (kernels/include/morok-gemm-bf16.h) */
   gboolean amx = pb && morok_weight_pack_amx_parts (pb->pack.format);
   gboolean int8 = pb && pb->pack.format == MOROK_PRECISION_INT8;
-  guint rounded = pb && !amx && m->shape[r - 1]->hi > MM_SHARED_COLS
+  guint rounded = pb && !amx && pb->pack.n > MM_SHARED_COLS
                       ? morok_weight_pack_bf16_parts (pb->pack.format) : 0;
   gint64 lda = int8 ? morok_weight_pack_quads (pb->pack.k) * 4
                : rounded ? morok_weight_pack_pairs (pb->pack.k, pb->pack.format) : 0;
   if (int8 || rounded)
     {
       gint64 rows = m->shape[r - 2]->hi;
-      gsize block = morok_weight_pack_scratch_bytes (rows, pb->pack.k, MOROK_PRECISION_F32,
+      gsize block = morok_weight_pack_scratch_bytes (rows, pb->pack.k, pb->pack.n, MOROK_PRECISION_F32,
                                                      root != m);
       gint64 arows = morok_weight_pack_a_rows (rows);
       if (int8)
