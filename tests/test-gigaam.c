@@ -572,6 +572,22 @@ test_encoder_in_place (gconstpointer version)
   g_assert_cmpuint (n_in_place, ==, n_copied);
   g_assert_cmpmem (in_place, n_in_place * sizeof (float), copied, n_copied * sizeof (float));
   g_assert_cmpuint (morok_gigaam_weight_bytes_owned (m), ==, 0);
+  /* and after the execute none of the file's pages is mapped: what kernels
+   * read in place (biases, norms) they read from the program's copies */
+  MorokSafetensors *st = morok_safetensors_open (path, &e);
+  g_assert_no_error (e);
+  gsize start = G_MAXSIZE, end = 0;
+  for (guint i = 0; i < morok_safetensors_n_tensors (st); i++)
+    {
+      const MorokSafetensor *t = morok_safetensors_nth (st, i);
+      start = MIN (start, t->offset), end = MAX (end, t->offset + t->n_bytes);
+    }
+  morok_safetensors_free (st); /* its mapping gone: only the model's is left */
+  gint64 resident = fixture_mapped_pages_resident (path, start, end - start);
+  g_test_message ("%s: %" G_GINT64_FORMAT " pages of the model's weights mapped after an execute",
+                  name, resident);
+  if (resident >= 0) /* -1: no /proc/self/pagemap */
+    g_assert_cmpint (resident, ==, 0);
   g_unlink (path);
   g_rmdir (dir);
   gigaam_fixture_clear (&f);

@@ -126,8 +126,8 @@ struct _MorokNode
   gboolean exact;                     /* MATMUL: f32 whatever the plan's precision */
   gconstpointer data;                 /* WEIGHT: host data, owned by the model */
   /* WEIGHT: called (once, with release_data and data) when prepare has
-   * packed the data and no kernel reads it: the owner may free it (NULL:
-   * the data stays). morok_tensor_weight_with_release () sets it. */
+   * packed the data, or copied it for the kernels that read it: the owner
+   * may free it (NULL: the data stays). morok_tensor_weight_with_release () sets it. */
   void (*release) (gpointer release_data, gconstpointer data);
   gpointer release_data;
   char *name;                         /* INPUT, WEIGHT: for messages */

@@ -64,7 +64,13 @@ prepare_at_bounds (MorokJit *jit, const MorokPrepareConfig *config, GError **err
   g_autoptr (MorokInputSpec) wav = morok_input_spec_f32 (MOROK_SHAPE (b_max, t_max + tail));
   g_autoptr (MorokInputSpec) lengths = morok_input_spec_i64 (MOROK_SHAPE (b_max));
   const MorokInputSpec *specs[] = { wav, lengths };
-  return morok_jit_prepare (jit, specs, config, error);
+  if (!morok_jit_prepare (jit, specs, config, error))
+    return FALSE;
+  /* the packing read the weights from the file, each read mapping its
+   * neighbours' pages too (whole large folios on Linux 6.18), those of
+   * weights already released among them */
+  morok_gigaam_drop_file_pages (morok_jit_model (jit));
+  return TRUE;
 }
 
 static gboolean

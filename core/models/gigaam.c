@@ -550,6 +550,13 @@ release_weight (gpointer weight, gconstpointer data)
 }
 
 void
+morok_gigaam_drop_file_pages (MorokGigaAm *model)
+{
+  g_return_if_fail (model != NULL);
+  morok_safetensors_drop (model->st);
+}
+
+void
 morok_gigaam_set_release_packed (MorokGigaAm *model, gboolean release)
 {
   g_return_if_fail (model != NULL);

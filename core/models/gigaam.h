@@ -138,14 +138,19 @@ gboolean morok_gigaam_check_sample_rate (const MorokGigaAm *model, guint rate, G
  * before a change keep their bounds. */
 void morok_gigaam_set_limits (MorokGigaAm *model, guint max_batch, gint64 max_samples);
 guint morok_gigaam_max_batch (const MorokGigaAm *model);
-/* With @release, a weight that a plan packs into its own panels (and reads
- * nowhere else) leaves the model once packed (its copy freed, or its pages
- * of the mapped file dropped), so that the large products' weights are
- * resident once, in the plans. The model can then build
+/* With @release, a weight that a plan packs into its own panels, or that
+ * its kernels read (the plan then reads a copy of its own), leaves the model
+ * once the plan is made (its copy freed, or its pages of the mapped file
+ * dropped), so that every weight is resident once, in the plans. The model can then build
  * no further graph that needs them (a builder fails naming the weight):
  * for a host that prepares its plans once after loading, as the elements
  * do. FALSE (the default) keeps every weight. */
 void morok_gigaam_set_release_packed (MorokGigaAm *model, gboolean release);
+/* Drops the mapped file's pages from this process's memory; they come back
+ * from the file when read again. The wrappers' prepares call it: reading a
+ * weight maps its neighbours' pages too (the kernel's fault-around, whole
+ * large folios on Linux 6.18 ext4), those of weights already released. */
+void morok_gigaam_drop_file_pages (MorokGigaAm *model);
 gint64 morok_gigaam_max_samples (const MorokGigaAm *model);
 /* The fewest samples the front-end takes: one frame (n_fft), or for
  * centred frames more than the reflect padding (n_fft / 2 + 1). */

@@ -842,14 +842,38 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
   g_autoptr (GHashTable) read = weights_read (sched, packs);
   g_autoptr (GArray) jobs = g_array_new (FALSE, FALSE, sizeof (PackJob));
   Packing pk = { .sched = sched, .jobs = jobs, .read = release ? read : NULL, .packs = packs };
+  g_autoptr (GPtrArray) copied = g_ptr_array_new (); /* weights read from a copy */
   for (guint i = 0; i < sched->buffers->len; i++)
     {
       const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
       switch (sb->kind)
         {
         case MOROK_BUFFER_WEIGHT:
-          morok_program_builder_buffer_extern (
-              b, i, g_hash_table_contains (read, sb->node->data) ? sb->node->data : NULL);
+          {
+            gconstpointer data = g_hash_table_contains (read, sb->node->data) ? sb->node->data : NULL;
+            /* Read by a kernel, from an owner that may free it: the program
+             * reads a copy of its own and the owner frees the data once the
+             * panels are made. A model read in place from its file would
+             * otherwise fault the file's pages back at every execute, and
+             * where the page cache holds large folios (Linux 6.18, ext4) a
+             * fault maps its whole folio: the biases' faults mapped 294 MB
+             * of GigaAM's packed weights around them. */
+            if (!data || !release || !sb->node->release)
+              {
+                morok_program_builder_buffer_extern (b, i, data);
+                break;
+              }
+            gpointer copy = morok_program_builder_buffer_constant (b, i, sb->bytes);
+            if (!copy)
+              {
+                g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
+                             "out of memory for a copy of weight '%s' (%" G_GSIZE_FORMAT " bytes)",
+                             sb->node->name ? sb->node->name : "?", sb->bytes);
+                return FALSE;
+              }
+            memcpy (copy, data, sb->bytes);
+            g_ptr_array_add (copied, sb->node);
+          }
           break;
         case MOROK_BUFFER_TEMP:
           morok_program_builder_buffer_arena (b, i, sb->offset, sb->bytes);
@@ -870,6 +894,14 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
         }
     }
   pack_all (&pk);
+  /* the copies' sources, once each, now that no panel is made from them */
+  g_autoptr (GHashTable) done = g_hash_table_new (NULL, NULL);
+  for (guint k = 0; k < copied->len; k++)
+    {
+      const MorokNode *w = g_ptr_array_index (copied, k);
+      if (g_hash_table_add (done, (gpointer) w->data))
+        w->release (w->release_data, w->data);
+    }
   return TRUE;
 }
 
