@@ -170,7 +170,7 @@ packed_once (const PackedRun *r)
       /* A rounded first where a plan would (more than one block of 128
        * columns), else a block at a time in the call */
       int64_t lda = morok_weight_pack_pairs (K, r->precision);
-      uint32_t *ahi = N > 128 ? (uint32_t *)r->qa : NULL;
+      uint32_t *ahi = N > MOROK_WEIGHT_PACK_TASK_COLS ? (uint32_t *)r->qa : NULL;
       uint32_t *alo = ahi && lo ? ahi + morok_weight_pack_a_rows (M) * lda : NULL;
       if (ahi)
         k->bf16_round (M, K, r->a, K, 1, ahi, alo, lda);

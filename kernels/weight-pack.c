@@ -72,6 +72,14 @@ morok_weight_pack_amx_parts (MorokPrecision format)
   return parts && morok_cpu_has (MOROK_CPU_AMX_BF16) ? parts : 0;
 }
 
+guint
+morok_weight_pack_rounded_a_parts (MorokPrecision format, gint64 n)
+{
+  return n > MOROK_WEIGHT_PACK_TASK_COLS && !morok_weight_pack_amx_parts (format)
+             ? morok_weight_pack_bf16_parts (format)
+             : 0;
+}
+
 gsize
 morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, gint64 n, MorokPrecision format,
                                  gboolean epilogue)
@@ -83,11 +91,10 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, gint64 n, MorokPrecision
     return (gsize) ((rows + 31) / 32 * 32) * (gsize) ((k + 31) / 32 * 32) * 2 * parts;
   gsize block = epilogue ? (gsize) rows * MOROK_WEIGHT_PACK_EPILOGUE_COLS * sizeof (float) : 0;
   gsize qrows = (gsize) morok_weight_pack_a_rows (rows);
-  /* bf16 on vdpbf16ps with more than one task: then A rounded
-   * (morok-gemm-bf16.h), K2 words a row, hi (and lo) */
-  guint parts_dp = n > MOROK_WEIGHT_PACK_TASK_COLS ? morok_weight_pack_bf16_parts (format) : 0;
-  if (parts_dp)
-    return block + (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * parts_dp + 63) / 64 * 64;
+  /* then A rounded (bf16 on vdpbf16ps), K2 words a row, hi (and lo) */
+  guint rounded = morok_weight_pack_rounded_a_parts (format, n);
+  if (rounded)
+    return block + (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * rounded + 63) / 64 * 64;
   if (format != MOROK_PRECISION_INT8)
     return block;
   /* then A quantised (morok-gemm-i8.h), 4 * K4 bytes a row, then a scale

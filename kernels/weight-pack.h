@@ -69,6 +69,13 @@ guint morok_weight_pack_amx_parts (MorokPrecision format);
 /* Columns of C in one task of a product with packed weights (but AMX's):
  * the threads take such blocks in turn. */
 #define MOROK_WEIGHT_PACK_TASK_COLS 128
+/* The bf16 parts of A (1: bf16, 2: bf16x3) that a product with B packed in
+ * @format and @n columns rounds once into the thread's scratch and reads
+ * there (kernels/include/morok-gemm-bf16.h): on vdpbf16ps, where there is
+ * no AMX, with more than one task's columns; 0 elsewhere (the product
+ * rounds A a block at a time, or is not bf16). The scratch's size and the
+ * renderer both ask this. */
+guint morok_weight_pack_rounded_a_parts (MorokPrecision format, gint64 n);
 /* Scratch bytes per thread that a product with B packed in @format needs,
  * for at most @rows rows of A, K = @k and N at most @n: the AMX formats
  * convert A into tiles there; the others with an @epilogue store blocks of

@@ -692,15 +692,23 @@ add_steps (MorokProgramBuilder *b, const MorokSchedule *sched, const MorokPlanOp
 
 /* Program memory for PACKED buffer @i, filled later (pack_run). */
 static gpointer
-pack_buffer_alloc (MorokProgramBuilder *b, const MorokSchedule *sched, guint i, GError **error)
+constant_alloc (MorokProgramBuilder *b, const MorokSchedule *sched, guint i, GError **error)
 {
   const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
-  gpointer packed = morok_program_builder_buffer_constant (b, i, sb->bytes);
-  if (!packed)
+  gpointer p = morok_program_builder_buffer_constant (b, i, sb->bytes);
+  if (!p)
     g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
                  "out of memory for a buffer of %" G_GSIZE_FORMAT " bytes", sb->bytes);
-  else
-    morok_program_builder_add_packed_bytes (b, sb->bytes);
+  return p;
+}
+
+static gpointer
+pack_buffer_alloc (MorokProgramBuilder *b, const MorokSchedule *sched, guint i, GError **error)
+{
+  gpointer packed = constant_alloc (b, sched, i, error);
+  if (packed)
+    morok_program_builder_add_packed_bytes (
+        b, g_array_index (sched->buffers, MorokScheduleBuffer, i).bytes);
   return packed;
 }
 
@@ -863,14 +871,9 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
                 morok_program_builder_buffer_extern (b, i, data);
                 break;
               }
-            gpointer copy = morok_program_builder_buffer_constant (b, i, sb->bytes);
+            gpointer copy = constant_alloc (b, sched, i, error);
             if (!copy)
-              {
-                g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
-                             "out of memory for a copy of weight '%s' (%" G_GSIZE_FORMAT " bytes)",
-                             sb->node->name ? sb->node->name : "?", sb->bytes);
-                return FALSE;
-              }
+              return FALSE;
             memcpy (copy, data, sb->bytes);
             g_ptr_array_add (copied, sb->node);
           }

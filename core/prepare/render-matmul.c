@@ -72,8 +72,7 @@ render_matmul_kernel (Ctx *c)
    * faster (kernels/include/morok-gemm-bf16.h) */
   gboolean amx = pb && morok_weight_pack_amx_parts (pb->pack.format);
   gboolean int8 = pb && pb->pack.format == MOROK_PRECISION_INT8;
-  guint rounded = pb && !amx && pb->pack.n > MM_SHARED_COLS
-                      ? morok_weight_pack_bf16_parts (pb->pack.format) : 0;
+  guint rounded = pb ? morok_weight_pack_rounded_a_parts (pb->pack.format, pb->pack.n) : 0;
   gint64 lda = int8 ? morok_weight_pack_quads (pb->pack.k) * 4
                : rounded ? morok_weight_pack_pairs (pb->pack.k, pb->pack.format) : 0;
   if (int8 || rounded)
