@@ -147,9 +147,10 @@ guint morok_gigaam_max_batch (const MorokGigaAm *model);
  * do. FALSE (the default) keeps every weight. */
 void morok_gigaam_set_release_packed (MorokGigaAm *model, gboolean release);
 /* Drops the mapped file's pages from this process's memory; they come back
- * from the file when read again. The wrappers' prepares call it: reading a
- * weight maps its neighbours' pages too (the kernel's fault-around, whole
- * large folios on Linux 6.18 ext4), those of weights already released. */
+ * from the file when read again. The wrappers' *_prepare_at_bounds, through
+ * which the elements prepare, call it: reading a weight maps its
+ * neighbours' pages too (the kernel's fault-around, whole large folios on
+ * Linux 6.18 ext4), those of weights already released. */
 void morok_gigaam_drop_file_pages (MorokGigaAm *model);
 gint64 morok_gigaam_max_samples (const MorokGigaAm *model);
 /* The fewest samples the front-end takes: one frame (n_fft), or for
