@@ -7,19 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Loop kernels' loops are not unrolled: the row loop (NO_UNROLL) and the
- * loops along a row, its elements or its regions (NO_UNROLL_VECTOR, still
- * vectorised four vectors at a time). Their trip counts are mostly
- * literals, and clang fully unrolled them, every vector of a row of 768
- * spelled out, which cost more compile time than anything else in a unit
- * and nothing measurable at run time. Zen 4, clang 14: Silero v5's larger
- * unit 0.42 -> 0.14 s of clang, the full GigaAM's 1.2 -> 0.8-0.9 s;
- * Silero's plan and the batched VAD's run as fast as before, and
- * GigaAM's 375 loop kernels take 57.1 ms of a 10 s execute against 56.6.
- * Reductions keep clang's choice (no compile time to gain there). */
-#define NO_UNROLL "#pragma clang loop unroll(disable)"
-#define NO_UNROLL_VECTOR "#pragma clang loop unroll(disable) interleave_count(4)"
-
 /* ---- kernels ---- */
 
 void

@@ -156,9 +156,11 @@ render_matmul_kernel (Ctx *c)
       render_line (c, "float ct[%d * %d];", MM_NARROW, MM_ROWS);
       render_line (c, "morok_gemm_f32 (nl, ml, K, b%u + (%s) + n0 * (%s), %s, %s, b%u + (%s) + m0 * (%s), %s, %s,"
             " ct, ml, 0);", bb, offb->str, sbn, sbn, sbk, ba, offa->str, sam, sak, sam);
+      render_line (c, NO_UNROLL);
       render_line (c, "for (int64_t i = 0; i < ml; i++)");
-      render_line (c, "  for (int64_t j = 0; j < nl; j++)");
-      render_line (c, "    cb[(m0 + i) * N + n0 + j] = ct[j * ml + i];");
+      render_line (c, NO_UNROLL_VECTOR);
+      render_line (c, "for (int64_t j = 0; j < nl; j++)");
+      render_line (c, "  cb[(m0 + i) * N + n0 + j] = ct[j * ml + i];");
     }
   else if (pb)
     {
@@ -215,7 +217,9 @@ render_matmul_kernel (Ctx *c)
     {
       idx[r - 2] = g_strdup_printf ("i%u", r - 2);
       idx[r - 1] = g_strdup_printf ("i%u", r - 1);
+      render_line (c, NO_UNROLL);
       render_line (c, "for (int64_t i%u = m0; i%u < m0 + ml; i%u++)", r - 2, r - 2, r - 2);
+      render_line (c, NO_UNROLL_VECTOR);
       render_line (c, "for (int64_t i%u = n0; i%u < n0 + nl; i%u++) {", r - 1, r - 1, r - 1);
       c->indent++;
       ok = render_store_value (c, root, idx, root, idx);
