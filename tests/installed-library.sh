@@ -6,9 +6,13 @@
 # libmorok-1.0.so.0, printing what the in-tree build of the same example
 # prints; and gst-inspect-1.0 finds the installed plugin's elements.
 #
-#   installed-library.sh MESON BUILD_ROOT CC EXAMPLE.c IN_TREE_EXAMPLE
+#   installed-library.sh MESON BUILD_ROOT CC EXAMPLE.c IN_TREE_EXAMPLE [SANITIZE]
+#
+# SANITIZE: the build's -fsanitize=... (a sanitized build), for the example's
+# link; gst-inspect-1.0, not instrumented, then loads the plugin with the
+# AddressSanitizer runtime preloaded (its leaks are the element tests' job).
 set -eu
-meson=$1 build=$2 cc=$3 example=$4 in_tree=$5
+meson=$1 build=$2 cc=$3 example=$4 in_tree=$5 sanitize=${6:-}
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -26,7 +30,9 @@ echo "pkg-config --cflags --libs morok-1.0: $flags"
 libdir=$(pkg-config --variable=libdir morok-1.0)
 
 # shellcheck disable=SC2086 # pkg-config's flags are meant to split
-"$cc" -std=c11 -D_GNU_SOURCE -o "$root/example" "$example" $flags -lm
+"$cc" -std=c11 -D_GNU_SOURCE $sanitize -o "$root/example" "$example" $flags -lm
+preload=
+case $sanitize in *address*) preload=$("$cc" -print-file-name=libasan.so) ;; esac
 
 soname=$(objdump -p "$libdir/libmorok-1.0.so" | sed -n 's/^ *SONAME *//p')
 [ "$soname" = libmorok-1.0.so.0 ] || { echo "soname '$soname', expected libmorok-1.0.so.0" >&2; exit 1; }
@@ -46,7 +52,8 @@ plugin=$(find "$root" -name libgstmorok.so)
 [ "${plugin%/*}" = "$libdir/gstreamer-1.0" ] ||
   { echo "plugin installed at '$plugin', expected $libdir/gstreamer-1.0" >&2; exit 1; }
 for element in morokvad morokencoder moroktranscriber; do
-  LD_LIBRARY_PATH=$libdir GST_PLUGIN_SYSTEM_PATH="${plugin%/*}" GST_PLUGIN_PATH= \
+  LD_PRELOAD=$preload ASAN_OPTIONS=${preload:+detect_leaks=0} \
+    LD_LIBRARY_PATH=$libdir GST_PLUGIN_SYSTEM_PATH="${plugin%/*}" GST_PLUGIN_PATH= \
     GST_REGISTRY="$root/registry.bin" gst-inspect-1.0 "$element" >/dev/null ||
     { echo "gst-inspect-1.0 does not find the installed $element" >&2; exit 1; }
 done
