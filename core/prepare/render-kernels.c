@@ -171,7 +171,7 @@ render_reflect_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
     {
       if (parts[k].from >= parts[k].to)
         continue;
-      render_line (c, NO_UNROLL_VECTOR);
+      render_line (c, render_no_unroll (parts[k].to - parts[k].from));
       render_line (c, "for (int64_t i%u = %" G_GINT64_FORMAT "; i%u < %" G_GINT64_FORMAT "; i%u++) {",
                    a, parts[k].from, a, parts[k].to, a);
       c->indent++;
@@ -226,7 +226,7 @@ render_cat_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
   for (guint p = 0; p < n_parts && *ok; p++)
     {
       gint64 len = parts[p]->shape[a]->hi;
-      render_line (c, NO_UNROLL_VECTOR);
+      render_line (c, render_no_unroll (len));
       render_line (c,
                    "for (int64_t i%u = %" G_GINT64_FORMAT "; i%u < %" G_GINT64_FORMAT "; i%u++) {",
                    a, at[p], a, at[p] + len, a);
@@ -350,7 +350,7 @@ render_region_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
   *ok = TRUE;
   for (guint k = 0; k + 1 < n && *ok; k++)
     {
-      render_line (c, NO_UNROLL_VECTOR);
+      render_line (c, render_no_unroll (cut[k + 1] - cut[k]));
       render_line (c,
                    "for (int64_t i%u = %" G_GINT64_FORMAT "; i%u < %" G_GINT64_FORMAT "; i%u++) {",
                    a, cut[k], a, cut[k + 1], a);
@@ -396,7 +396,7 @@ render_pad_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
   c->vector = root->shape[a]->hi >= VECTOR_MIN;
   render_line (c, "if (%s) {", cond->len ? cond->str : "1");
   c->indent++;
-  render_line (c, NO_UNROLL_VECTOR);
+  render_line (c, render_no_unroll (render_const_len (root->shape[a])));
   render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", a, a, d, a);
   c->indent++;
   *ok = render_store_value (c, root, idx, src, sidx);
@@ -405,7 +405,7 @@ render_pad_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
   c->indent--;
   render_line (c, "} else {");
   c->indent++;
-  render_line (c, NO_UNROLL_VECTOR);
+  render_line (c, render_no_unroll (render_const_len (root->shape[a])));
   render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++)", a, a, d, a);
   c->indent++;
   render_store (c, root, idx, pv);
@@ -458,7 +458,7 @@ render_loop_kernel (Ctx *c)
           g_autofree char *d = render_sym_c (root->shape[r - 1]);
           idx[r - 1] = g_strdup_printf ("i%u", r - 1);
           mark = render_loop_mark (c);
-          render_line (c, NO_UNROLL_VECTOR);
+          render_line (c, render_no_unroll (render_const_len (root->shape[r - 1])));
           render_line (c, "for (int64_t i%u = 0; i%u < %s; i%u++) {", r - 1, r - 1, d, r - 1);
           c->vector = root->shape[r - 1]->hi >= VECTOR_MIN;
           c->indent++;

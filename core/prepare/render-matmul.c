@@ -158,7 +158,7 @@ render_matmul_kernel (Ctx *c)
             " ct, ml, 0);", bb, offb->str, sbn, sbn, sbk, ba, offa->str, sam, sak, sam);
       render_line (c, NO_UNROLL);
       render_line (c, "for (int64_t i = 0; i < ml; i++)");
-      render_line (c, NO_UNROLL_VECTOR);
+      render_line (c, NO_UNROLL); /* nl <= MM_NARROW */
       render_line (c, "for (int64_t j = 0; j < nl; j++)");
       render_line (c, "  cb[(m0 + i) * N + n0 + j] = ct[j * ml + i];");
     }
@@ -219,7 +219,7 @@ render_matmul_kernel (Ctx *c)
       idx[r - 1] = g_strdup_printf ("i%u", r - 1);
       render_line (c, NO_UNROLL);
       render_line (c, "for (int64_t i%u = m0; i%u < m0 + ml; i%u++)", r - 2, r - 2, r - 2);
-      render_line (c, NO_UNROLL_VECTOR);
+      render_line (c, render_no_unroll (-1)); /* nl: up to a block of columns */
       render_line (c, "for (int64_t i%u = n0; i%u < n0 + nl; i%u++) {", r - 1, r - 1, r - 1);
       c->indent++;
       ok = render_store_value (c, root, idx, root, idx);

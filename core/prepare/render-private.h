@@ -11,17 +11,34 @@ G_BEGIN_DECLS
 
 /* Before the generated loops: clang does not unroll them. The row loops
  * of loop kernels (NO_UNROLL), the loops along a row, its elements or its
- * regions, and a matmul's epilogue (NO_UNROLL_VECTOR, still vectorised
- * four vectors at a time). Their trip counts are mostly literals, and
- * clang fully unrolled them, every vector of a row of 768 spelled out,
- * which cost more compile time than anything else in a unit and nothing
- * measurable at run time. Zen 4, clang 14: Silero v5's larger unit 0.42 ->
- * 0.13 s of clang, the full GigaAM's 1.2 -> 0.8-0.9 s; Silero's plan and
- * the batched VAD's run as fast as before, and GigaAM's 375 loop kernels
- * take 57.1 ms of a 10 s execute against 56.6. Reductions keep clang's
- * choice (no compile time to gain there). */
+ * regions, and a matmul's epilogue (render_no_unroll: four vectors a step
+ * where a step of four fits, one otherwise, as clang chose for them).
+ * Their trip counts are mostly literals, and clang fully unrolled them,
+ * every vector of a row of 768 spelled out, which cost more compile time
+ * than anything else in a unit and nothing measurable at run time. Zen 4,
+ * clang 14: Silero v5's larger unit 0.42 -> 0.13 s of clang, the full
+ * GigaAM's 1.2 -> 0.8-0.9 s; Silero's plan and the batched VAD's run as
+ * fast as before, and GigaAM's 375 loop kernels take 57.1 ms of a 10 s
+ * execute against 56.6. Reductions keep clang's choice (no compile time
+ * to gain there). */
 #define NO_UNROLL "#pragma clang loop unroll(disable)"
 #define NO_UNROLL_VECTOR "#pragma clang loop unroll(disable) interleave_count(4)"
+#define NO_UNROLL_STEP 64 /* four vectors of 16 floats */
+
+/* The pragma for a loop of @len iterations, < 0 where that is no constant */
+static inline const char *
+render_no_unroll (gint64 len)
+{
+  return len < 0 || len >= NO_UNROLL_STEP ? NO_UNROLL_VECTOR : NO_UNROLL;
+}
+
+/* @s's value, or -1 where it is no constant */
+static inline gint64
+render_const_len (const MorokSym *s)
+{
+  gint64 v;
+  return morok_sym_is_const (s, &v) ? v : -1;
+}
 
 /* Iterations of an innermost loop for it to count as vectorised. */
 #define VECTOR_MIN 8
