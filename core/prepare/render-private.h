@@ -20,9 +20,10 @@ G_BEGIN_DECLS
  * GigaAM's 1.2 -> 0.8-0.9 s; Silero's plan and the batched VAD's run as
  * fast as before, and GigaAM's 375 loop kernels take 57.1 ms of a 10 s
  * execute against 56.6. Reductions keep clang's choice (no compile time
- * to gain there). Per loop, not -fno-unroll-loops for the unit: a unit
- * compiled without the kernel library holds the GEMM bodies, whose tiles
- * are unrolled loops. */
+ * to gain there). Per loop, not -fno-unroll-loops for the unit: that flag
+ * also stops clang's own unrolling of the loops around the GEMM tiles (a
+ * unit compiled without the kernel library holds the GEMM bodies) and the
+ * four vectors a step of long loops (clang 14's output: one vector a step). */
 #define NO_UNROLL "#pragma clang loop unroll(disable)"
 #define NO_UNROLL_VECTOR "#pragma clang loop unroll(disable) interleave_count(4)"
 #define NO_UNROLL_STEP 64 /* four vectors of 16 floats */
