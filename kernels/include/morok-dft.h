@@ -96,89 +96,163 @@ morok_dft_lanes (morok_f32x16 *re, morok_f32x16 *im, int64_t Q, int64_t L, const
     xr_ * xr_ + xi_ * xi_;                                                                         \
   })
 
+/* The windowed samples of morok_dft_mag_parts in its lanes, m in
+ * bit-reversed order: lane r S + p of re[rev[m]] (im) is sample 2 (S m + p)
+ * (+ 1) of frame r. Lane l's real part is element 2 l of the rows' runs of
+ * 2 S samples at m laid end to end (32 floats: two vectors), so for runs
+ * of 8, 16 or 32 samples (S = 4, 8, 16) the lanes are two shuffles of
+ * whole loads; rows past the last repeat it (lanes no bin reads). Other
+ * parts or strides: one element at a time. */
+typedef float morok_dft_vec8u __attribute__ ((ext_vector_type (8), aligned (4)));
+MOROK_INLINE MOROK_VEC512 void
+morok_dft_parts_in (int64_t rows, int64_t S, int64_t Q, const float *const *frames, int64_t se,
+                    const float *win, int64_t sw, const uint16_t *rev, morok_f32x16 *re,
+                    morok_f32x16 *im)
+{
+  if (se == 1 && sw == 1 && (S == 4 || S == 8 || S == 16))
+    {
+      const float *f[4];
+      for (int r = 0; r < 4; r++)
+        f[r] = frames[r < rows ? r : rows - 1];
+      for (int64_t m = 0; m < Q; m++)
+        {
+          const int64_t n = 2 * S * m;
+          morok_f32x16 z0, z1;
+          if (S == 4)
+            {
+              morok_dft_vec8u w = *(const morok_dft_vec8u *) (win + n);
+              morok_f32x8 y0 = *(const morok_dft_vec8u *) (f[0] + n) * w;
+              morok_f32x8 y1 = *(const morok_dft_vec8u *) (f[1] + n) * w;
+              morok_f32x8 y2 = *(const morok_dft_vec8u *) (f[2] + n) * w;
+              morok_f32x8 y3 = *(const morok_dft_vec8u *) (f[3] + n) * w;
+              z0 = __builtin_shufflevector (y0, y1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                            14, 15);
+              z1 = __builtin_shufflevector (y2, y3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                            14, 15);
+            }
+          else if (S == 8)
+            {
+              morok_f32x16 w = *(const morok_dft_vecu *) (win + n);
+              z0 = *(const morok_dft_vecu *) (f[0] + n) * w;
+              z1 = *(const morok_dft_vecu *) (f[1] + n) * w;
+            }
+          else
+            {
+              z0 = *(const morok_dft_vecu *) (f[0] + n) * *(const morok_dft_vecu *) (win + n);
+              z1 = *(const morok_dft_vecu *) (f[0] + n + 16)
+                   * *(const morok_dft_vecu *) (win + n + 16);
+            }
+          re[rev[m]] = __builtin_shufflevector (z0, z1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+                                                24, 26, 28, 30);
+          im[rev[m]] = __builtin_shufflevector (z0, z1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23,
+                                                25, 27, 29, 31);
+        }
+      return;
+    }
+  float *rf = (float *) re, *jf = (float *) im;
+  for (int64_t m = 0; m < Q; m++)
+    re[m] = 0.0f, im[m] = 0.0f;
+  for (int64_t m = 0; m < Q; m++)
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t p = 0; p < S; p++)
+        {
+          int64_t n = 2 * (S * m + p), l = rev[m] * MOROK_DFT_LANES + r * S + p;
+          rf[l] = frames[r][n * se] * win[n * sw];
+          jf[l] = frames[r][(n + 1) * se] * win[(n + 1) * sw];
+        }
+}
+
 /* Up to 4 frames: each frame's M points split into S sub-sequences
  * z[S m + p] of Q = M / S points, a lane each (frame r, part p in lane
  * r S + p), so that rows S lanes of 16 work where one frame a lane would
  * leave most idle (Silero's 4 frames a chunk, the function alone, medians
- * of 3000 calls: 2.8 -> 1.5 us). The lanes'
- * Q-point FFTs are the first log2 Q stages of the frame's own, in the
- * block of p's bit reversal: the frame then finishes its last log2 S
- * stages and its bins along the points, as plain loops. */
+ * of 3000 calls: 2.8 -> 1.5 us). The lanes' Q-point FFTs are the first
+ * log2 Q stages of the frame's own, in the block of p's bit reversal: the
+ * lanes go back to points by 16 x 16 transposes, each frame finishes its
+ * last log2 S stages and its bins 16 points at a time (the samples into
+ * the lanes, the points out of them and the bins one at a time were 80 %
+ * of a call: 4 x 256 points 2.6 -> 0.9 us). */
 MOROK_INLINE MOROK_VEC512 void
 morok_dft_mag_parts (int64_t rows, int64_t L, int64_t S, const float *const *frames, int64_t se,
                      const float *win, int64_t sw, const float *cs, const float *sn, float *out)
 {
   morok_f32x16 re[MOROK_DFT_MAX_L / 4], im[MOROK_DFT_MAX_L / 4];
-  float zr[MOROK_DFT_MAX_L / 2], zi[MOROK_DFT_MAX_L / 2];
+  /* a frame's points, and Z[M] = Z[0] past them for the bins' Z[M - k] */
+  float zr[4][MOROK_DFT_MAX_L / 2 + 1], zi[4][MOROK_DFT_MAX_L / 2 + 1];
   float tc[MOROK_DFT_MAX_L / 2], ts[MOROK_DFT_MAX_L / 2];
   uint16_t rev[MOROK_DFT_MAX_L / 4], revs[16];
   const int64_t M = L / 2, F = M + 1, Q = M / S;
   morok_dft_bit_reverse (Q, rev);
   morok_dft_bit_reverse (S, revs);
-  /* the lanes as floats: an element of a vector array is a load, an insert
-   * and a store of the whole vector */
-  float *rf = (float *) re, *jf = (float *) im;
-  for (int64_t m = 0; m < Q; m++)
-    re[m] = 0.0f, im[m] = 0.0f;
-  if (se == 1 && sw == 1)
-    for (int64_t m = 0; m < Q; m++)
-      for (int64_t r = 0; r < rows; r++)
-        {
-          const float *x = frames[r] + 2 * S * m, *w = win + 2 * S * m;
-          float *dr = rf + rev[m] * MOROK_DFT_LANES + r * S;
-          float *di = jf + rev[m] * MOROK_DFT_LANES + r * S;
-          switch (S) /* constant trip counts: the pairs split by shuffles */
-            {
-#define MOROK_DFT_SPLIT(n)                                                                         \
-  case n:                                                                                          \
-    _Pragma ("clang loop unroll(full)") for (int p = 0; p < n; p++)                               \
-    {                                                                                              \
-      dr[p] = x[2 * p] * w[2 * p];                                                                 \
-      di[p] = x[2 * p + 1] * w[2 * p + 1];                                                         \
-    }                                                                                              \
-    break;
-              MOROK_DFT_SPLIT (2)
-              MOROK_DFT_SPLIT (4)
-              MOROK_DFT_SPLIT (8)
-              MOROK_DFT_SPLIT (16)
-#undef MOROK_DFT_SPLIT
-            }
-        }
-  else
-    for (int64_t m = 0; m < Q; m++)
+  morok_dft_parts_in (rows, S, Q, frames, se, win, sw, rev, re, im);
+  morok_dft_lanes (re, im, Q, L, cs, sn);
+  for (int64_t k0 = 0; k0 < Q; k0 += 16)
+    {
+      const int64_t n = Q - k0 < 16 ? Q - k0 : 16;
+      morok_f32x16 vr[16], vi[16];
+#pragma clang loop unroll(full)
+      for (int i = 0; i < 16; i++)
+        vr[i] = i < n ? re[k0 + i] : 0.0f, vi[i] = i < n ? im[k0 + i] : 0.0f;
+      MOROK_TRANSPOSE16 (vr)
+      MOROK_TRANSPOSE16 (vi)
       for (int64_t r = 0; r < rows; r++)
         for (int64_t p = 0; p < S; p++)
           {
-            int64_t n = 2 * (S * m + p), l = rev[m] * MOROK_DFT_LANES + r * S + p;
-            rf[l] = frames[r][n * se] * win[n * sw];
-            jf[l] = frames[r][(n + 1) * se] * win[(n + 1) * sw];
+            float *dr = zr[r] + revs[p] * Q + k0, *di = zi[r] + revs[p] * Q + k0;
+            if (n == 16)
+              *(morok_dft_vecu *) dr = vr[r * S + p], *(morok_dft_vecu *) di = vi[r * S + p];
+            else
+              for (int64_t i = 0; i < n; i++)
+                dr[i] = vr[r * S + p][i], di[i] = vi[r * S + p][i];
           }
-  morok_dft_lanes (re, im, Q, L, cs, sn);
+    }
   for (int64_t h = Q, o = 0; h < M; o += h, h *= 2) /* the last stages' twiddles, in a row */
     for (int64_t q = 0; q < h; q++)
       tc[o + q] = cs[q * (L / (2 * h))], ts[o + q] = sn[q * (L / (2 * h))];
   for (int64_t r = 0; r < rows; r++)
     {
-      for (int64_t p = 0; p < S; p++)
-        for (int64_t k = 0; k < Q; k++)
-          zr[revs[p] * Q + k] = rf[k * MOROK_DFT_LANES + r * S + p],
-          zi[revs[p] * Q + k] = jf[k * MOROK_DFT_LANES + r * S + p];
+      float *xr = zr[r], *xi = zi[r];
       for (int64_t h = Q, o = 0; h < M; o += h, h *= 2)
         for (int64_t s = 0; s < M; s += 2 * h)
-          for (int64_t q = 0; q < h; q++)
+          for (int64_t q = 0; q < h; q += 16)
             {
-              float *ar = zr + s + q, *ai = zi + s + q, *br = ar + h, *bi = ai + h;
-              float c = tc[o + q], sv = ts[o + q];
-              float tr = *br * c + *bi * sv, ti = *bi * c - *br * sv;
-              *br = *ar - tr, *bi = *ai - ti;
-              *ar += tr, *ai += ti;
+              float *ar = xr + s + q, *ai = xi + s + q, *br = ar + h, *bi = ai + h;
+              if (h < 16) /* Q = 8: the stage of span 8 */
+                {
+                  for (int64_t j = 0; j < h; j++)
+                    {
+                      float c = tc[o + q + j], sv = ts[o + q + j];
+                      float tr = br[j] * c + bi[j] * sv, ti = bi[j] * c - br[j] * sv;
+                      br[j] = ar[j] - tr, bi[j] = ai[j] - ti;
+                      ar[j] += tr, ai[j] += ti;
+                    }
+                  continue;
+                }
+              morok_f32x16 c = *(const morok_dft_vecu *) (tc + o + q);
+              morok_f32x16 sv = *(const morok_dft_vecu *) (ts + o + q);
+              morok_f32x16 a = *(morok_dft_vecu *) ar, b = *(morok_dft_vecu *) ai;
+              morok_f32x16 u = *(morok_dft_vecu *) br, v = *(morok_dft_vecu *) bi;
+              morok_f32x16 tr = u * c + v * sv, ti = v * c - u * sv;
+              *(morok_dft_vecu *) br = a - tr, *(morok_dft_vecu *) bi = b - ti;
+              *(morok_dft_vecu *) ar = a + tr, *(morok_dft_vecu *) ai = b + ti;
             }
+      xr[M] = xr[0], xi[M] = xi[0];
       float *dst = out + r * F;
-      dst[0] = 0.5f * __builtin_sqrtf (MOROK_DFT_BIN (zr[0], zi[0], zr[0], zi[0], cs[0], sn[0]));
-      for (int64_t k = 1; k < M; k++)
-        dst[k] = 0.5f * __builtin_sqrtf (
-                            MOROK_DFT_BIN (zr[k], zi[k], zr[M - k], zi[M - k], cs[k], sn[k]));
-      dst[M] = 0.5f * __builtin_sqrtf (MOROK_DFT_BIN (zr[0], zi[0], zr[0], zi[0], cs[M], sn[M]));
+      for (int64_t k0 = 0; k0 < M; k0 += 16) /* bins k0 .. k0 + 15 from Z[M - k0 - 15 .. M - k0] */
+        {
+          morok_f32x16 a = *(const morok_dft_vecu *) (xr + k0), b = *(const morok_dft_vecu *) (xi + k0);
+          morok_f32x16 c = *(const morok_dft_vecu *) (xr + M - k0 - 15);
+          morok_f32x16 d = *(const morok_dft_vecu *) (xi + M - k0 - 15);
+          c = __builtin_shufflevector (c, c, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+          d = __builtin_shufflevector (d, d, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+          morok_f32x16 p = MOROK_DFT_BIN (a, b, c, d, *(const morok_dft_vecu *) (cs + k0),
+                                          *(const morok_dft_vecu *) (sn + k0));
+#pragma clang loop unroll(full)
+          for (int l = 0; l < 16; l++)
+            p[l] = __builtin_sqrtf (p[l]);
+          *(morok_dft_vecu *) (dst + k0) = 0.5f * p;
+        }
+      dst[M] = 0.5f * __builtin_sqrtf (MOROK_DFT_BIN (xr[0], xi[0], xr[0], xi[0], cs[M], sn[M]));
     }
 }
 
