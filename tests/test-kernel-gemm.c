@@ -355,6 +355,60 @@ test_i8_pack (void)
   g_rand_free (rand);
 }
 
+/* morok_weight_pack in f32, f16, bf16 and bf16x3 (host code, every CPU),
+ * element for element the layouts weight-pack.h gives, zeros in the
+ * padding; B read [K, N], as a transposed [N, K] and every other column
+ * of every other row of a larger matrix (neither stride 1). K and N
+ * straddle the packer's blocks of 16 rows and the panels. */
+static void
+test_float_pack (void)
+{
+  GRand *rand = g_rand_new_with_seed (12);
+  const int64_t sizes[][3] = { { 5, 70, 16 }, { 33, 64, 64 }, { 47, 130, 64 }, { 1, 3, 4 } };
+  const MorokPrecision formats[]
+      = { MOROK_PRECISION_F32, MOROK_PRECISION_F16, MOROK_PRECISION_BF16, MOROK_PRECISION_BF16X3 };
+  for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
+    for (int layout = 0; layout < 3; layout++)
+      for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+        {
+          int64_t K = sizes[t][0], N = sizes[t][1], nr = sizes[t][2];
+          int64_t panels = (N + nr - 1) / nr, k2 = morok_weight_pack_pairs (K, formats[f]);
+          int64_t sbk = layout == 0 ? N : layout == 1 ? 1 : 4 * N, sbn = layout == 1 ? K : 2;
+          g_autofree float *b = g_new (float, 4 * K * N);
+          for (int64_t i = 0; i < 4 * K * N; i++)
+            b[i] = (float) g_rand_double_range (rand, -2.0, 2.0);
+          gsize bytes = morok_weight_pack_bytes (K, N, nr, formats[f]);
+          g_autofree guint8 *dst = g_malloc (bytes);
+          memset (dst, 0xa5, bytes); /* so that unwritten padding shows */
+          morok_weight_pack (b, K, N, sbk, sbn, nr, formats[f], dst);
+          const guint16 *hi = (const guint16 *) dst, *lo = hi + bytes / 4;
+          for (int64_t col = 0; col < panels * nr; col++)
+            for (int64_t kk = 0; kk < (formats[f] == MOROK_PRECISION_F32 ? K : 2 * k2); kk++)
+              {
+                float v = col < N && kk < K ? b[kk * sbk + col * sbn] : 0.0f;
+                int64_t p = col / nr, j = col % nr;
+                gsize pair = (gsize) (((p * k2 + kk / 2) * nr + j) * 2 + kk % 2);
+                switch (formats[f])
+                  {
+                  case MOROK_PRECISION_F32:
+                    g_assert_cmpfloat (((const float *) dst)[(p * K + kk) * nr + j], ==, v);
+                    break;
+                  case MOROK_PRECISION_F16:
+                    g_assert_cmpuint (hi[pair], ==, morok_f32_to_f16 (v));
+                    break;
+                  case MOROK_PRECISION_BF16:
+                    g_assert_cmpuint (hi[pair], ==, morok_f32_to_bf16 (v));
+                    break;
+                  default:
+                    g_assert_cmpuint (hi[pair], ==, morok_f32_to_bf16 (v));
+                    g_assert_cmpuint (lo[pair], ==,
+                                      morok_f32_to_bf16 (v - morok_bf16_to_f32 (hi[pair])));
+                  }
+              }
+        }
+  g_rand_free (rand);
+}
+
 /* gemm_f32_packed with B packed by morok_weight_pack, against the
  * reference within check_one's bound, accumulate off and on. K straddles
  * the blocks of k (128 or 256, stretched by an eighth where that saves a
@@ -532,5 +586,6 @@ main (int argc, char **argv)
       g_test_add_data_func (p6, isas[i], test_i8_amx_packed);
     }
   g_test_add_func ("/kernel-gemm/i8-pack", test_i8_pack);
+  g_test_add_func ("/kernel-gemm/float-pack", test_float_pack);
   return g_test_run ();
 }

@@ -837,6 +837,38 @@ pack_all (Packing *pk)
   g_mutex_clear (&pk->lock);
 }
 
+/* Whether the program reads weight @sb from a copy of its own: read by a
+ * kernel, from an owner that may free it, which frees the data once the
+ * panels are made. A model read in place from its file would otherwise
+ * fault the file's pages back at every execute, and where the page cache
+ * holds large folios (Linux 6.18, ext4) a fault maps its whole folio: the
+ * biases' faults mapped 294 MB of GigaAM's packed weights around them. */
+static gboolean
+copied_weight (const MorokScheduleBuffer *sb, GHashTable *read, gboolean release)
+{
+  return sb->kind == MOROK_BUFFER_WEIGHT && release && sb->node->release
+         && g_hash_table_contains (read, sb->node->data);
+}
+
+/* One block for the program's packed panels and copied weights. */
+static gboolean
+reserve_constants (MorokProgramBuilder *b, const MorokSchedule *sched, GHashTable *read,
+                   gboolean release, GError **error)
+{
+  gsize bytes = 0;
+  for (guint i = 0; i < sched->buffers->len; i++)
+    {
+      const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
+      if (sb->kind == MOROK_BUFFER_PACKED || copied_weight (sb, read, release))
+        bytes += MAX ((sb->bytes + 63) / 64 * 64, 64);
+    }
+  if (morok_program_builder_reserve_constants (b, bytes))
+    return TRUE;
+  g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
+               "out of memory for %" G_GSIZE_FORMAT " bytes of packed weights", bytes);
+  return FALSE;
+}
+
 /* Where each buffer of the schedule lives. A weight that only packing
  * reads is placed with no data (no kernel sees it), since its owner may
  * free it once packed (@release: the plan being made, not a sub-plan that
@@ -851,6 +883,8 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
   g_autoptr (GArray) jobs = g_array_new (FALSE, FALSE, sizeof (PackJob));
   Packing pk = { .sched = sched, .jobs = jobs, .read = release ? read : NULL, .packs = packs };
   g_autoptr (GPtrArray) copied = g_ptr_array_new (); /* weights read from a copy */
+  if (!reserve_constants (b, sched, read, release, error))
+    return FALSE;
   for (guint i = 0; i < sched->buffers->len; i++)
     {
       const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
@@ -859,14 +893,7 @@ place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gboolean rele
         case MOROK_BUFFER_WEIGHT:
           {
             gconstpointer data = g_hash_table_contains (read, sb->node->data) ? sb->node->data : NULL;
-            /* Read by a kernel, from an owner that may free it: the program
-             * reads a copy of its own and the owner frees the data once the
-             * panels are made. A model read in place from its file would
-             * otherwise fault the file's pages back at every execute, and
-             * where the page cache holds large folios (Linux 6.18, ext4) a
-             * fault maps its whole folio: the biases' faults mapped 294 MB
-             * of GigaAM's packed weights around them. */
-            if (!data || !release || !sb->node->release)
+            if (!copied_weight (sb, read, release))
               {
                 morok_program_builder_buffer_extern (b, i, data);
                 break;

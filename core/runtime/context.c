@@ -35,7 +35,7 @@ context_alloc (MorokContext *ctx, gsize bytes)
 {
   gsize size = MAX ((bytes + 63) / 64 * 64, 64);
   if (size >= MOROK_MAP_MIN)
-    return morok_mapped_block (ctx->mapped, size);
+    return morok_mapped_block (ctx->mapped, size, FALSE);
   gpointer p = aligned_alloc (64, size);
   if (!p)
     return NULL;

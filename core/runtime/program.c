@@ -10,6 +10,8 @@
 struct _MorokProgramBuilder
 {
   MorokProgram *program;
+  guint8 *reserved; /* morok_program_builder_reserve_constants' block, what is left of it */
+  gsize reserved_left;
 };
 
 static void
@@ -38,14 +40,34 @@ morok_mapped_blocks_new (void)
   return blocks;
 }
 
+#ifndef MADV_POPULATE_WRITE /* Linux 5.14; older kernels refuse it, and the pages fault in */
+#define MADV_POPULATE_WRITE 23
+#endif
+#define HUGE_PAGE ((gsize) 2 << 20)
+
 gpointer
-morok_mapped_block (GArray *blocks, gsize bytes)
+morok_mapped_block (GArray *blocks, gsize bytes, gboolean filled)
 {
-  gpointer m = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  /* a filled block starts on a huge page: the mapping's slack around it
+   * is given back */
+  gsize len = (bytes + 4095) / 4096 * 4096;
+  gsize slack = filled && len >= HUGE_PAGE ? HUGE_PAGE - 4096 : 0;
+  guint8 *m = mmap (NULL, len + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED)
     return NULL;
-  g_array_append_val (blocks, ((Mapping) { m, bytes }));
-  return m;
+  guint8 *at = slack ? (guint8 *) (((guintptr) m + slack) & ~(guintptr) (HUGE_PAGE - 1)) : m;
+  if (at > m)
+    munmap (m, at - m);
+  if (m + slack > at)
+    munmap (at + len, m + slack - at);
+  if (filled)
+    {
+      /* advice only: where it is refused the pages fault in one by one */
+      madvise (at, len, MADV_HUGEPAGE);
+      madvise (at, len, MADV_POPULATE_WRITE);
+    }
+  g_array_append_val (blocks, ((Mapping) { at, len }));
+  return at;
 }
 
 /* ---- the builder ---- */
@@ -106,15 +128,31 @@ morok_program_builder_buffer_extern (MorokProgramBuilder *b, guint buffer, gcons
     *pb = (MorokProgramBuffer){ .place = MOROK_PLACE_CONSTANT, .data = (gpointer) data };
 }
 
+static gsize
+round_64 (gsize bytes)
+{
+  return MAX ((bytes + 63) / 64 * 64, 64);
+}
+
 /* 64-byte aligned and zeroed, or NULL. */
 static gpointer
 alloc_aligned (gsize bytes)
 {
-  gsize size = MAX ((bytes + 63) / 64 * 64, 64);
-  gpointer p = aligned_alloc (64, size);
+  gpointer p = aligned_alloc (64, round_64 (bytes));
   if (p)
-    memset (p, 0, size);
+    memset (p, 0, round_64 (bytes));
   return p;
+}
+
+gboolean
+morok_program_builder_reserve_constants (MorokProgramBuilder *b, gsize bytes)
+{
+  g_return_val_if_fail (b != NULL && b->reserved == NULL, FALSE);
+  if (bytes == 0)
+    return TRUE;
+  b->reserved = morok_mapped_block (b->program->mapped, bytes, TRUE);
+  b->reserved_left = b->reserved ? bytes : 0;
+  return b->reserved != NULL;
 }
 
 gpointer
@@ -123,9 +161,16 @@ morok_program_builder_buffer_constant (MorokProgramBuilder *b, guint buffer, gsi
   MorokProgramBuffer *pb = buffer_at (b, buffer);
   if (!pb)
     return NULL;
-  gpointer data = bytes >= MOROK_MAP_MIN ? morok_mapped_block (b->program->mapped, bytes)
-                                        : alloc_aligned (bytes);
-  if (data && bytes < MOROK_MAP_MIN)
+  gpointer data;
+  if (round_64 (bytes) <= b->reserved_left)
+    {
+      data = b->reserved;
+      b->reserved += round_64 (bytes);
+      b->reserved_left -= round_64 (bytes);
+    }
+  else if (bytes >= MOROK_MAP_MIN)
+    data = morok_mapped_block (b->program->mapped, bytes, FALSE);
+  else if ((data = alloc_aligned (bytes)))
     g_ptr_array_add (b->program->owned, data);
   *pb = (MorokProgramBuffer){ .place = MOROK_PLACE_CONSTANT, .bytes = bytes, .data = data };
   return data;
