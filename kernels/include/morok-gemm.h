@@ -755,13 +755,24 @@ typedef struct
   int64_t stride, runs, lines;
 } MorokGemmPrefetch;
 
-/* Part t of @parts of @pf's lines, each asked into L2 (prefetcht1). */
+/* Part t of @parts of @pf's lines, each asked into L2 (prefetcht1). The
+ * run and line are stepped, not divided out of each line's number: two
+ * 64-bit divisions a line cost Silero's batched LSTM product (64 x 256 x
+ * 512, about 90 lines a tile) 6 % of its time on Zen 5. */
 MOROK_INLINE void
 morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
 {
   int64_t lines = pf.runs * pf.lines;
-  for (int64_t l = lines * t / parts; l < lines * (t + 1) / parts; l++)
-    __builtin_prefetch (pf.base + l / pf.lines * pf.stride + l % pf.lines * 64, 0, 2);
+  int64_t l = lines * t / parts, end = lines * (t + 1) / parts;
+  if (l >= end)
+    return;
+  const char *run = pf.base + l / pf.lines * pf.stride;
+  for (int64_t line = l % pf.lines; l < end; l++)
+    {
+      __builtin_prefetch (run + line * 64, 0, 2);
+      if (++line == pf.lines)
+        line = 0, run += pf.stride;
+    }
 }
 
 /* The block of a packed B that follows the one of columns jc .. jc + nc - 1
@@ -772,11 +783,20 @@ morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
  * a product asks for its next block while it works on this one (250 x 384
  * x 768 with a fresh B on every call: 148 -> 155-165 GFLOP/s). The AMX
  * kernel walks its own: its k steps are a few hundred cycles, too short for
- * the divisions of morok_gemm_prefetch_part at each (bf16x3 5-10 % slower). */
+ * the divisions of morok_gemm_prefetch_part at each (bf16x3 5-10 % slower).
+ * A B of at most MOROK_GEMM_PREFETCH_MIN bytes is not asked for: it fits
+ * in L2 (1 MB on Zen 4 and 5, 2 MB on Sapphire Rapids), and the requests
+ * only took issue slots from the tiles (Silero's batched plan at 64
+ * streams, Zen 5: its LSTM product, 512 KB of B, 95-104 -> 87-89 us, the
+ * first convolution's 68 -> 64; GigaAM's products, every B above 2 MB,
+ * keep them). */
+#define MOROK_GEMM_PREFETCH_MIN (1 << 20)
 MOROK_INLINE MorokGemmPrefetch
 morok_gemm_next_block (const void *bp, int64_t nr, int64_t panel_bytes, int64_t k_bytes,
                        int64_t jc, int64_t nc, int64_t k0, int64_t kc, int64_t N, int64_t K)
 {
+  if ((N + nr - 1) / nr * panel_bytes <= MOROK_GEMM_PREFETCH_MIN)
+    return (MorokGemmPrefetch){ 0, 0, 0, 0 };
   int last = k0 + kc >= K;
   int64_t njc = last ? jc + nc : jc, nk = last ? 0 : k0 + kc;
   int64_t cols = morok_gemm_min (N, njc + nc) - njc;
