@@ -380,7 +380,7 @@ morok_compile_units (const char *const *sources, guint n, const MorokCompileOpti
       u->source = sources[i];
       g_return_val_if_fail (u->source != NULL, FALSE);
       if (cache_dir != NULL || opts->dump_dir != NULL)
-        ok = (u->key = morok_object_cache_key (cc_path, (const char *const *) flags->pdata,
+        ok = (u->key = morok_object_cache_key (cache, cc_path, (const char *const *) flags->pdata,
                                                u->source, error))
              != NULL;
       if (ok && opts->dump_dir != NULL)

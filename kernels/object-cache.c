@@ -5,8 +5,9 @@
  * Folder and entries are checked as object-cache.h says; the entry's own
  * SHA-256 catches a damaged or swapped file, the owner and mode checks keep
  * out files that anyone but the user could have written.
- * Running `cc --version` costs a process (several ms), so its output is kept
- * per compiler path for the life of the process. */
+ * Running `cc --version` costs a process (80 ms for clang 14), so its
+ * output is kept per compiler path for the life of the process, and in the
+ * cache per compiler file (compiler_version). */
 
 #define G_LOG_DOMAIN "morok-kernels"
 
@@ -17,28 +18,58 @@
 #include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+static GBytes *cache_read (MorokObjectCache *cache, const char *key, const char *suffix);
+static gboolean cache_write (MorokObjectCache *cache, const char *key, const char *suffix,
+                             GBytes *object, GError **error);
+
 static GMutex versions_lock;
 static GHashTable *versions; /* compiler path -> its `--version` output; under versions_lock */
 
-/* Output of `@cc_path --version`. (transfer full) */
-static char *
-compiler_version (const char *cc_path, GError **error)
+/* Adds one labelled, length-prefixed field, so that no two different inputs
+ * (a flag ending where the next begins) hash the same bytes. */
+static void
+add_field (GChecksum *sum, const char *label, const char *value)
 {
-  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&versions_lock);
+  guint64 len = strlen (value);
+
+  g_checksum_update (sum, (const guchar *) label, strlen (label) + 1);
+  g_checksum_update (sum, (const guchar *) &len, sizeof len);
+  g_checksum_update (sum, (const guchar *) value, len);
+}
+
+/* The key under which the cache keeps `--version` of the compiler file
+ * that @cc_path names: its real path, device, inode, size, modification
+ * and change times, which a new install of the compiler changes. NULL
+ * when it cannot be found or stat'ed. (transfer full) (nullable) */
+static char *
+version_key (const char *cc_path)
+{
+  g_autofree char *real = realpath (cc_path, NULL);
+  struct stat st;
+  if (real == NULL || stat (real, &st) != 0)
+    return NULL;
+  g_autofree char *id = g_strdup_printf (
+      "%s\n%ju %ju %jd %jd.%09ld %jd.%09ld", real, (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
+      (intmax_t) st.st_size, (intmax_t) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+      (intmax_t) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  add_field (sum, "cc --version of", id);
+  return g_strdup (g_checksum_get_string (sum));
+}
+
+/* Runs `@cc_path --version`. (transfer full) */
+static char *
+run_version (const char *cc_path, GError **error)
+{
   g_autoptr (GSubprocess) proc = NULL;
   g_autoptr (GError) local = NULL;
   char *out = NULL;
-  const char *cached;
-
-  if (versions == NULL)
-    versions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  cached = g_hash_table_lookup (versions, cc_path);
-  if (cached != NULL)
-    return g_strdup (cached);
 
   proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
                            &local, cc_path, "--version", NULL);
@@ -55,32 +86,54 @@ compiler_version (const char *cc_path, GError **error)
                    "'%s --version' failed: is it a C compiler?", cc_path);
       return NULL;
     }
+  return out;
+}
+
+/* Output of `@cc_path --version`: kept per path for the life of the
+ * process and, with a @cache, in the cache under version_key, so that a
+ * process that finds its kernels there runs no compiler at all (clang 14's
+ * `--version` alone took 80 ms, most of a warm Silero prepare on a Zen 5
+ * VM). A wrapper script keeps its entry when the compiler behind it
+ * changes: its objects are then those of the compiler before, still
+ * correct for this CPU and source. (transfer full) */
+static char *
+compiler_version (const char *cc_path, MorokObjectCache *cache, GError **error)
+{
+  g_autoptr (GMutexLocker) locker = g_mutex_locker_new (&versions_lock);
+  if (versions == NULL)
+    versions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  const char *known = g_hash_table_lookup (versions, cc_path);
+  if (known != NULL)
+    return g_strdup (known);
+
+  g_autofree char *key = cache ? version_key (cc_path) : NULL;
+  g_autoptr (GBytes) stored = key ? cache_read (cache, key, ".cc") : NULL;
+  char *out = NULL;
+  if (stored != NULL)
+    out = g_strndup (g_bytes_get_data (stored, NULL), g_bytes_get_size (stored));
+  else if ((out = run_version (cc_path, error)) == NULL)
+    return NULL;
+  else if (key != NULL)
+    {
+      g_autoptr (GBytes) bytes = g_bytes_new (out, strlen (out));
+      g_autoptr (GError) local = NULL;
+      if (!cache_write (cache, key, ".cc", bytes, &local))
+        g_debug ("'%s --version' not kept in the cache: %s", cc_path, local->message);
+    }
   g_hash_table_insert (versions, g_strdup (cc_path), g_strdup (out));
   return out;
 }
 
-/* Adds one labelled, length-prefixed field, so that no two different inputs
- * (a flag ending where the next begins) hash the same bytes. */
-static void
-add_field (GChecksum *sum, const char *label, const char *value)
-{
-  guint64 len = strlen (value);
-
-  g_checksum_update (sum, (const guchar *) label, strlen (label) + 1);
-  g_checksum_update (sum, (const guchar *) &len, sizeof len);
-  g_checksum_update (sum, (const guchar *) value, len);
-}
-
 char *
-morok_object_cache_key (const char *cc_path, const char *const *flags, const char *source,
-                        GError **error)
+morok_object_cache_key (MorokObjectCache *cache, const char *cc_path, const char *const *flags,
+                        const char *source, GError **error)
 {
   g_autoptr (GChecksum) sum = NULL;
   g_autofree char *version = NULL;
 
   g_return_val_if_fail (cc_path != NULL && source != NULL, NULL);
 
-  version = compiler_version (cc_path, error);
+  version = compiler_version (cc_path, cache, error);
   if (version == NULL)
     return NULL;
   sum = g_checksum_new (G_CHECKSUM_SHA256);
@@ -206,10 +259,11 @@ typedef struct
 } EntryHeader;
 G_STATIC_ASSERT (sizeof (EntryHeader) == MOROK_OBJECT_CACHE_HEADER_BYTES);
 
+/* <key>.obj: a kernel object; <key>.cc: a compiler's `--version` */
 static char *
-entry_name (const char *key)
+entry_name (const char *key, const char *suffix)
 {
-  return g_strconcat (key, ".obj", NULL);
+  return g_strconcat (key, suffix, NULL);
 }
 
 static void
@@ -287,8 +341,8 @@ read_checked (MorokObjectCache *cache, const char *name, const char *key, const 
   return NULL;
 }
 
-GBytes *
-morok_object_cache_read (MorokObjectCache *cache, const char *key)
+static GBytes *
+cache_read (MorokObjectCache *cache, const char *key, const char *suffix)
 {
   g_autofree char *name = NULL;
   const char *why = NULL;
@@ -296,7 +350,7 @@ morok_object_cache_read (MorokObjectCache *cache, const char *key)
 
   g_return_val_if_fail (cache != NULL && key != NULL && strlen (key) == KEY_CHARS, NULL);
 
-  name = entry_name (key);
+  name = entry_name (key, suffix);
   object = read_checked (cache, name, key, &why);
   if (object == NULL && why != NULL)
     {
@@ -304,6 +358,12 @@ morok_object_cache_read (MorokObjectCache *cache, const char *key)
       unlinkat (cache->dir_fd, name, 0);
     }
   return object;
+}
+
+GBytes *
+morok_object_cache_read (MorokObjectCache *cache, const char *key)
+{
+  return cache_read (cache, key, ".obj");
 }
 
 /* Writes all @len bytes of @data to @fd. */
@@ -325,9 +385,9 @@ write_all (int fd, const void *data, gsize len)
   return TRUE;
 }
 
-gboolean
-morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *object,
-                          GError **error)
+static gboolean
+cache_write (MorokObjectCache *cache, const char *key, const char *suffix, GBytes *object,
+             GError **error)
 {
   g_autofree char *name = NULL;
   g_autofree char *tmp = NULL;
@@ -344,7 +404,7 @@ morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *obje
   header.object_bytes = len;
   object_sha256 (data, len, header.sha256);
 
-  name = entry_name (key);
+  name = entry_name (key, suffix);
   tmp = g_strdup_printf (".%s.%d.%08x.tmp", name, (int) getpid (), g_random_int ());
   fd = openat (cache->dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
@@ -375,10 +435,17 @@ morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *obje
   return ok;
 }
 
+gboolean
+morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *object,
+                          GError **error)
+{
+  return cache_write (cache, key, ".obj", object, error);
+}
+
 void
 morok_object_cache_remove (MorokObjectCache *cache, const char *key)
 {
-  g_autofree char *name = entry_name (key);
+  g_autofree char *name = entry_name (key, ".obj");
 
   g_return_if_fail (cache != NULL);
   unlinkat (cache->dir_fd, name, 0);

@@ -4,7 +4,7 @@
  * clang and stores the object after a successful load.
  *
  *   g_autoptr (MorokObjectCache) cache = morok_object_cache_open (dir);  // NULL: refused
- *   g_autofree char *key = morok_object_cache_key (cc, flags, source, ...);
+ *   g_autofree char *key = morok_object_cache_key (cache, cc, flags, source, ...);
  *   g_autoptr (GBytes) obj = cache ? morok_object_cache_read (cache, key) : NULL;
  *   if (!obj) ... compile, load, then morok_object_cache_write (cache, key, obj, ...);
  *
@@ -42,11 +42,13 @@ void morok_object_cache_close (MorokObjectCache *cache);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokObjectCache, morok_object_cache_close)
 
 /* Hex SHA-256 over MOROK_KERNEL_ABI_VERSION, the output of `@cc_path
- * --version` (run once per path per process), @flags (NULL-terminated), the
- * CPU's feature flags and @source. (transfer full) Fails with
- * MOROK_COMPILE_ERROR_NO_COMPILER when `--version` cannot be run. */
-char *morok_object_cache_key (const char *cc_path, const char *const *flags, const char *source,
-                              GError **error);
+ * --version` (run once per path per process, and kept in @cache, when
+ * not NULL, per compiler file: its real path, inode, size and times),
+ * @flags (NULL-terminated), the CPU's feature flags and @source.
+ * (transfer full) Fails with MOROK_COMPILE_ERROR_NO_COMPILER when
+ * `--version` cannot be run. */
+char *morok_object_cache_key (MorokObjectCache *cache, const char *cc_path,
+                              const char *const *flags, const char *source, GError **error);
 
 /* The object stored under @key, its header checked: NULL when there is none.
  * An entry that fails a check (owner, mode, not a regular file, header, key,

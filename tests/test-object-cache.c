@@ -354,6 +354,91 @@ test_fifo_entry_does_not_block (Fixture *f, gconstpointer data)
   assert_recompiled_safely (f, f->dir);
 }
 
+/* A compiler wrapper that logs each `--version` it answers to @log and
+ * prints @version; anything else goes to clang. */
+static void
+write_wrapper (const char *path, const char *log, const char *version)
+{
+  g_autofree char *script = g_strdup_printf (
+      "#!/bin/sh\n"
+      "if [ \"$1\" = --version ]; then echo run >> '%s'; echo '%s'; exit 0; fi\n"
+      "exec clang \"$@\"\n",
+      log, version);
+  g_assert_true (g_file_set_contents (path, script, -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+}
+
+static guint
+count_lines (const char *path)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  guint n = 0;
+  for (const char *c = text; *c; c++)
+    n += *c == '\n';
+  return n;
+}
+
+static guint
+count_objects (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    n += g_str_has_suffix (name, ".obj");
+  return n;
+}
+
+/* Compiles the benign source with compiler @cc into @dir; its result. */
+static float
+compile_with (const char *dir, const char *cc)
+{
+  g_autoptr (GError) error = NULL;
+  MorokCompileOptions opts;
+  morok_compile_options_init (&opts);
+  opts.use_cache = TRUE;
+  opts.cache_dir = dir;
+  opts.cc = cc;
+  MorokObject *obj = morok_compile (benign_source, &opts, &error);
+  g_assert_no_error (error);
+  float out = run (obj);
+  morok_object_free (obj);
+  return out;
+}
+
+/* The compiler's `--version` is kept in the cache per compiler file: a
+ * second path to the same file (which the process has not seen) runs no
+ * `--version` and hits the object; the file rewritten, a third path runs
+ * it again and files a new object. */
+static void
+test_compiler_version_kept (void)
+{
+  g_autofree char *root = temp_dir_new ();
+  g_autofree char *dir = g_build_filename (root, "cache", NULL);
+  g_autofree char *log = g_build_filename (root, "version-runs", NULL);
+  g_autofree char *cc = g_build_filename (root, "cc-wrapper", NULL);
+  g_autofree char *link1 = g_build_filename (root, "cc-1", NULL);
+  g_autofree char *link2 = g_build_filename (root, "cc-2", NULL);
+  write_wrapper (cc, log, "wrapped clang 1");
+  g_assert_cmpint (symlink (cc, link1), ==, 0);
+  g_assert_cmpint (symlink (cc, link2), ==, 0);
+
+  g_assert_cmpfloat (compile_with (dir, link1), ==, 42.0f);
+  g_assert_cmpuint (count_lines (log), ==, 1);
+  g_assert_cmpuint (count_objects (dir), ==, 1);
+  g_assert_cmpfloat (compile_with (dir, cc), ==, 42.0f);
+  g_assert_cmpuint (count_lines (log), ==, 1);
+  g_assert_cmpuint (count_objects (dir), ==, 1);
+
+  write_wrapper (cc, log, "wrapped clang 2, a newer one");
+  g_assert_cmpfloat (compile_with (dir, link2), ==, 42.0f);
+  g_assert_cmpuint (count_lines (log), ==, 2);
+  g_assert_cmpuint (count_objects (dir), ==, 2);
+  temp_dir_remove (root);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -376,5 +461,6 @@ main (int argc, char **argv)
   ADD ("/object-cache/trust/entry-of-another-user-refused", test_entry_of_another_user_refused);
   ADD ("/object-cache/trust/fifo-entry-does-not-block", test_fifo_entry_does_not_block);
 #undef ADD
+  g_test_add_func ("/object-cache/compiler-version-kept", test_compiler_version_kept);
   return g_test_run ();
 }
