@@ -42,6 +42,11 @@ inputs=$dir/gigaam-bench-inputs.safetensors
 
 ninja -C build bench/bench-gigaam >/dev/null
 if ! [ -f "$model" ] || ! [ -f "$onnx" ] || ! [ -f "$inputs" ]; then
+  if ! /usr/bin/python3 -c 'import torch, torchaudio, onnx' 2>/dev/null; then
+    echo "compare-gigaam: making the model needs Debian's python3-torch, python3-torchaudio" \
+      "and python3-onnx: apt-get install python3-torch python3-torchaudio python3-onnx" >&2
+    exit 1
+  fi
   /usr/bin/python3 scripts/gigaam/make-bench-model.py "$dir"
 fi
 if ! [ -f "$onnx_int8" ]; then
