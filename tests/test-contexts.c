@@ -12,6 +12,7 @@
 #include "models/silero-vad-jit.h"
 #include "onnx-test-util.h"
 #include "prepare/morok-prepare.h"
+#include "runtime/morok-program-builder.h"
 
 #include <string.h>
 
@@ -19,6 +20,35 @@
 #define VAD_CHUNKS 60
 
 /* ---- programs and contexts ---- */
+
+/* A program's constants share the block reserved for them (prepare's
+ * packed panels and copied weights): 64-byte aligned slices one after the
+ * other, zeroed, the block starting on a huge page when it spans one; a
+ * constant past the reservation gets memory of its own, as without one. */
+static void
+test_constants_share_reserved_block (void)
+{
+  const gsize two_mb = (gsize) 2 << 20;
+  g_autoptr (MorokProgramBuilder) b = morok_program_builder_new (4, 0);
+  g_assert_true (morok_program_builder_reserve_constants (b, 3 * two_mb / 2));
+  guint8 *c0 = morok_program_builder_buffer_constant (b, 0, 100);
+  guint8 *c1 = morok_program_builder_buffer_constant (b, 1, two_mb);
+  guint8 *c2 = morok_program_builder_buffer_constant (b, 2, 64);
+  guint8 *c3 = morok_program_builder_buffer_constant (b, 3, two_mb / 2);
+  g_assert_nonnull (c0);
+  g_assert_nonnull (c3);
+  g_assert_cmpuint ((guintptr) c0 % two_mb, ==, 0);
+  g_assert_true (c1 == c0 + 128 && c2 == c1 + two_mb);
+  g_assert_true (c3 < c0 || c3 >= c0 + 3 * two_mb / 2); /* past what was left */
+  g_assert_cmpuint ((guintptr) c3 % 64, ==, 0);
+  guint8 *blocks[] = { c0, c1, c2, c3 };
+  const gsize sizes[] = { 100, two_mb, 64, two_mb / 2 };
+  for (guint i = 0; i < G_N_ELEMENTS (blocks); i++)
+    for (gsize j = 0; j < sizes[i]; j += 997)
+      g_assert_cmpuint (blocks[i][j], ==, 0);
+  memset (c1, 1, two_mb); /* writable, all of it */
+}
+
 
 /* A program outlives its plan while a context holds it, and a context
  * starts with its variables at their upper bounds and its own buffers. */
@@ -339,6 +369,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/context/program/outlives-its-plan", test_context_holds_program);
+  g_test_add_func ("/context/program/constants-share-reserved-block",
+                   test_constants_share_reserved_block);
   g_test_add_func ("/context/execute/vad-streams-in-threads", test_vad_streams_in_threads);
   g_test_add_func ("/context/execute/encoder-runs-in-threads", test_encoder_runs_in_threads);
   g_test_add_func ("/context/jit/new-context-streams-independent", test_jit_new_context_streams);

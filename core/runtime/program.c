@@ -169,7 +169,7 @@ morok_program_builder_buffer_constant (MorokProgramBuilder *b, guint buffer, gsi
       b->reserved_left -= round_64 (bytes);
     }
   else if (bytes >= MOROK_MAP_MIN)
-    data = morok_mapped_block (b->program->mapped, bytes, FALSE);
+    data = morok_mapped_block (b->program->mapped, bytes, TRUE);
   else if ((data = alloc_aligned (bytes)))
     g_ptr_array_add (b->program->owned, data);
   *pb = (MorokProgramBuffer){ .place = MOROK_PLACE_CONSTANT, .bytes = bytes, .data = data };
