@@ -306,8 +306,11 @@ morok_dft_mag_f32 (int64_t rows, int64_t L, const float *const *frames, int64_t 
   morok_dft_lanes (re, im, M, L, cs, sn);
   for (int64_t k = 0; k <= M; k++)
     {
-      morok_f32x16 p = MOROK_DFT_BIN (re[k % M], im[k % M], re[(M - k) % M], im[(M - k) % M],
-                                      cs[k], sn[k]);
+      /* Z[k] and Z[M - k], both mod M, without dividing: two divisions a
+       * bin cost Silero's batched dft_mag at 64 streams 6 % on Zen 5
+       * (40.2-41.0 -> 37.3-38.7 us a run) */
+      const int64_t ka = k == M ? 0 : k, kb = k == 0 ? 0 : M - k;
+      morok_f32x16 p = MOROK_DFT_BIN (re[ka], im[ka], re[kb], im[kb], cs[k], sn[k]);
 #pragma clang loop unroll(full)
       for (int l = 0; l < 16; l++)
         p[l] = __builtin_sqrtf (p[l]);
