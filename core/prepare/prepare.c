@@ -856,13 +856,14 @@ reserve_constants (MorokProgramBuilder *b, const MorokSchedule *sched, GHashTabl
                    gboolean release, GError **error)
 {
   gsize bytes = 0;
+  guint n = 0;
   for (guint i = 0; i < sched->buffers->len; i++)
     {
       const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
       if (sb->kind == MOROK_BUFFER_PACKED || copied_weight (sb, read, release))
-        bytes += MAX ((sb->bytes + 63) / 64 * 64, 64);
+        bytes += sb->bytes, n++;
     }
-  if (morok_program_builder_reserve_constants (b, bytes))
+  if (morok_program_builder_reserve_constants (b, bytes, n))
     return TRUE;
   g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,
                "out of memory for %" G_GSIZE_FORMAT " bytes of packed weights", bytes);

@@ -33,7 +33,7 @@ aligned_free (gpointer p)
 static gpointer
 context_alloc (MorokContext *ctx, gsize bytes)
 {
-  gsize size = MAX ((bytes + 63) / 64 * 64, 64);
+  gsize size = morok_round_64 (bytes);
   if (size >= MOROK_MAP_MIN)
     return morok_mapped_block (ctx->mapped, size, FALSE);
   gpointer p = aligned_alloc (64, size);

@@ -70,12 +70,13 @@ void morok_program_builder_buffer_extern (MorokProgramBuilder *b, guint buffer, 
  * the caller to fill before finish (packed weights). (transfer none) NULL
  * when out of memory. */
 gpointer morok_program_builder_buffer_constant (MorokProgramBuilder *b, guint buffer, gsize bytes);
-/* Makes the next buffer_constant calls, up to @bytes in all (each rounded
- * up to 64), share one block, mapped in huge pages and made resident at
- * once: a prepare that writes hundreds of MB of panels spent more on
- * faulting their pages in one at a time than on packing (GigaAM f32, Zen 5
- * VM). Call it once, before them. FALSE when out of memory. */
-gboolean morok_program_builder_reserve_constants (MorokProgramBuilder *b, gsize bytes);
+/* Makes the next @n buffer_constant calls, of @bytes in all, share one
+ * block, mapped in huge pages and made resident at once: a prepare that
+ * writes hundreds of MB of panels spent more on faulting their pages in
+ * one at a time than on packing (GigaAM f32, Zen 5 VM). Call it once,
+ * before them; a constant past the reservation gets memory of its own.
+ * FALSE when out of memory. */
+gboolean morok_program_builder_reserve_constants (MorokProgramBuilder *b, gsize bytes, guint n);
 /* @bytes at @offset of each context's arena of morok_program_builder_set_arena bytes. */
 void morok_program_builder_buffer_arena (MorokProgramBuilder *b, guint buffer, gsize offset,
                                          gsize bytes);

@@ -128,28 +128,23 @@ morok_program_builder_buffer_extern (MorokProgramBuilder *b, guint buffer, gcons
     *pb = (MorokProgramBuffer){ .place = MOROK_PLACE_CONSTANT, .data = (gpointer) data };
 }
 
-static gsize
-round_64 (gsize bytes)
-{
-  return MAX ((bytes + 63) / 64 * 64, 64);
-}
-
 /* 64-byte aligned and zeroed, or NULL. */
 static gpointer
 alloc_aligned (gsize bytes)
 {
-  gpointer p = aligned_alloc (64, round_64 (bytes));
+  gpointer p = aligned_alloc (64, morok_round_64 (bytes));
   if (p)
-    memset (p, 0, round_64 (bytes));
+    memset (p, 0, morok_round_64 (bytes));
   return p;
 }
 
 gboolean
-morok_program_builder_reserve_constants (MorokProgramBuilder *b, gsize bytes)
+morok_program_builder_reserve_constants (MorokProgramBuilder *b, gsize bytes, guint n)
 {
   g_return_val_if_fail (b != NULL && b->reserved == NULL, FALSE);
-  if (bytes == 0)
+  if (n == 0)
     return TRUE;
+  bytes += (gsize) n * 64; /* what rounding each up to morok_round_64 can add */
   b->reserved = morok_mapped_block (b->program->mapped, bytes, TRUE);
   b->reserved_left = b->reserved ? bytes : 0;
   return b->reserved != NULL;
@@ -162,11 +157,11 @@ morok_program_builder_buffer_constant (MorokProgramBuilder *b, guint buffer, gsi
   if (!pb)
     return NULL;
   gpointer data;
-  if (round_64 (bytes) <= b->reserved_left)
+  if (morok_round_64 (bytes) <= b->reserved_left)
     {
       data = b->reserved;
-      b->reserved += round_64 (bytes);
-      b->reserved_left -= round_64 (bytes);
+      b->reserved += morok_round_64 (bytes);
+      b->reserved_left -= morok_round_64 (bytes);
     }
   else if (bytes >= MOROK_MAP_MIN)
     data = morok_mapped_block (b->program->mapped, bytes, TRUE);
