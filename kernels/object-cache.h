@@ -14,7 +14,8 @@
  * same owner and mode, opened without following a symlink. Each entry is
  * <key>.obj: a header naming its key, the object's size and the SHA-256 of
  * the object's bytes, checked before the object is returned, then the
- * object. A refused folder is logged and the compile goes on without the
+ * object; <key>.cc, the same for a compiler's `--version` output
+ * (morok_object_cache_key). A refused folder is logged and the compile goes on without the
  * cache; a bad entry is deleted and reads as a miss. */
 #pragma once
 
