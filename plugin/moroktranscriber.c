@@ -47,6 +47,7 @@
 #include "moroktranscriber.h"
 #include "property-guard.h"
 #include "models/gigaam-encoder-jit.h"
+#include "models/gigaam-stream.h"
 #include "models/rnnt-decode.h"
 #include "models/transcript.h"
 #include <math.h>
@@ -56,8 +57,17 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define GST_CAT_DEFAULT morok_transcriber_debug
 
 #define DEFAULT_OUTPUT MOROK_TRANSCRIBER_OUTPUT_WORD
-#define DEFAULT_LATENCY_MS 3000
+#define DEFAULT_MODE MOROK_TRANSCRIBER_MODE_AUTO
+#define DEFAULT_LATENCY_MS 0      /* measured (live) or OFFLINE_LATENCY_MS */
+#define OFFLINE_LATENCY_MS 3000
+#define DEFAULT_LATENESS_MS 0
+#define DEFAULT_INTERVAL_MS 0     /* from the decode's cost */
+#define DEFAULT_HOLD_MS 600
+#define DEFAULT_WINDOW 3.0        /* s */
+#define MIN_INTERVAL_MS 200
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
+#define INTERIM "moroktranscriber-interim"
+#define EXCESSIVE_DELAY "moroktranscriber/excessive-delay"
 
 typedef enum
 {
@@ -65,12 +75,35 @@ typedef enum
   MOROK_TRANSCRIBER_OUTPUT_UTTERANCE,
 } MorokTranscriberOutput;
 
+typedef enum
+{
+  MOROK_TRANSCRIBER_MODE_AUTO,
+  MOROK_TRANSCRIBER_MODE_OFFLINE,
+  MOROK_TRANSCRIBER_MODE_LIVE,
+} MorokTranscriberMode;
+
 enum
 {
   PROP_0,
   PROP_OUTPUT,
+  PROP_MODE,
   PROP_LATENCY,
+  PROP_LATENESS,
+  PROP_MAX_OBSERVED_DELAY,
+  PROP_INTERVAL,
+  PROP_HOLD,
+  PROP_WINDOW,
+  N_PROPS
 };
+
+static GParamSpec *props[N_PROPS];
+
+/* A word as the messages carry it. */
+typedef struct
+{
+  char *text;
+  GstClockTime start, end; /* buffer time */
+} TimedWord;
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("text/x-raw, format = (string) utf8"));
@@ -81,7 +114,10 @@ struct _MorokTranscriber
 
   /* properties, guarded by the object lock */
   MorokTranscriberOutput output;
-  guint latency_ms;
+  MorokTranscriberMode mode;
+  guint latency_ms, lateness_ms, interval_ms, hold_ms;
+  gdouble window;
+  guint max_observed_delay_ms;
 
   /* prepared on READY -> PAUSED */
   MorokGigaAm *gigaam;
@@ -90,11 +126,38 @@ struct _MorokTranscriber
   MorokRnntDecoder *decoder; /* RNN-T models: greedy, max-batch rows */
   MorokCtcToken *tokens;    /* CTC: [encoded frames of max-duration] */
   MorokTranscriberOutput prepared_output;
+
+  /* live mode: made by the first live LATENCY query or live_start, then
+   * run by the worker thread alone */
+  GMutex live_lock;          /* making the stream and measuring it */
+  MorokGigaAmStream *stream;
+  gint64 decode_ns;          /* a decode of a whole window, measured once */
+  GstClockTime interval, hold, latency, lateness; /* in force */
+  guint64 serial;            /* the utterance the words below belong to */
+  GArray *words;             /* TimedWord: its committed words (texts owned) */
+  GstClockTime late_warned;  /* the largest delay warned about */
 };
 
 G_DEFINE_TYPE (MorokTranscriber, morok_transcriber, MOROK_TYPE_UTTERANCE_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE (moroktranscriber, "moroktranscriber", GST_RANK_NONE,
                              MOROK_TYPE_TRANSCRIBER);
+
+#define MOROK_TYPE_TRANSCRIBER_MODE (morok_transcriber_mode_get_type ())
+static GType
+morok_transcriber_mode_get_type (void)
+{
+  static GType type;
+  static const GEnumValue values[] = {
+    { MOROK_TRANSCRIBER_MODE_AUTO, "Live when upstream is live, else offline", "auto" },
+    { MOROK_TRANSCRIBER_MODE_OFFLINE, "Each utterance decoded once it is complete", "offline" },
+    { MOROK_TRANSCRIBER_MODE_LIVE, "Utterances decoded while they grow, words committed as they "
+      "become stable", "live" },
+    { 0, NULL, NULL },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("MorokTranscriberMode", values));
+  return type;
+}
 
 #define MOROK_TYPE_TRANSCRIBER_OUTPUT (morok_transcriber_output_get_type ())
 static GType
@@ -117,6 +180,11 @@ static void
 morok_transcriber_release (MorokUtteranceElement *element)
 {
   MorokTranscriber *self = MOROK_TRANSCRIBER (element);
+  g_clear_pointer (&self->stream, morok_gigaam_stream_free);
+  if (self->words)
+    g_array_set_size (self->words, 0);
+  self->serial = 0;
+  self->decode_ns = 0;
   g_clear_pointer (&self->ctc, gigaam_ctc_jit_free);
   g_clear_pointer (&self->rnnt, gigaam_rnnt_jit_free);
   g_clear_pointer (&self->decoder, morok_rnnt_decoder_free);
@@ -167,33 +235,55 @@ text_buffer (const char *text, GstClockTime pts, GstClockTime end)
   return buf;
 }
 
-/* The element message of an utterance [@start, @end). (transfer full) */
-static GstMessage *
-transcript_message (MorokTranscriber *self, const MorokTranscript *tr, GstClockTime start,
-                    GstClockTime end)
+/* Appends @n words to the GST_TYPE_ARRAY @array as `word` structures,
+ * with a `committed` field unless @committed is -1. */
+static void
+append_words (GValue *array, const TimedWord *words, guint n, int committed)
 {
-  GValue words = G_VALUE_INIT;
-  g_value_init (&words, GST_TYPE_ARRAY);
-  for (guint k = 0; k < tr->n_words; k++)
+  for (guint k = 0; k < n; k++)
     {
       GValue word = G_VALUE_INIT;
       g_value_init (&word, GST_TYPE_STRUCTURE);
-      GstStructure *w = gst_structure_new (
-          "word", "word", G_TYPE_STRING, tr->words[k].text, "start", G_TYPE_UINT64,
-          time_in (start, tr->words[k].start), "end", G_TYPE_UINT64,
-          time_in (start, tr->words[k].end), NULL);
+      GstStructure *w = gst_structure_new ("word", "word", G_TYPE_STRING, words[k].text, "start",
+                                           G_TYPE_UINT64, words[k].start, "end", G_TYPE_UINT64,
+                                           words[k].end, NULL);
+      if (committed >= 0)
+        gst_structure_set (w, "committed", G_TYPE_BOOLEAN, committed, NULL);
       g_value_take_boxed (&word, w);
-      gst_value_array_append_and_take_value (&words, &word);
+      gst_value_array_append_and_take_value (array, &word);
     }
-  GstStructure *s = gst_structure_new ("moroktranscriber", "text", G_TYPE_STRING, tr->text,
-                                       "start", G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end,
-                                       NULL);
-  gst_structure_take_value (s, "words", &words);
+}
+
+/* The element message of an utterance [@start, @end). (transfer full) */
+static GstMessage *
+transcript_message (MorokTranscriber *self, const char *text, const TimedWord *words, guint n,
+                    GstClockTime start, GstClockTime end)
+{
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  append_words (&array, words, n, -1);
+  GstStructure *s = gst_structure_new ("moroktranscriber", "text", G_TYPE_STRING, text, "start",
+                                       G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end, NULL);
+  gst_structure_take_value (s, "words", &array);
   return gst_message_new_element (GST_OBJECT (self), s);
 }
 
-/* Pushes the words (or the text) of utterance @utt, a GAP up to its end,
- * the final-transcript event, and posts its message. */
+/* After an utterance's output: a GAP up to its @end, the final-transcript
+ * event, and its message. */
+static void
+end_utterance (MorokTranscriber *self, const char *text, const TimedWord *words, guint n,
+               GstClockTime start, GstClockTime end)
+{
+  MorokUtteranceElement *element = MOROK_UTTERANCE_ELEMENT (self);
+  morok_utterance_element_tell (element, end);
+  GstStructure *final = gst_structure_new_empty (FINAL_TRANSCRIPT);
+  gst_pad_push_event (morok_utterance_element_src_pad (element),
+                      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, final));
+  gst_element_post_message (GST_ELEMENT (self),
+                            transcript_message (self, text, words, n, start, end));
+}
+
+/* Pushes the words (or the text) of utterance @utt, then ends it. */
 static GstFlowReturn
 push_transcript (MorokTranscriber *self, const MorokUtterance *utt, const MorokTranscript *tr)
 {
@@ -202,22 +292,20 @@ push_transcript (MorokTranscriber *self, const MorokUtterance *utt, const MorokT
   GstClockTime end = start + gst_util_uint64_scale_int (utt->n, GST_SECOND, MOROK_UTTERANCE_RATE);
   GST_DEBUG_OBJECT (self, "%" GST_TIME_FORMAT " - %" GST_TIME_FORMAT ": \"%s\", %u words",
                     GST_TIME_ARGS (start), GST_TIME_ARGS (end), tr->text, tr->n_words);
+  g_autofree TimedWord *words = g_new (TimedWord, MAX (tr->n_words, 1));
+  for (guint k = 0; k < tr->n_words; k++)
+    words[k] = (TimedWord){ tr->words[k].text, time_in (start, tr->words[k].start),
+                            time_in (start, tr->words[k].end) };
   GstFlowReturn ret = GST_FLOW_OK;
   if (self->prepared_output == MOROK_TRANSCRIBER_OUTPUT_WORD)
     for (guint k = 0; k < tr->n_words && ret == GST_FLOW_OK; k++)
-      ret = morok_utterance_element_push (
-          element, text_buffer (tr->words[k].text, time_in (start, tr->words[k].start),
-                                time_in (start, tr->words[k].end)));
+      ret = morok_utterance_element_push (element,
+                                          text_buffer (words[k].text, words[k].start, words[k].end));
   else if (tr->text[0] != '\0')
     ret = morok_utterance_element_push (element, text_buffer (tr->text, start, end));
-  if (ret != GST_FLOW_OK)
-    return ret;
-  morok_utterance_element_tell (element, end);
-  GstStructure *final = gst_structure_new_empty (FINAL_TRANSCRIPT);
-  gst_pad_push_event (morok_utterance_element_src_pad (element),
-                      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, final));
-  gst_element_post_message (GST_ELEMENT (self), transcript_message (self, tr, start, end));
-  return GST_FLOW_OK;
+  if (ret == GST_FLOW_OK)
+    end_utterance (self, tr->text, words, tr->n_words, start, end);
+  return ret;
 }
 
 /* ---- utterances ---- */
@@ -283,11 +371,305 @@ morok_transcriber_run (MorokUtteranceElement *element, const MorokUtterance *utt
   return ret;
 }
 
+/* ---- live mode ---- */
+
+static gint64
+to_samples (GstClockTime t)
+{
+  return (gint64) gst_util_uint64_scale (t, MOROK_UTTERANCE_RATE, GST_SECOND);
+}
+
+/* With live_lock: the stream of the properties' settings, the cost of a
+ * decode of a whole window on this machine (a window of silence, the
+ * second of two runs) and the settings it implies; once per prepare. */
+static gboolean
+ensure_stream (MorokTranscriber *self, GError **error)
+{
+  if (self->stream)
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  GstClockTime latency = self->latency_ms * GST_MSECOND, interval = self->interval_ms * GST_MSECOND;
+  self->hold = self->hold_ms * GST_MSECOND;
+  self->lateness = self->lateness_ms * GST_MSECOND;
+  gdouble window = self->window;
+  GST_OBJECT_UNLOCK (self);
+  MorokGigaAmStreamSettings settings = {
+    .window = MIN ((gint64) (window * MOROK_UTTERANCE_RATE), morok_gigaam_max_samples (self->gigaam)),
+    .hold = to_samples (self->hold),
+  };
+  self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
+                                          &settings, error);
+  if (!self->stream)
+    return FALSE;
+  g_autofree float *silence = g_new0 (float, settings.window);
+  for (int run = 0; run < 2; run++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      gboolean more;
+      if (!morok_gigaam_stream_decode (self->stream, silence, settings.window, FALSE, &more, error))
+        {
+          g_clear_pointer (&self->stream, morok_gigaam_stream_free);
+          return FALSE;
+        }
+      self->decode_ns = (g_get_monotonic_time () - t0) * 1000;
+      morok_gigaam_stream_reset (self->stream);
+    }
+  /* decodes may take twice the measured time (another stream, a busy
+   * machine) before a word is late; one stream keeps a sixth of a core */
+  GstClockTime decode = self->decode_ns;
+  self->latency = latency ? latency : MAX (50 * GST_MSECOND, 2 * decode + 20 * GST_MSECOND);
+  self->interval = interval ? interval : MAX (MIN_INTERVAL_MS * GST_MSECOND, 6 * decode);
+  return TRUE;
+}
+
+/* What live decoding holds at most: a word is committed at the latest in
+ * the first decode after its start is `hold` behind the audio's end
+ * (decodes come every `interval`; frames are whole, and a buffer may carry
+ * the audio past the interval: three frames more), and may take `latency`. */
+static GstClockTime
+live_total_latency (MorokTranscriber *self)
+{
+  GstClockTime frames = 3 * (GstClockTime) (morok_gigaam_frame_seconds (self->gigaam) * GST_SECOND);
+  return self->hold + self->interval + frames + self->latency;
+}
+
+/* Whether to decode live, upstream live or not. */
+static gboolean
+decodes_live (MorokTranscriber *self, gboolean upstream_live)
+{
+  GST_OBJECT_LOCK (self);
+  MorokTranscriberMode mode = self->mode;
+  GST_OBJECT_UNLOCK (self);
+  return mode == MOROK_TRANSCRIBER_MODE_LIVE
+         || (mode == MOROK_TRANSCRIBER_MODE_AUTO && upstream_live);
+}
+
+static GstClockTime
+morok_transcriber_live_latency (MorokUtteranceElement *element, gboolean upstream_live)
+{
+  MorokTranscriber *self = MOROK_TRANSCRIBER (element);
+  if (!decodes_live (self, upstream_live))
+    return GST_CLOCK_TIME_NONE;
+  g_autoptr (GError) error = NULL;
+  g_mutex_lock (&self->live_lock);
+  gboolean ok = self->gigaam && ensure_stream (self, &error);
+  GstClockTime total = ok ? live_total_latency (self) : GST_CLOCK_TIME_NONE;
+  g_mutex_unlock (&self->live_lock);
+  if (!ok && error)
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot decode live: %s", error->message),
+                       (NULL));
+  return total;
+}
+
+static gint64
+morok_transcriber_live_start (MorokUtteranceElement *element, gboolean upstream_live)
+{
+  MorokTranscriber *self = MOROK_TRANSCRIBER (element);
+  if (!decodes_live (self, upstream_live))
+    return 0;
+  g_autoptr (GError) error = NULL;
+  g_mutex_lock (&self->live_lock);
+  gboolean ok = ensure_stream (self, &error);
+  g_mutex_unlock (&self->live_lock);
+  if (!ok)
+    {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Cannot decode live: %s", error->message),
+                         (NULL));
+      return 0;
+    }
+  morok_gigaam_stream_reset (self->stream);
+  self->serial = 0;
+  self->late_warned = 0;
+  morok_utterance_element_set_live_shift (element, self->lateness);
+  GST_INFO_OBJECT (self, "live: a decode of the window takes %.1f ms; interval %" GST_TIME_FORMAT
+                   ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
+                   self->decode_ns / 1e6, GST_TIME_ARGS (self->interval),
+                   GST_TIME_ARGS (self->hold), GST_TIME_ARGS (self->latency));
+  return MAX (to_samples (self->interval), 1);
+}
+
+/* A word pushed at @pts: its delay, max-observed-delay, and a warning when
+ * it left past the pipeline's latency. */
+static void
+account_delay (MorokTranscriber *self, GstClockTime pts)
+{
+  MorokUtteranceElement *element = MOROK_UTTERANCE_ELEMENT (self);
+  GstClockTime now = morok_utterance_element_now (element);
+  GstClockTime at = morok_utterance_element_running_time (element, pts);
+  if (!GST_CLOCK_TIME_IS_VALID (now) || !GST_CLOCK_TIME_IS_VALID (at))
+    return;
+  GstClockTime delay = now > at ? now - at : 0;
+  guint ms = (guint) MIN (delay / GST_MSECOND, G_MAXUINT);
+  GST_OBJECT_LOCK (self);
+  gboolean grew = ms > self->max_observed_delay_ms;
+  if (grew)
+    self->max_observed_delay_ms = ms;
+  GST_OBJECT_UNLOCK (self);
+  if (grew)
+    g_object_notify_by_pspec (G_OBJECT (self), props[PROP_MAX_OBSERVED_DELAY]);
+  GstClockTime allowed = morok_utterance_element_configured_latency (element);
+  if (GST_CLOCK_TIME_IS_VALID (allowed) && delay > allowed && delay > self->late_warned)
+    {
+      self->late_warned = delay;
+      g_autoptr (GError) warning = g_error_new (
+          GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "A word left %" G_GUINT64_FORMAT " ms after its time, past the pipeline's latency of %"
+          G_GUINT64_FORMAT " ms: the machine does not keep up",
+          delay / GST_MSECOND, allowed / GST_MSECOND);
+      g_autofree char *debug = g_strdup_printf (
+          "raise latency (now %" G_GUINT64_FORMAT " ms) or interval, or lower window",
+          self->latency / GST_MSECOND);
+      GstStructure *details = gst_structure_new (EXCESSIVE_DELAY, "delay", G_TYPE_UINT64, delay,
+                                                 "latency", G_TYPE_UINT64, allowed, NULL);
+      GST_WARNING_OBJECT (self, "%s", warning->message);
+      gst_element_post_message (GST_ELEMENT (self),
+                                gst_message_new_warning_with_details (GST_OBJECT (self), warning,
+                                                                      debug, details));
+    }
+}
+
+/* The text of @n tokens forming one word (NULL when they spell none), its
+ * start and end in seconds into the utterance. (transfer full) */
+static char *
+word_of (MorokTranscriber *self, const MorokCtcToken *tokens, guint n, double *start, double *end)
+{
+  MorokVocabulary vocab;
+  morok_gigaam_vocabulary (self->gigaam, &vocab);
+  g_autoptr (MorokTranscript) tr
+      = morok_transcript_new (tokens, n, &vocab, morok_gigaam_frame_seconds (self->gigaam));
+  if (tr->n_words == 0)
+    return NULL;
+  *start = tr->words[0].start;
+  *end = tr->words[tr->n_words - 1].end;
+  return g_strdup (g_strstrip (tr->text));
+}
+
+/* Pushes (output=word) and keeps the words the last decode committed. */
+static GstFlowReturn
+push_committed (MorokTranscriber *self, const MorokLiveUtterance *utt)
+{
+  const MorokStreamCommit *sc = morok_gigaam_stream_commit (self->stream);
+  GstClockTime base = utt->pts + self->lateness;
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (guint w = 0; w < morok_stream_commit_n_words (sc) && ret == GST_FLOW_OK; w++)
+    {
+      guint n;
+      const MorokCtcToken *tokens = morok_stream_commit_word (sc, w, &n);
+      double start, end;
+      char *text = word_of (self, tokens, n, &start, &end);
+      if (!text)
+        continue;
+      TimedWord word = { text, time_in (base, start), time_in (base, end) };
+      g_array_append_val (self->words, word);
+      if (self->prepared_output != MOROK_TRANSCRIBER_OUTPUT_WORD)
+        continue;
+      ret = morok_utterance_element_push (MOROK_UTTERANCE_ELEMENT (self),
+                                          text_buffer (text, word.start, word.end));
+      account_delay (self, word.start);
+    }
+  return ret;
+}
+
+/* The committed words of the utterance, joined by spaces. (transfer full) */
+static char *
+committed_text (MorokTranscriber *self)
+{
+  GString *text = g_string_new (NULL);
+  for (guint k = 0; k < self->words->len; k++)
+    {
+      if (k > 0)
+        g_string_append_c (text, ' ');
+      g_string_append (text, g_array_index (self->words, TimedWord, k).text);
+    }
+  return g_string_free (text, FALSE);
+}
+
+/* The interim message after a decode of @utt's first @n samples. */
+static void
+post_interim (MorokTranscriber *self, const MorokLiveUtterance *utt, gint64 n)
+{
+  const MorokStreamCommit *sc = morok_gigaam_stream_commit (self->stream);
+  GstClockTime base = utt->pts + self->lateness;
+  guint k;
+  const MorokCtcToken *tokens = morok_stream_commit_tentative (sc, &k);
+  MorokVocabulary vocab;
+  morok_gigaam_vocabulary (self->gigaam, &vocab);
+  g_autoptr (MorokTranscript) tr
+      = morok_transcript_new (tokens, k, &vocab, morok_gigaam_frame_seconds (self->gigaam));
+  g_autofree TimedWord *tentative = g_new (TimedWord, MAX (tr->n_words, 1));
+  for (guint i = 0; i < tr->n_words; i++)
+    tentative[i] = (TimedWord){ tr->words[i].text, time_in (base, tr->words[i].start),
+                                time_in (base, tr->words[i].end) };
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  append_words (&array, (TimedWord *) self->words->data, self->words->len, TRUE);
+  append_words (&array, tentative, tr->n_words, FALSE);
+  g_autofree char *committed = committed_text (self);
+  GstStructure *s = gst_structure_new (
+      INTERIM, "committed", G_TYPE_STRING, committed, "tentative", G_TYPE_STRING,
+      g_strstrip (tr->text), "start", G_TYPE_UINT64, base, "end", G_TYPE_UINT64,
+      base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE), NULL);
+  gst_structure_take_value (s, "words", &array);
+  gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static void
+clear_word (gpointer word)
+{
+  g_free (((TimedWord *) word)->text);
+}
+
+/* On the worker thread: decodes the first @n samples of @utt (all of it
+ * when @final), pushes the words it commits, posts the interim message,
+ * and at the end of the utterance what offline decoding sends. */
+static GstFlowReturn
+morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUtterance *utt,
+                               gint64 n, gboolean final)
+{
+  MorokTranscriber *self = MOROK_TRANSCRIBER (element);
+  if (utt->serial != self->serial)
+    {
+      morok_gigaam_stream_reset (self->stream);
+      g_array_set_size (self->words, 0);
+      self->serial = utt->serial;
+    }
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (gboolean more = TRUE; more && ret == GST_FLOW_OK;)
+    {
+      g_autoptr (GError) error = NULL;
+      if (!morok_gigaam_stream_decode (self->stream, utt->samples, n, final, &more, &error))
+        {
+          GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("transcribing failed: %s",
+                                                            error->message));
+          return GST_FLOW_ERROR;
+        }
+      ret = push_committed (self, utt);
+    }
+  if (ret != GST_FLOW_OK)
+    return ret;
+  post_interim (self, utt, n);
+  GstClockTime base = utt->pts + self->lateness;
+  const MorokStreamCommit *sc = morok_gigaam_stream_commit (self->stream);
+  /* nothing comes before the first frame not committed */
+  morok_utterance_element_tell (
+      element, time_in (base, morok_stream_commit_frame (sc) * morok_gigaam_frame_seconds (self->gigaam)));
+  if (!final)
+    return GST_FLOW_OK;
+  GstClockTime end = base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE);
+  g_autofree char *text = committed_text (self);
+  if (self->prepared_output == MOROK_TRANSCRIBER_OUTPUT_UTTERANCE && text[0] != '\0')
+    ret = morok_utterance_element_push (element, text_buffer (text, base, end));
+  if (ret == GST_FLOW_OK)
+    end_utterance (self, text, (TimedWord *) self->words->data, self->words->len, base, end);
+  return ret;
+}
+
 /* Called with the object lock. */
 static GstClockTime
 morok_transcriber_extra_latency (MorokUtteranceElement *element)
 {
-  return MOROK_TRANSCRIBER (element)->latency_ms * GST_MSECOND;
+  guint ms = MOROK_TRANSCRIBER (element)->latency_ms;
+  return (ms ? ms : OFFLINE_LATENCY_MS) * GST_MSECOND;
 }
 
 /* ---- properties ---- */
@@ -303,7 +685,12 @@ morok_transcriber_set_property (GObject *object, guint prop_id, const GValue *va
   switch (prop_id)
     {
     case PROP_OUTPUT: self->output = g_value_get_enum (value); break;
+    case PROP_MODE: self->mode = g_value_get_enum (value); break;
     case PROP_LATENCY: self->latency_ms = g_value_get_uint (value); break;
+    case PROP_LATENESS: self->lateness_ms = g_value_get_uint (value); break;
+    case PROP_INTERVAL: self->interval_ms = g_value_get_uint (value); break;
+    case PROP_HOLD: self->hold_ms = g_value_get_uint (value); break;
+    case PROP_WINDOW: self->window = g_value_get_double (value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
@@ -317,10 +704,25 @@ morok_transcriber_get_property (GObject *object, guint prop_id, GValue *value, G
   switch (prop_id)
     {
     case PROP_OUTPUT: g_value_set_enum (value, self->output); break;
+    case PROP_MODE: g_value_set_enum (value, self->mode); break;
     case PROP_LATENCY: g_value_set_uint (value, self->latency_ms); break;
+    case PROP_LATENESS: g_value_set_uint (value, self->lateness_ms); break;
+    case PROP_MAX_OBSERVED_DELAY: g_value_set_uint (value, self->max_observed_delay_ms); break;
+    case PROP_INTERVAL: g_value_set_uint (value, self->interval_ms); break;
+    case PROP_HOLD: g_value_set_uint (value, self->hold_ms); break;
+    case PROP_WINDOW: g_value_set_double (value, self->window); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec); break;
     }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+morok_transcriber_finalize (GObject *object)
+{
+  MorokTranscriber *self = MOROK_TRANSCRIBER (object);
+  G_OBJECT_CLASS (morok_transcriber_parent_class)->finalize (object);
+  g_array_unref (self->words);
+  g_mutex_clear (&self->live_lock);
 }
 
 static void
@@ -334,14 +736,43 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   gobject_class->set_property = morok_transcriber_set_property;
   gobject_class->get_property = morok_transcriber_get_property;
   const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
-      g_param_spec_enum ("output", "Output", "What each text buffer holds",
-                         MOROK_TYPE_TRANSCRIBER_OUTPUT, DEFAULT_OUTPUT, ready));
-  g_object_class_install_property (gobject_class, PROP_LATENCY,
-      g_param_spec_uint ("latency", "Latency",
-                         "Time (ms) decoding an utterance may take, advertised in the LATENCY "
-                         "query on top of the max-batch x max-duration of audio held",
-                         0, G_MAXUINT32 / 1000, DEFAULT_LATENCY_MS, ready));
+  gobject_class->finalize = morok_transcriber_finalize;
+  props[PROP_OUTPUT] = g_param_spec_enum ("output", "Output", "What each text buffer holds",
+                                          MOROK_TYPE_TRANSCRIBER_OUTPUT, DEFAULT_OUTPUT, ready);
+  props[PROP_MODE] = g_param_spec_enum (
+      "mode", "Mode", "Offline: each utterance decoded once complete; live: decoded as it grows, "
+      "committed words pushed at once and interim results posted",
+      MOROK_TYPE_TRANSCRIBER_MODE, DEFAULT_MODE, ready);
+  props[PROP_LATENCY] = g_param_spec_uint (
+      "latency", "Latency",
+      "Time (ms) decoding may take beyond the audio the element holds, added to the LATENCY "
+      "answer. 0: live, twice a decode of the window as measured at the start (at least 50 ms); "
+      "offline, 3000",
+      0, G_MAXUINT32 / 1000, DEFAULT_LATENCY_MS, ready);
+  props[PROP_LATENESS] = g_param_spec_uint (
+      "lateness", "Lateness",
+      "Live: the words' timestamps are this much (ms) later than their audio, so that a "
+      "transcription that cannot keep up still meets its deadlines", 0, G_MAXUINT32 / 1000,
+      DEFAULT_LATENESS_MS, ready);
+  props[PROP_MAX_OBSERVED_DELAY] = g_param_spec_uint (
+      "max-observed-delay", "Maximum observed delay",
+      "Live: the longest time (ms) from a word's running time to its push, since PAUSED",
+      0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_INTERVAL] = g_param_spec_uint (
+      "interval", "Interval",
+      "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
+      "one stream's decoding within a sixth of a core, at least 200 ms",
+      0, 10000, DEFAULT_INTERVAL_MS, ready);
+  props[PROP_HOLD] = g_param_spec_uint (
+      "hold", "Hold",
+      "Live: the longest (ms) from a word's start until it is committed, stable or not",
+      40, 10000, DEFAULT_HOLD_MS, ready);
+  props[PROP_WINDOW] = g_param_spec_double (
+      "window", "Window",
+      "Live: the most audio (s) one decode covers, the utterance's end and the left context "
+      "before it (at least twice hold; at most max-duration)",
+      0.2, 600.0, DEFAULT_WINDOW, ready);
+  g_object_class_install_properties (gobject_class, N_PROPS, props);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Morok GigaAM speech transcriber",
                                          "Audio/Text/Filter",
@@ -353,14 +784,26 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   utterance_class->release = morok_transcriber_release;
   utterance_class->run = morok_transcriber_run;
   utterance_class->extra_latency = morok_transcriber_extra_latency;
+  utterance_class->live_start = morok_transcriber_live_start;
+  utterance_class->live_decode = morok_transcriber_live_decode;
+  utterance_class->live_latency = morok_transcriber_live_latency;
   utterance_class->src_caps = "text/x-raw, format = (string) utf8";
   utterance_class->debug_category = morok_transcriber_debug;
   gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_MODE, 0);
 }
 
 static void
 morok_transcriber_init (MorokTranscriber *self)
 {
   self->output = DEFAULT_OUTPUT;
+  self->mode = DEFAULT_MODE;
   self->latency_ms = DEFAULT_LATENCY_MS;
+  self->lateness_ms = DEFAULT_LATENESS_MS;
+  self->interval_ms = DEFAULT_INTERVAL_MS;
+  self->hold_ms = DEFAULT_HOLD_MS;
+  self->window = DEFAULT_WINDOW;
+  g_mutex_init (&self->live_lock);
+  self->words = g_array_new (FALSE, FALSE, sizeof (TimedWord));
+  g_array_set_clear_func (self->words, clear_word);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "utterance-element.h"
 #include "property-guard.h"
+#include "sample-clock.h"
 #include "utterance-prototype.h"
 #include <gst/audio/audio.h>
 #include <string.h>
@@ -42,6 +43,17 @@ typedef struct
 
   /* streaming state */
   gboolean s16;
+  GstSegment segment;
+  GstClockTime configured_latency; /* the pipeline's LATENCY event */
+
+  /* live mode (live-worker.h): decided at the first buffer */
+  gboolean live_checked;
+  MorokLiveWorker *live;
+  MorokSampleClock live_clock;
+  gint64 live_seen; /* samples since the segment started */
+  GstClockTime live_shift; /* the subclass's output times are this much later */
+  float *live_f32;  /* a buffer's samples as floats */
+  gsize live_f32_len;
 } MorokUtteranceElementPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (MorokUtteranceElement, morok_utterance_element,
@@ -93,6 +105,11 @@ static void
 release (MorokUtteranceElement *self)
 {
   MorokUtteranceElementPrivate *priv = PRIV (self);
+  /* the worker's thread runs the subclass's contexts: it stops first */
+  g_clear_pointer (&priv->live, morok_live_worker_free);
+  priv->live_checked = FALSE;
+  g_clear_pointer (&priv->live_f32, g_free);
+  priv->live_f32_len = 0;
   if (CLASS (self)->release)
     CLASS (self)->release (self);
   g_clear_pointer (&priv->model, morok_gigaam_unref);
@@ -170,6 +187,154 @@ morok_utterance_element_src_pad (MorokUtteranceElement *self)
   return PRIV (self)->srcpad;
 }
 
+GstClockTime
+morok_utterance_element_running_time (MorokUtteranceElement *self, GstClockTime t)
+{
+  return gst_segment_to_running_time (&PRIV (self)->segment, GST_FORMAT_TIME, t);
+}
+
+GstClockTime
+morok_utterance_element_now (MorokUtteranceElement *self)
+{
+  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
+  if (!clock)
+    return GST_CLOCK_TIME_NONE;
+  GstClockTime now = gst_clock_get_time (clock), base = gst_element_get_base_time (GST_ELEMENT (self));
+  gst_object_unref (clock);
+  return now >= base ? now - base : 0;
+}
+
+GstClockTime
+morok_utterance_element_configured_latency (MorokUtteranceElement *self)
+{
+  GST_OBJECT_LOCK (self);
+  GstClockTime latency = PRIV (self)->configured_latency;
+  GST_OBJECT_UNLOCK (self);
+  return latency;
+}
+
+/* ---- live mode ---- */
+
+static GstFlowReturn
+live_decode (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final)
+{
+  MorokUtteranceElement *self = user;
+  return CLASS (self)->live_decode (self, utt, n, final);
+}
+
+static void
+live_tell (gpointer user, GstClockTime until)
+{
+  MorokUtteranceElement *self = user;
+  morok_utterance_element_tell (self, until + PRIV (self)->live_shift);
+}
+
+void
+morok_utterance_element_set_live_shift (MorokUtteranceElement *self, GstClockTime shift)
+{
+  PRIV (self)->live_shift = shift;
+}
+
+/* Whether upstream answers the LATENCY query live. */
+static gboolean
+upstream_is_live (MorokUtteranceElementPrivate *priv)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (priv->sinkpad, query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  return live;
+}
+
+/* At the first buffer: live mode when upstream is live and the subclass
+ * has one. */
+static void
+choose_mode (MorokUtteranceElement *self)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  priv->live_checked = TRUE;
+  if (!CLASS (self)->live_start)
+    return;
+  gboolean upstream_live = upstream_is_live (priv);
+  gint64 interval = CLASS (self)->live_start (self, upstream_live);
+  if (interval <= 0)
+    return;
+  static const MorokLiveCallbacks callbacks = { live_decode, live_tell };
+  priv->live = morok_live_worker_new (MOROK_UTTERANCE_RATE, morok_gigaam_max_samples (priv->model),
+                                      interval, !upstream_live, &callbacks, self);
+  morok_sample_clock_init (&priv->live_clock, MOROK_UTTERANCE_RATE);
+  priv->live_seen = 0;
+  GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self,
+                       "live mode (upstream %s): decoding every %.0f ms as utterances grow",
+                       upstream_live ? "live" : "not live", interval * 1e3 / MOROK_UTTERANCE_RATE);
+}
+
+/* A buffer's samples to the worker. */
+static GstFlowReturn
+live_chain (MorokUtteranceElement *self, GstBuffer *buf)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  if (GST_BUFFER_IS_DISCONT (buf))
+    morok_live_worker_end (priv->live);
+  morok_sample_clock_sync (&priv->live_clock, priv->live_seen, GST_BUFFER_PTS (buf),
+                           &priv->segment);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  gsize frames = map.size / (priv->s16 ? 2 : 4);
+  if (frames > priv->live_f32_len)
+    {
+      priv->live_f32 = g_renew (float, priv->live_f32, frames);
+      priv->live_f32_len = frames;
+    }
+  morok_utterance_samples_to_f32 (map.data, frames, priv->s16, priv->live_f32);
+  gst_buffer_unmap (buf, &map);
+  GstClockTime pts = morok_sample_clock_time (&priv->live_clock, priv->live_seen);
+  priv->live_seen += (gint64) frames;
+  return morok_live_worker_append (priv->live, priv->live_f32, frames, pts);
+}
+
+/* The live path's serialized events; FALSE: not handled here. */
+static gboolean
+live_sink_event (MorokUtteranceElement *self, GstEvent *event)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  switch (GST_EVENT_TYPE (event))
+    {
+    case GST_EVENT_GAP:
+      {
+        GstClockTime ts, duration;
+        gst_event_parse_gap (event, &ts, &duration);
+        GstClockTime end = ts + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
+        morok_live_worker_end (priv->live);
+        morok_sample_clock_sync (&priv->live_clock, priv->live_seen, end, &priv->segment);
+        morok_live_worker_tell (priv->live, end);
+        gst_event_unref (event);
+        return TRUE;
+      }
+    case GST_EVENT_EOS:
+      morok_live_worker_end (priv->live);
+      morok_live_worker_tell (priv->live,
+                              morok_sample_clock_time (&priv->live_clock, priv->live_seen));
+      morok_live_worker_drain (priv->live);
+      return FALSE;
+    case GST_EVENT_SEGMENT:
+      /* the utterances held belong to the segment before */
+      morok_live_worker_end (priv->live);
+      morok_live_worker_drain (priv->live);
+      morok_sample_clock_init (&priv->live_clock, MOROK_UTTERANCE_RATE);
+      priv->live_seen = 0;
+      return FALSE;
+    case GST_EVENT_FLUSH_STOP:
+      morok_live_worker_set_flushing (priv->live, FALSE);
+      morok_sample_clock_init (&priv->live_clock, MOROK_UTTERANCE_RATE);
+      priv->live_seen = 0;
+      return FALSE;
+    default:
+      return FALSE;
+    }
+}
+
 /* Runs the finished utterances through the subclass. */
 static GstFlowReturn
 run_batch (MorokUtteranceElement *self)
@@ -222,6 +387,14 @@ morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       gst_buffer_unref (buf);
       return GST_FLOW_NOT_NEGOTIATED;
     }
+  if (!priv->live_checked)
+    choose_mode (self);
+  if (priv->live)
+    {
+      ret = live_chain (self, buf);
+      gst_buffer_unref (buf);
+      return ret;
+    }
   if (GST_BUFFER_IS_DISCONT (buf))
     ret = finish_utterance (self, FALSE);
   morok_utterance_gate_sync (priv->gate, GST_BUFFER_PTS (buf));
@@ -246,6 +419,12 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
 {
   MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (parent);
   MorokUtteranceElementPrivate *priv = PRIV (self);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START && priv->live)
+    morok_live_worker_set_flushing (priv->live, TRUE);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
+    gst_event_copy_segment (event, &priv->segment);
+  if (priv->live && live_sink_event (self, event))
+    return TRUE;
   switch (GST_EVENT_TYPE (event))
     {
     case GST_EVENT_CAPS:
@@ -350,13 +529,18 @@ morok_utterance_element_src_query (GstPad *pad, GstObject *parent, GstQuery *que
       gboolean live;
       GstClockTime min, max;
       gst_query_parse_latency (query, &live, &min, &max);
-      /* an utterance is output when its batch is full: its own audio, up
-       * to max-duration, and that of max-batch - 1 more after it */
-      GST_OBJECT_LOCK (self);
-      GstClockTime ours = (GstClockTime) (priv->max_duration * priv->max_batch * GST_SECOND);
-      if (CLASS (self)->extra_latency)
-        ours += CLASS (self)->extra_latency (self);
-      GST_OBJECT_UNLOCK (self);
+      GstClockTime ours = CLASS (self)->live_latency ? CLASS (self)->live_latency (self, live)
+                                                     : GST_CLOCK_TIME_NONE;
+      if (!GST_CLOCK_TIME_IS_VALID (ours))
+        {
+          /* an utterance is output when its batch is full: its own audio,
+           * up to max-duration, and that of max-batch - 1 more after it */
+          GST_OBJECT_LOCK (self);
+          ours = (GstClockTime) (priv->max_duration * priv->max_batch * GST_SECOND);
+          if (CLASS (self)->extra_latency)
+            ours += CLASS (self)->extra_latency (self);
+          GST_OBJECT_UNLOCK (self);
+        }
       GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
                             "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
       gst_query_set_latency (query, live, min + ours,
@@ -366,12 +550,30 @@ morok_utterance_element_src_query (GstPad *pad, GstObject *parent, GstQuery *que
   return gst_pad_query_default (pad, parent, query);
 }
 
+static gboolean
+morok_utterance_element_src_event (GstPad *pad, GstObject *parent, GstEvent *event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_LATENCY)
+    {
+      GstClockTime latency;
+      gst_event_parse_latency (event, &latency);
+      GST_OBJECT_LOCK (parent);
+      PRIV (MOROK_UTTERANCE_ELEMENT (parent))->configured_latency = latency;
+      GST_OBJECT_UNLOCK (parent);
+    }
+  return gst_pad_event_default (pad, parent, event);
+}
+
 static GstStateChangeReturn
 morok_utterance_element_change_state (GstElement *element, GstStateChange transition)
 {
   MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (element);
+  MorokUtteranceElementPrivate *priv = PRIV (self);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !prepare (self))
     return GST_STATE_CHANGE_FAILURE;
+  /* a chain () waiting for the worker returns before the pads go down */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && priv->live)
+    morok_live_worker_set_flushing (priv->live, TRUE);
   GstStateChangeReturn ret
       = GST_ELEMENT_CLASS (morok_utterance_element_parent_class)->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
@@ -431,6 +633,7 @@ morok_utterance_element_constructed (GObject *object)
   GstPadTemplate *src = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (object), "src");
   priv->srcpad = gst_pad_new_from_template (src, "src");
   gst_pad_set_query_function (priv->srcpad, GST_DEBUG_FUNCPTR (morok_utterance_element_src_query));
+  gst_pad_set_event_function (priv->srcpad, GST_DEBUG_FUNCPTR (morok_utterance_element_src_event));
   gst_pad_use_fixed_caps (priv->srcpad);
   gst_element_add_pad (GST_ELEMENT (object), priv->srcpad);
 }
@@ -484,6 +687,8 @@ morok_utterance_element_init (MorokUtteranceElement *self)
   priv->max_duration = DEFAULT_MAX_DURATION;
   priv->max_batch = DEFAULT_MAX_BATCH;
   priv->precision = DEFAULT_PRECISION;
+  priv->configured_latency = GST_CLOCK_TIME_NONE;
+  gst_segment_init (&priv->segment, GST_FORMAT_TIME);
   priv->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (priv->sinkpad, GST_DEBUG_FUNCPTR (morok_utterance_element_chain));
   gst_pad_set_event_function (priv->sinkpad,

@@ -30,6 +30,7 @@
 
 #include "jit/morok-jit.h"
 #include "models/gigaam.h"
+#include "live-worker.h"
 #include "utterance-gate.h"
 #include "utterance-prototype.h"
 
@@ -67,6 +68,22 @@ struct _MorokUtteranceElementClass
   /* What the subclass holds back beyond the utterances (NULL: nothing),
    * called with the object lock. */
   GstClockTime (*extra_latency) (MorokUtteranceElement *self);
+  /* Live mode (NULL: the subclass has none). The first buffer calls
+   * live_start () with whether upstream answers the LATENCY query live; it
+   * snapshots the subclass's settings and returns the samples between two
+   * decodes of a growing utterance, or 0 to decode offline. In live mode
+   * live_decode () runs on the element's own thread (live-worker.h) with
+   * the samples of the open utterance so far, and once more, @final, when
+   * it ended; it pushes with morok_utterance_element_push () and tells
+   * downstream with morok_utterance_element_tell (). Upstream not live,
+   * the streaming thread waits for each decode (the decodes fall at the
+   * same samples whatever the machine's speed). The LATENCY query adds
+   * live_latency (@upstream_live), unless it is NONE, instead of what
+   * offline decoding holds. */
+  gint64 (*live_start) (MorokUtteranceElement *self, gboolean upstream_live);
+  GstFlowReturn (*live_decode) (MorokUtteranceElement *self, const MorokLiveUtterance *utt,
+                                gint64 n, gboolean final);
+  GstClockTime (*live_latency) (MorokUtteranceElement *self, gboolean upstream_live);
   /* The caps pushed on the src pad (whose template the subclass adds). */
   const char *src_caps;
   /* The subclass's debug category: property warnings and the prepare summary. */
@@ -79,6 +96,15 @@ GstFlowReturn morok_utterance_element_push (MorokUtteranceElement *self, GstBuff
 /* Tells downstream with a GAP that nothing comes before @until (an
  * utterance's end, once its output is out). */
 void morok_utterance_element_tell (MorokUtteranceElement *self, GstClockTime until);
+/* Live mode: the subclass stamps its output @shift later than its audio
+ * (its lateness); the GAPs the base sends between utterances follow. */
+void morok_utterance_element_set_live_shift (MorokUtteranceElement *self, GstClockTime shift);
+/* The running time of buffer time @t (NONE when it has none). */
+GstClockTime morok_utterance_element_running_time (MorokUtteranceElement *self, GstClockTime t);
+/* The running time now by the element's clock (NONE without one). */
+GstClockTime morok_utterance_element_now (MorokUtteranceElement *self);
+/* The latency the pipeline configured (its LATENCY event), or NONE. */
+GstClockTime morok_utterance_element_configured_latency (MorokUtteranceElement *self);
 /* (transfer none) */
 GstPad *morok_utterance_element_src_pad (MorokUtteranceElement *self);
 

@@ -83,6 +83,24 @@ morok_utterance_gate_end (MorokUtteranceGate *gate)
     gate->done++;
 }
 
+void
+morok_utterance_samples_to_f32 (const guint8 *data, gsize frames, gboolean s16, float *out)
+{
+  for (gsize k = 0; k < frames; k++)
+    {
+      float v;
+      if (s16)
+        {
+          gint16 s;
+          memcpy (&s, data + 2 * k, 2);
+          v = GINT16_FROM_LE (s) / 32768.0f;
+        }
+      else
+        memcpy (&v, data + 4 * k, 4);
+      out[k] = isfinite (v) ? v : 0.0f;
+    }
+}
+
 gsize
 morok_utterance_gate_append (MorokUtteranceGate *gate, const guint8 *data, gsize frames,
                              gboolean s16)
@@ -94,19 +112,8 @@ morok_utterance_gate_append (MorokUtteranceGate *gate, const guint8 *data, gsize
       if (u->n == 0)
         u->pts = morok_sample_clock_time (&gate->clock, gate->seen);
       gsize take = MIN (frames - i, (gsize) (gate->max_samples - u->n));
-      for (gsize k = i; k < i + take; k++)
-        {
-          float v;
-          if (s16)
-            {
-              gint16 s;
-              memcpy (&s, data + 2 * k, 2);
-              v = GINT16_FROM_LE (s) / 32768.0f;
-            }
-          else
-            memcpy (&v, data + 4 * k, 4);
-          u->samples[u->n++] = isfinite (v) ? v : 0.0f;
-        }
+      morok_utterance_samples_to_f32 (data + i * (s16 ? 2 : 4), take, s16, u->samples + u->n);
+      u->n += (gint64) take;
       i += take;
       gate->seen += (gint64) take;
       if (u->n == gate->max_samples)

@@ -50,6 +50,9 @@ void morok_utterance_gate_flush (MorokUtteranceGate *gate);
 
 /* A buffer stamped @pts (or not) comes: its first sample is there. */
 void morok_utterance_gate_sync (MorokUtteranceGate *gate, GstClockTime pts);
+/* @frames samples, S16LE when @s16, else F32LE, as floats (non-finite
+ * values as 0) into @out. */
+void morok_utterance_samples_to_f32 (const guint8 *data, gsize frames, gboolean s16, float *out);
 /* Appends up to @frames samples (S16LE when @s16, else F32LE; non-finite
  * values as 0), ending the utterance at max_samples; stops when the batch is
  * full. Returns the samples taken. */

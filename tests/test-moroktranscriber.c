@@ -81,7 +81,8 @@ transcriber_harness (const char *model, const char *props, GstBus **out_bus, GSt
 {
   g_autofree char *name = g_strdup_printf ("%s.safetensors", model);
   g_autofree char *path = fixture_path (name);
-  g_autofree char *desc = g_strdup_printf ("moroktranscriber model=%s %s", path, props);
+  /* a harness answers the LATENCY query live: offline unless @props says */
+  g_autofree char *desc = g_strdup_printf ("moroktranscriber model=%s mode=offline %s", path, props);
   GstHarness *h = gst_harness_new_parse (desc);
   gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=16000, channels=1, "
                                    "layout=interleaved");

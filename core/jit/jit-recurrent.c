@@ -157,6 +157,49 @@ morok_jit_recurrent_step_rows (MorokJitRecurrent *rec, guint n_rows, const gbool
   return rec->head;
 }
 
+gsize
+morok_jit_recurrent_row_size (const MorokJitRecurrent *rec, guint n_rows)
+{
+  g_return_val_if_fail (rec != NULL && n_rows > 0, 0);
+  return (rec->head_len + 2 * rec->view.len) / n_rows;
+}
+
+/* Copies row @r of the head, h and c to (@save) or from @row, laid out
+ * [head | h of each layer | c of each layer]. */
+static void
+copy_row (MorokJitRecurrent *rec, guint n_rows, guint r, float *row, gboolean save)
+{
+  const MorokLstmState *s = &rec->view;
+  gsize head_row = rec->head_len / n_rows, state_row = s->hidden / n_rows;
+  for (gsize at = 0, k = 0; k < 1 + 2 * s->layers; k++)
+    {
+      gsize n = k == 0 ? head_row : state_row;
+      float *mine = k == 0             ? rec->head + r * head_row
+                    : k <= s->layers
+                        ? rec->h + (k - 1) * s->hidden + r * state_row
+                        : rec->c + (k - 1 - s->layers) * s->hidden + r * state_row;
+      if (save)
+        memcpy (row + at, mine, n * sizeof (float));
+      else
+        memcpy (mine, row + at, n * sizeof (float));
+      at += n;
+    }
+}
+
+void
+morok_jit_recurrent_save_row (const MorokJitRecurrent *rec, guint n_rows, guint r, float *out)
+{
+  g_return_if_fail (rec != NULL && n_rows > 0 && r < n_rows && out != NULL);
+  copy_row ((MorokJitRecurrent *) rec, n_rows, r, out, TRUE);
+}
+
+void
+morok_jit_recurrent_load_row (MorokJitRecurrent *rec, guint n_rows, guint r, const float *row)
+{
+  g_return_if_fail (rec != NULL && n_rows > 0 && r < n_rows && row != NULL);
+  copy_row (rec, n_rows, r, (float *) row, FALSE);
+}
+
 const float *
 morok_jit_recurrent_head (const MorokJitRecurrent *rec)
 {

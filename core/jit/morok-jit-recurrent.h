@@ -68,6 +68,16 @@ const float *morok_jit_recurrent_step_rows (MorokJitRecurrent *rec, guint n_rows
 /* The head of the last step (zeros before the first). (transfer none)
  * valid while @rec lives. */
 const float *morok_jit_recurrent_head (const MorokJitRecurrent *rec);
+/* Floats in one row's state of a batch of @n_rows rows (as _step_rows
+ * splits them): its head, then its h and c of every layer. */
+gsize morok_jit_recurrent_row_size (const MorokJitRecurrent *rec, guint n_rows);
+/* Copies row @r's state out to @out (row_size floats), or back in from
+ * @row: a row's decoding can be paused and resumed later from there (an
+ * RNN-T predictor after its last committed token). */
+void morok_jit_recurrent_save_row (const MorokJitRecurrent *rec, guint n_rows, guint r,
+                                   float *out);
+void morok_jit_recurrent_load_row (MorokJitRecurrent *rec, guint n_rows, guint r,
+                                   const float *row);
 /* Zeroes h and c in the state inputs and the head. */
 void morok_jit_recurrent_reset (MorokJitRecurrent *rec);
 /* The current state, read in place. (transfer none) valid while @rec lives. */

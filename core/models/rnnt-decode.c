@@ -191,37 +191,28 @@ joint_step (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, gin
   return TRUE;
 }
 
-gboolean
-morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames,
-                        const gint64 *n_frames, guint n, GError **error)
+/* Room for every token the rows can emit in @frames frames each (row 0
+ * only with @one): no allocation per step. */
+static void
+reserve_tokens (MorokRnntDecoder *dec, const gint64 *frames, guint n)
 {
-  g_return_val_if_fail (dec != NULL && (n == 0 || (enc_proj && n_frames)), FALSE);
+  for (guint r = 0; r < dec->rows; r++)
+    {
+      g_array_set_size (dec->tokens[r], r < n ? frames[r] * MOROK_RNNT_MAX_SYMBOLS : 0);
+      g_array_set_size (dec->tokens[r], 0);
+    }
+}
+
+/* The greedy loop over frames @from .. of the first @n rows, item r ending
+ * at @n_frames[r], from the predictor state the rows have now. */
+static gboolean
+decode_frames (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, gint64 from,
+               const gint64 *n_frames, guint n, GError **error)
+{
   gint64 longest = 0;
   for (guint i = 0; i < n; i++)
     longest = MAX (longest, n_frames[i]);
-  if (n > dec->rows || longest > max_frames)
-    {
-      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
-                   "RNN-T decoder of %u rows: %u items of up to %" G_GINT64_FORMAT
-                   " frames (at most %" G_GINT64_FORMAT ")",
-                   dec->rows, n, longest, max_frames);
-      return FALSE;
-    }
-  dec->steps = dec->joints = 0;
-  for (guint r = 0; r < dec->rows; r++)
-    {
-      /* room for every token the item can emit: no allocation per step */
-      gint64 most = r < n ? n_frames[r] * MOROK_RNNT_MAX_SYMBOLS : 0;
-      g_array_set_size (dec->tokens[r], most);
-      g_array_set_size (dec->tokens[r], 0);
-      dec->emitted[r] = TRUE; /* the first step: no token yet, zero state */
-      dec->last[r] = dec->blank;
-    }
-  morok_jit_recurrent_reset (dec->rec);
-  /* the blank's embedding row is the padding row: zeros, "no token" */
-  if (!predictor_step (dec, error))
-    return FALSE;
-  for (gint64 t = 0; t < longest; t++)
+  for (gint64 t = from; t < longest; t++)
     {
       gboolean any = FALSE;
       for (guint r = 0; r < dec->rows; r++)
@@ -246,6 +237,102 @@ morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max
         }
     }
   return TRUE;
+}
+
+static gboolean
+check_items (MorokRnntDecoder *dec, gint64 max_frames, const gint64 *n_frames, guint n,
+             GError **error)
+{
+  gint64 longest = 0;
+  for (guint i = 0; i < n; i++)
+    longest = MAX (longest, n_frames[i]);
+  if (n <= dec->rows && longest <= max_frames)
+    return TRUE;
+  g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
+               "RNN-T decoder of %u rows: %u items of up to %" G_GINT64_FORMAT
+               " frames (at most %" G_GINT64_FORMAT ")",
+               dec->rows, n, longest, max_frames);
+  return FALSE;
+}
+
+gboolean
+morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames,
+                        const gint64 *n_frames, guint n, GError **error)
+{
+  g_return_val_if_fail (dec != NULL && (n == 0 || (enc_proj && n_frames)), FALSE);
+  if (!check_items (dec, max_frames, n_frames, n, error))
+    return FALSE;
+  dec->steps = dec->joints = 0;
+  reserve_tokens (dec, n_frames, n);
+  for (guint r = 0; r < dec->rows; r++)
+    {
+      dec->emitted[r] = TRUE; /* the first step: no token yet, zero state */
+      dec->last[r] = dec->blank;
+    }
+  morok_jit_recurrent_reset (dec->rec);
+  /* the blank's embedding row is the padding row: zeros, "no token" */
+  return predictor_step (dec, error)
+         && decode_frames (dec, enc_proj, max_frames, 0, n_frames, n, error);
+}
+
+gsize
+morok_rnnt_decoder_state_size (MorokRnntDecoder *dec)
+{
+  g_return_val_if_fail (dec != NULL, 0);
+  return morok_jit_recurrent_row_size (dec->rec, dec->rows);
+}
+
+/* Row 0 alone takes the next predictor step. */
+static void
+only_first_row (MorokRnntDecoder *dec)
+{
+  for (guint r = 0; r < dec->rows; r++)
+    dec->emitted[r] = r == 0;
+}
+
+gboolean
+morok_rnnt_decoder_start_state (MorokRnntDecoder *dec, float *state, GError **error)
+{
+  g_return_val_if_fail (dec != NULL && state != NULL, FALSE);
+  morok_jit_recurrent_reset (dec->rec);
+  only_first_row (dec);
+  dec->last[0] = dec->blank;
+  if (!predictor_step (dec, error))
+    return FALSE;
+  morok_jit_recurrent_save_row (dec->rec, dec->rows, 0, state);
+  return TRUE;
+}
+
+gboolean
+morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state, const MorokCtcToken *tokens,
+                            guint n, GError **error)
+{
+  g_return_val_if_fail (dec != NULL && state != NULL && (n == 0 || tokens != NULL), FALSE);
+  if (n == 0)
+    return TRUE;
+  morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, state);
+  only_first_row (dec);
+  for (guint i = 0; i < n; i++)
+    {
+      dec->last[0] = tokens[i].id;
+      if (!predictor_step (dec, error))
+        return FALSE;
+    }
+  morok_jit_recurrent_save_row (dec->rec, dec->rows, 0, state);
+  return TRUE;
+}
+
+gboolean
+morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state, const float *enc_proj,
+                             gint64 max_frames, gint64 from, gint64 n_frames, GError **error)
+{
+  g_return_val_if_fail (dec != NULL && state != NULL && enc_proj != NULL, FALSE);
+  if (!check_items (dec, max_frames, &n_frames, 1, error))
+    return FALSE;
+  dec->steps = dec->joints = 0;
+  reserve_tokens (dec, &n_frames, 1);
+  morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, state);
+  return decode_frames (dec, enc_proj, max_frames, MAX (from, 0), &n_frames, 1, error);
 }
 
 const MorokCtcToken *

@@ -59,6 +59,23 @@ MorokRnntDecoder *morok_rnnt_decoder_new_context (MorokRnntDecoder *prepared, GE
  * when @n exceeds the rows or a length exceeds @max_frames. */
 gboolean morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames,
                                  const gint64 *n_frames, guint n, GError **error);
+/* Resuming a decode (live decoding, which decodes an utterance again as it
+ * grows and keeps what it has committed): row 0's state — the predictor's
+ * output, h and c after the tokens so far — is state_size floats that the
+ * caller keeps. _start_state writes the state before any token (what _run
+ * starts from); _advance steps it through @n tokens (@state in and out);
+ * _run_from decodes frames @from .. @n_frames - 1 of one item (rows of J
+ * floats at @enc_proj) from @state, exactly as _run goes on past frame
+ * @from - 1 when its tokens up to there led to @state. Its tokens (frames
+ * counted from the item's first) are item 0's. Allocate nothing once the
+ * tokens of the longest item have had room. */
+gsize morok_rnnt_decoder_state_size (MorokRnntDecoder *dec);
+gboolean morok_rnnt_decoder_start_state (MorokRnntDecoder *dec, float *state, GError **error);
+gboolean morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state,
+                                     const MorokCtcToken *tokens, guint n, GError **error);
+gboolean morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state,
+                                      const float *enc_proj, gint64 max_frames, gint64 from,
+                                      gint64 n_frames, GError **error);
 /* Item @i's tokens of the last run, each with the frame that emitted it
  * (n_frames is 1). (transfer none) valid until the next run. */
 const MorokCtcToken *morok_rnnt_decoder_tokens (MorokRnntDecoder *dec, guint i, guint *out_n);

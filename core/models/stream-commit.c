@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* The commit rules of live decoding (stream-commit.h). */
+#define G_LOG_DOMAIN "morok-models"
+#include "models/stream-commit.h"
+
+#include <string.h>
+
+/* Neighbouring decodes place the same word this close, in frames. */
+#define SAME_PLACE 2
+
+typedef enum
+{
+  TOKEN_IN_WORD,  /* goes on the word before it, or begins one after a separator */
+  TOKEN_BEGINS,   /* begins a word (a SentencePiece piece with "▁") */
+  TOKEN_SEPARATES /* belongs to no word (a character vocabulary's space) */
+} TokenKind;
+
+struct _MorokStreamCommit
+{
+  guint8 *kinds; /* TokenKind per class */
+  guint n_kinds, max_tokens;
+  gboolean rnnt;
+  gint64 hold;
+
+  gint64 frame;     /* the first frame the next decode covers */
+  gboolean run_on;  /* CTC: the frame is the end of the last committed run */
+  guint last_id;    /* the last committed token's class */
+  MorokCtcToken *hyp, *prev; /* [max_tokens]: this decode's, the last one's tentative */
+  guint n_hyp, n_prev, tentative; /* hyp[tentative ..] is uncommitted */
+  MorokCtcToken *done; /* [max_tokens]: committed by the last update */
+  guint n_done;
+  guint *word_at, *word_len; /* [max_tokens]: its words, in done */
+  guint n_words;
+};
+
+static TokenKind
+kind_of (const MorokVocabulary *vocab, guint id)
+{
+  const char *text = vocab->tokens[id];
+  if (!vocab->sentencepiece)
+    return strcmp (text, " ") == 0 ? TOKEN_SEPARATES : TOKEN_IN_WORD;
+  return g_str_has_prefix (text, "\u2581") ? TOKEN_BEGINS : TOKEN_IN_WORD;
+}
+
+MorokStreamCommit *
+morok_stream_commit_new (const MorokVocabulary *vocab, gboolean rnnt, guint max_tokens,
+                         gint64 hold)
+{
+  g_return_val_if_fail (vocab != NULL && max_tokens > 0, NULL);
+  MorokStreamCommit *sc = g_new0 (MorokStreamCommit, 1);
+  sc->n_kinds = vocab->n_tokens;
+  sc->kinds = g_new0 (guint8, MAX (sc->n_kinds, 1));
+  for (guint id = 0; id < sc->n_kinds; id++)
+    sc->kinds[id] = kind_of (vocab, id);
+  sc->rnnt = rnnt;
+  sc->max_tokens = max_tokens;
+  sc->hold = hold;
+  sc->hyp = g_new (MorokCtcToken, max_tokens);
+  sc->prev = g_new (MorokCtcToken, max_tokens);
+  sc->done = g_new (MorokCtcToken, max_tokens);
+  sc->word_at = g_new (guint, max_tokens);
+  sc->word_len = g_new (guint, max_tokens);
+  return sc;
+}
+
+void
+morok_stream_commit_free (MorokStreamCommit *sc)
+{
+  if (!sc)
+    return;
+  g_free (sc->kinds);
+  g_free (sc->hyp);
+  g_free (sc->prev);
+  g_free (sc->done);
+  g_free (sc->word_at);
+  g_free (sc->word_len);
+  g_free (sc);
+}
+
+void
+morok_stream_commit_reset (MorokStreamCommit *sc)
+{
+  g_return_if_fail (sc != NULL);
+  sc->frame = 0;
+  sc->run_on = FALSE;
+  sc->n_hyp = sc->n_prev = sc->tentative = sc->n_done = sc->n_words = 0;
+}
+
+gint64
+morok_stream_commit_frame (const MorokStreamCommit *sc)
+{
+  g_return_val_if_fail (sc != NULL, 0);
+  return sc->frame;
+}
+
+static TokenKind
+kind (const MorokStreamCommit *sc, guint id)
+{
+  return id < sc->n_kinds ? sc->kinds[id] : TOKEN_IN_WORD;
+}
+
+/* The word of @t[0 .. @n) that starts at or after @from: its first token at
+ * *at, its length; FALSE when only separators are left. */
+static gboolean
+next_word (const MorokStreamCommit *sc, const MorokCtcToken *t, guint n, guint from, guint *at,
+           guint *len)
+{
+  guint i = from;
+  while (i < n && kind (sc, t[i].id) == TOKEN_SEPARATES)
+    i++;
+  if (i == n)
+    return FALSE;
+  guint j = i + 1;
+  while (j < n && kind (sc, t[j].id) == TOKEN_IN_WORD)
+    j++;
+  *at = i;
+  *len = j - i;
+  return TRUE;
+}
+
+/* Whether the last decode had word @hyp[at .. at + len) as its @k-th
+ * tentative word, in the same place. */
+static gboolean
+agreed (const MorokStreamCommit *sc, guint k, guint at, guint len)
+{
+  guint p = 0, p_at = 0, p_len = 0;
+  for (guint w = 0; w <= k; w++, p = p_at + p_len)
+    if (!next_word (sc, sc->prev, sc->n_prev, p, &p_at, &p_len))
+      return FALSE;
+  if (p_len != len || ABS (sc->prev[p_at].frame - sc->hyp[at].frame) > SAME_PLACE)
+    return FALSE;
+  for (guint i = 0; i < len; i++)
+    if (sc->prev[p_at + i].id != sc->hyp[at + i].id)
+      return FALSE;
+  return TRUE;
+}
+
+/* Commits hyp[tentative .. upto). */
+static void
+commit_through (MorokStreamCommit *sc, guint upto)
+{
+  for (guint i = sc->tentative; i < upto; i++)
+    sc->done[sc->n_done++] = sc->hyp[i];
+  if (upto > sc->tentative)
+    {
+      const MorokCtcToken *last = &sc->hyp[upto - 1];
+      sc->frame = sc->rnnt ? last->frame : last->frame + last->n_frames;
+      sc->last_id = last->id;
+      sc->run_on = !sc->rnnt;
+    }
+  sc->tentative = upto;
+}
+
+guint
+morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, guint n,
+                            gint64 end_frame, gboolean final)
+{
+  g_return_val_if_fail (sc != NULL && (n == 0 || tokens != NULL), 0);
+  sc->n_hyp = sc->n_done = sc->n_words = sc->tentative = 0;
+  gint64 start = sc->frame;
+  for (guint i = 0; i < n && sc->n_hyp < sc->max_tokens; i++)
+    {
+      if (tokens[i].frame < start)
+        continue;
+      /* CTC: the last committed token's run going on */
+      if (sc->run_on && sc->n_hyp == 0 && tokens[i].frame == start && tokens[i].id == sc->last_id)
+        continue;
+      sc->hyp[sc->n_hyp++] = tokens[i];
+    }
+  guint at, len;
+  for (guint k = 0; next_word (sc, sc->hyp, sc->n_hyp, sc->tentative, &at, &len); k++)
+    {
+      gboolean followed = at + len < sc->n_hyp;
+      gboolean commit = final || sc->hyp[at].frame <= end_frame - sc->hold
+                        || (followed && agreed (sc, k, at, len));
+      if (!commit)
+        break;
+      guint first = sc->n_done + (at - sc->tentative);
+      commit_through (sc, at + len);
+      sc->word_at[sc->n_words] = first;
+      sc->word_len[sc->n_words++] = len;
+    }
+  if (final)
+    commit_through (sc, sc->n_hyp);
+  /* what stays tentative is what the next decode is compared with */
+  sc->n_prev = sc->n_hyp - sc->tentative;
+  memcpy (sc->prev, sc->hyp + sc->tentative, sc->n_prev * sizeof (MorokCtcToken));
+  return sc->n_words;
+}
+
+void
+morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame)
+{
+  g_return_if_fail (sc != NULL);
+  if (frame <= sc->frame || (sc->tentative < sc->n_hyp && sc->hyp[sc->tentative].frame < frame))
+    return;
+  sc->frame = frame;
+  sc->run_on = FALSE;
+  /* the tentative tokens all start at or after @frame: still comparable */
+}
+
+guint
+morok_stream_commit_n_words (const MorokStreamCommit *sc)
+{
+  g_return_val_if_fail (sc != NULL, 0);
+  return sc->n_words;
+}
+
+const MorokCtcToken *
+morok_stream_commit_word (const MorokStreamCommit *sc, guint w, guint *out_n)
+{
+  g_return_val_if_fail (sc != NULL && w < sc->n_words && out_n != NULL, NULL);
+  *out_n = sc->word_len[w];
+  return sc->done + sc->word_at[w];
+}
+
+const MorokCtcToken *
+morok_stream_commit_tentative (const MorokStreamCommit *sc, guint *out_n)
+{
+  g_return_val_if_fail (sc != NULL && out_n != NULL, NULL);
+  *out_n = sc->n_hyp - sc->tentative;
+  return sc->hyp + sc->tentative;
+}
+
+const MorokCtcToken *
+morok_stream_commit_tokens (const MorokStreamCommit *sc, guint *out_n)
+{
+  g_return_val_if_fail (sc != NULL && out_n != NULL, NULL);
+  *out_n = sc->n_done;
+  return sc->done;
+}
