@@ -122,8 +122,9 @@ decode_window (MorokGigaAmStream *st, const float *wave, gint64 n, gint64 from, 
                                     ? gigaam_rnnt_jit_output (st->rnnt, error)
                                     : NULL;
       if (!proj
-          || !morok_rnnt_decoder_run_from (st->decoder, st->state, proj->data, proj->shape[1],
-                                           from, frames, error))
+          || !morok_rnnt_decoder_run_from (
+              st->decoder, st->state, proj->data, proj->shape[1], from,
+              morok_stream_commit_frame_tokens (st->commit), frames, error))
         return -1;
       const MorokCtcToken *t = morok_rnnt_decoder_tokens (st->decoder, 0, &count);
       memcpy (st->tokens, t, count * sizeof (MorokCtcToken));

@@ -204,10 +204,11 @@ reserve_tokens (MorokRnntDecoder *dec, const gint64 *frames, guint n)
 }
 
 /* The greedy loop over frames @from .. of the first @n rows, item r ending
- * at @n_frames[r], from the predictor state the rows have now. */
+ * at @n_frames[r], from the predictor state the rows have now; each row has
+ * emitted @emitted tokens at frame @from already. */
 static gboolean
 decode_frames (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, gint64 from,
-               const gint64 *n_frames, guint n, GError **error)
+               guint emitted, const gint64 *n_frames, guint n, GError **error)
 {
   gint64 longest = 0;
   for (guint i = 0; i < n; i++)
@@ -217,8 +218,8 @@ decode_frames (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, 
       gboolean any = FALSE;
       for (guint r = 0; r < dec->rows; r++)
         {
-          dec->active[r] = r < n && t < n_frames[r];
-          dec->symbols[r] = 0;
+          dec->symbols[r] = t == from ? emitted : 0;
+          dec->active[r] = r < n && t < n_frames[r] && dec->symbols[r] < MOROK_RNNT_MAX_SYMBOLS;
           any |= dec->active[r];
         }
       while (any)
@@ -272,7 +273,7 @@ morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max
   morok_jit_recurrent_reset (dec->rec);
   /* the blank's embedding row is the padding row: zeros, "no token" */
   return predictor_step (dec, error)
-         && decode_frames (dec, enc_proj, max_frames, 0, n_frames, n, error);
+         && decode_frames (dec, enc_proj, max_frames, 0, 0, n_frames, n, error);
 }
 
 gsize
@@ -324,7 +325,8 @@ morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state, const MorokCtcT
 
 gboolean
 morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state, const float *enc_proj,
-                             gint64 max_frames, gint64 from, gint64 n_frames, GError **error)
+                             gint64 max_frames, gint64 from, guint emitted, gint64 n_frames,
+                             GError **error)
 {
   g_return_val_if_fail (dec != NULL && state != NULL && enc_proj != NULL, FALSE);
   if (!check_items (dec, max_frames, &n_frames, 1, error))
@@ -332,7 +334,7 @@ morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state, const fl
   dec->steps = dec->joints = 0;
   reserve_tokens (dec, &n_frames, 1);
   morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, state);
-  return decode_frames (dec, enc_proj, max_frames, MAX (from, 0), &n_frames, 1, error);
+  return decode_frames (dec, enc_proj, max_frames, MAX (from, 0), emitted, &n_frames, 1, error);
 }
 
 const MorokCtcToken *

@@ -65,17 +65,17 @@ gboolean morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, g
  * caller keeps. _start_state writes the state before any token (what _run
  * starts from); _advance steps it through @n tokens (@state in and out);
  * _run_from decodes frames @from .. @n_frames - 1 of one item (rows of J
- * floats at @enc_proj) from @state, exactly as _run goes on past frame
- * @from - 1 when its tokens up to there led to @state. Its tokens (frames
- * counted from the item's first) are item 0's. Allocate nothing once the
- * tokens of the longest item have had room. */
+ * floats at @enc_proj) from @state, @emitted tokens of frame @from already
+ * out: exactly as _run goes on after the token that led to @state. Its
+ * tokens (frames counted from the item's first) are item 0's. Allocate
+ * nothing once the tokens of the longest item have had room. */
 gsize morok_rnnt_decoder_state_size (MorokRnntDecoder *dec);
 gboolean morok_rnnt_decoder_start_state (MorokRnntDecoder *dec, float *state, GError **error);
 gboolean morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state,
                                      const MorokCtcToken *tokens, guint n, GError **error);
 gboolean morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state,
                                       const float *enc_proj, gint64 max_frames, gint64 from,
-                                      gint64 n_frames, GError **error);
+                                      guint emitted, gint64 n_frames, GError **error);
 /* Item @i's tokens of the last run, each with the frame that emitted it
  * (n_frames is 1). (transfer none) valid until the next run. */
 const MorokCtcToken *morok_rnnt_decoder_tokens (MorokRnntDecoder *dec, guint i, guint *out_n);

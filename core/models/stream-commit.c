@@ -24,6 +24,7 @@ struct _MorokStreamCommit
 
   gint64 frame;     /* the first frame the next decode covers */
   gboolean run_on;  /* CTC: the frame is the end of the last committed run */
+  guint at_frame;   /* RNN-T: committed tokens of the commit frame */
   guint last_id;    /* the last committed token's class */
   MorokCtcToken *hyp, *prev; /* [max_tokens]: this decode's, the last one's tentative */
   guint n_hyp, n_prev, tentative; /* hyp[tentative ..] is uncommitted */
@@ -83,6 +84,7 @@ morok_stream_commit_reset (MorokStreamCommit *sc)
   g_return_if_fail (sc != NULL);
   sc->frame = 0;
   sc->run_on = FALSE;
+  sc->at_frame = 0;
   sc->n_hyp = sc->n_prev = sc->tentative = sc->n_done = sc->n_words = 0;
 }
 
@@ -91,6 +93,13 @@ morok_stream_commit_frame (const MorokStreamCommit *sc)
 {
   g_return_val_if_fail (sc != NULL, 0);
   return sc->frame;
+}
+
+guint
+morok_stream_commit_frame_tokens (const MorokStreamCommit *sc)
+{
+  g_return_val_if_fail (sc != NULL, 0);
+  return sc->rnnt ? sc->at_frame : 0;
 }
 
 static TokenKind
@@ -140,7 +149,12 @@ static void
 commit_through (MorokStreamCommit *sc, guint upto)
 {
   for (guint i = sc->tentative; i < upto; i++)
-    sc->done[sc->n_done++] = sc->hyp[i];
+    {
+      const MorokCtcToken *t = &sc->hyp[i];
+      sc->at_frame = t->frame == sc->frame ? sc->at_frame + 1 : 1;
+      sc->frame = t->frame;
+      sc->done[sc->n_done++] = *t;
+    }
   if (upto > sc->tentative)
     {
       const MorokCtcToken *last = &sc->hyp[upto - 1];
@@ -196,6 +210,7 @@ morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame)
     return;
   sc->frame = frame;
   sc->run_on = FALSE;
+  sc->at_frame = 0;
   /* the tentative tokens all start at or after @frame: still comparable */
 }
 

@@ -49,6 +49,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokStreamCommit, morok_stream_commit_free)
 void morok_stream_commit_reset (MorokStreamCommit *sc);
 /* The first frame the next decode must cover. */
 gint64 morok_stream_commit_frame (const MorokStreamCommit *sc);
+/* RNN-T: the committed tokens of that frame (a frame emits at most
+ * MOROK_RNNT_MAX_SYMBOLS); 0 for CTC. */
+guint morok_stream_commit_frame_tokens (const MorokStreamCommit *sc);
 
 /* Takes a decode's hypothesis: @n tokens (frames counted from the
  * utterance's first, none before morok_stream_commit_frame (); at most

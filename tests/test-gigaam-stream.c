@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/* Live decoding: the commit rules of models/stream-commit.h on hand-made
+ * hypotheses (each expectation worked out from the rules), and
+ * models/gigaam-stream.h on the tiny GigaAM fixtures against the PyTorch
+ * reference's tokens (tests/fixtures/gigaam-asr-expected.json): a window
+ * that covers the whole utterance gives the offline tokens, an RNN-T
+ * decode resumed after any token gives the rest of them, and decodes of
+ * a growing utterance allocate nothing. */
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "alloc-counter.h"
+#include "fixtures.h"
+#include "io/safetensors.h"
+#include "models/gigaam-stream.h"
+
+/* ---- the commit rules ---- */
+
+/* Characters: 0 " ", 1 "a", 2 "b", 3 "c"; the blank 4 is not a token. */
+static const char *const chars[] = { " ", "a", "b", "c" };
+
+static MorokStreamCommit *
+char_commit (gboolean rnnt, gint64 hold)
+{
+  MorokVocabulary vocab = { chars, G_N_ELEMENTS (chars), FALSE, NULL, NULL, FALSE };
+  return morok_stream_commit_new (&vocab, rnnt, 64, hold);
+}
+
+/* The ids of the words the last update committed, as "ab|c". */
+static char *
+committed (MorokStreamCommit *sc)
+{
+  GString *s = g_string_new (NULL);
+  for (guint w = 0; w < morok_stream_commit_n_words (sc); w++)
+    {
+      guint n;
+      const MorokCtcToken *t = morok_stream_commit_word (sc, w, &n);
+      if (w > 0)
+        g_string_append_c (s, '|');
+      for (guint i = 0; i < n; i++)
+        g_string_append (s, chars[t[i].id]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+#define TOK(id, frame, n) { id, frame, n }
+
+/* A word is committed once two decodes agree on it and something follows
+ * it; the word at the edge waits; the CTC run of the last committed token
+ * going on is not a new token. */
+static void
+test_commit_agreement (void)
+{
+  g_autoptr (MorokStreamCommit) sc = char_commit (FALSE, 100);
+  /* "ab c" at frames 0-1, 3, 5 */
+  MorokCtcToken first[] = { TOK (1, 0, 1), TOK (2, 1, 2), TOK (0, 3, 1), TOK (3, 5, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, first, 4, 8, FALSE), ==, 0);
+  /* the same, "c" placed one frame later, and "a" after it */
+  MorokCtcToken second[] = { TOK (1, 0, 1), TOK (2, 1, 2), TOK (0, 3, 1), TOK (3, 6, 1),
+                             TOK (0, 8, 1), TOK (1, 10, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, second, 6, 12, FALSE), ==, 2);
+  g_autofree char *words = committed (sc);
+  g_assert_cmpstr (words, ==, "ab|c");
+  /* CTC: after "c" (frame 6, one frame) the next decode starts at frame 7 */
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 7);
+  guint n;
+  const MorokCtcToken *tentative = morok_stream_commit_tentative (sc, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (tentative[1].frame, ==, 10);
+  /* "c"'s run going on at frame 7, then " a" agreed but at the edge */
+  MorokCtcToken third[] = { TOK (3, 7, 1), TOK (0, 8, 1), TOK (1, 10, 2) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, third, 3, 13, FALSE), ==, 0);
+  tentative = morok_stream_commit_tentative (sc, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (tentative[0].id, ==, 0);
+  /* the utterance's end commits the rest */
+  g_assert_cmpuint (morok_stream_commit_update (sc, third, 3, 13, TRUE), ==, 1);
+  g_free (words);
+  words = committed (sc);
+  g_assert_cmpstr (words, ==, "a");
+}
+
+/* Decodes that disagree commit nothing until the hold: a word that started
+ * @hold frames before the audio's end is committed as it is. */
+static void
+test_commit_hold (void)
+{
+  g_autoptr (MorokStreamCommit) sc = char_commit (TRUE, 10);
+  MorokCtcToken a[] = { TOK (1, 2, 1), TOK (0, 4, 1), TOK (2, 6, 1) };
+  MorokCtcToken b[] = { TOK (3, 2, 1), TOK (0, 4, 1), TOK (1, 6, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, a, 3, 11, FALSE), ==, 0);
+  g_assert_cmpuint (morok_stream_commit_update (sc, b, 3, 12, FALSE), ==, 1);
+  g_autofree char *words = committed (sc);
+  g_assert_cmpstr (words, ==, "c"); /* started at 2 = 12 - 10 */
+  /* RNN-T: the next decode starts at the last committed token's frame */
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 2);
+  guint n;
+  const MorokCtcToken *done = morok_stream_commit_tokens (sc, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (done[0].id, ==, 3);
+  /* past the hold without words: the commit frame moves on, but not past
+   * a tentative token (" a", from frame 4) */
+  morok_stream_commit_skip_to (sc, 5);
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 2);
+  morok_stream_commit_update (sc, NULL, 0, 30, FALSE);
+  morok_stream_commit_skip_to (sc, 20);
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 20);
+}
+
+/* SentencePiece: a piece with "▁" begins a word, and the words are whole. */
+static void
+test_commit_pieces (void)
+{
+  static const char *const pieces[] = { "\u2581ab", "c", "\u2581d" };
+  MorokVocabulary vocab = { pieces, 3, TRUE, NULL, NULL, TRUE };
+  g_autoptr (MorokStreamCommit) sc = morok_stream_commit_new (&vocab, TRUE, 16, 100);
+  MorokCtcToken t[] = { TOK (0, 1, 1), TOK (1, 3, 1), TOK (2, 6, 1), TOK (1, 7, 1) };
+  morok_stream_commit_update (sc, t, 4, 9, FALSE);
+  g_assert_cmpuint (morok_stream_commit_update (sc, t, 4, 10, FALSE), ==, 1);
+  guint n;
+  const MorokCtcToken *w = morok_stream_commit_word (sc, 0, &n);
+  g_assert_cmpuint (n, ==, 2); /* "▁ab" "c" */
+  g_assert_cmpint (w[1].frame, ==, 3);
+}
+
+/* ---- GigaAM ---- */
+
+static JsonParser *expected;
+
+typedef struct
+{
+  JsonObject *expect;
+  MorokGigaAm *model;
+  MorokSafetensors *audio;
+} Fixture;
+
+static JsonObject *
+utterance (Fixture *f, guint i)
+{
+  return json_array_get_object_element (json_object_get_array_member (f->expect, "utterances"), i);
+}
+
+static void
+fixture_load (Fixture *f, const char *name)
+{
+  GError *e = NULL;
+  JsonObject *root = json_node_get_object (json_parser_get_root (expected));
+  f->expect = json_object_get_object_member (root, name);
+  g_autofree char *path = fixture_path (json_object_get_string_member (f->expect, "model"));
+  g_autofree char *audio = fixture_path (json_object_get_string_member (f->expect, "audio"));
+  f->model = morok_gigaam_load (path, &e);
+  g_assert_no_error (e);
+  f->audio = morok_safetensors_open (audio, &e);
+  g_assert_no_error (e);
+}
+
+static void
+fixture_clear (Fixture *f)
+{
+  morok_safetensors_free (f->audio);
+  morok_gigaam_unref (f->model);
+}
+
+/* Utterance @i's samples (transfer full). */
+static float *
+samples (Fixture *f, guint i, gint64 *out_n)
+{
+  GError *e = NULL;
+  const char *name = json_object_get_string_member (utterance (f, i), "audio");
+  const MorokSafetensor *t = morok_safetensors_get (f->audio, name, &e);
+  g_assert_no_error (e);
+  *out_n = t->n_elements;
+  float *wave = morok_safetensor_dup_f32 (t, &e);
+  g_assert_no_error (e);
+  return wave;
+}
+
+/* The plans of @f's head, prepared for @seconds. */
+typedef struct
+{
+  GigaAmCtcJit *ctc;
+  GigaAmRnntJit *rnnt;
+  MorokRnntDecoder *decoder;
+} Plans;
+
+static void
+plans_prepare (Fixture *f, Plans *p, double seconds)
+{
+  GError *e = NULL;
+  memset (p, 0, sizeof *p);
+  morok_gigaam_set_limits (f->model, 1, (gint64) (seconds * 16000));
+  if (morok_gigaam_config (f->model)->head == MOROK_GIGAAM_HEAD_RNNT)
+    {
+      p->rnnt = gigaam_rnnt_jit_new (morok_gigaam_ref (f->model));
+      g_assert_true (gigaam_rnnt_jit_prepare_at_bounds (p->rnnt, NULL, &e));
+      p->decoder = morok_rnnt_decoder_new (f->model, 1, NULL, &e);
+    }
+  else
+    {
+      p->ctc = gigaam_ctc_jit_new (morok_gigaam_ref (f->model));
+      g_assert_true (gigaam_ctc_jit_prepare_at_bounds (p->ctc, NULL, &e));
+    }
+  g_assert_no_error (e);
+}
+
+static void
+plans_clear (Plans *p)
+{
+  g_clear_pointer (&p->decoder, morok_rnnt_decoder_free);
+  g_clear_pointer (&p->ctc, gigaam_ctc_jit_free);
+  g_clear_pointer (&p->rnnt, gigaam_rnnt_jit_free);
+}
+
+/* @n tokens equal utterance @i's reference tokens from index @from on. */
+static void
+assert_reference_tokens (Fixture *f, guint i, guint from, const MorokCtcToken *tokens, guint n)
+{
+  JsonArray *ids = json_object_get_array_member (utterance (f, i), "tokens");
+  JsonArray *frames = json_object_get_array_member (utterance (f, i), "token_frames");
+  g_assert_cmpuint (from + n, ==, json_array_get_length (ids));
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_cmpuint (tokens[k].id, ==, json_array_get_int_element (ids, from + k));
+      g_assert_cmpint (tokens[k].frame, ==, json_array_get_int_element (frames, from + k));
+    }
+}
+
+/* A window as long as the utterance, decoded once at its end: the tokens
+ * the stream commits are the reference's. */
+static void
+test_whole_window (gconstpointer name)
+{
+  Fixture f;
+  Plans p;
+  GError *e = NULL;
+  fixture_load (&f, name);
+  plans_prepare (&f, &p, 3.0);
+  MorokGigaAmStreamSettings settings = { 3 * 16000, 8000 };
+  g_autoptr (MorokGigaAmStream) st
+      = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
+  g_assert_no_error (e);
+  for (guint i = 0; i < 3; i++)
+    {
+      gint64 n;
+      g_autofree float *wave = samples (&f, i, &n);
+      morok_gigaam_stream_reset (st);
+      gboolean more;
+      g_assert_true (morok_gigaam_stream_decode (st, wave, n, TRUE, &more, &e));
+      g_assert_no_error (e);
+      g_assert_false (more);
+      guint k;
+      const MorokCtcToken *t = morok_stream_commit_tokens (morok_gigaam_stream_commit (st), &k);
+      assert_reference_tokens (&f, i, 0, t, k);
+    }
+  g_clear_pointer (&st, morok_gigaam_stream_free);
+  plans_clear (&p);
+  fixture_clear (&f);
+}
+
+/* RNN-T: the predictor's state after the reference's first k tokens, and a
+ * decode resumed from it at token k - 1's frame (with the tokens that
+ * frame emitted already: v2's hit the limit of ten), give the reference's
+ * other tokens, for every k. */
+static void
+test_rnnt_resume (gconstpointer name)
+{
+  Fixture f;
+  Plans p;
+  GError *e = NULL;
+  fixture_load (&f, name);
+  plans_prepare (&f, &p, 3.0);
+  g_autofree float *state = g_new (float, morok_rnnt_decoder_state_size (p.decoder));
+  for (guint i = 0; i < 3; i++)
+    {
+      gint64 n;
+      g_autofree float *wave = samples (&f, i, &n);
+      const float *w = wave;
+      g_assert_true (gigaam_rnnt_jit_run (p.rnnt, &w, &n, 1, &e));
+      const MorokBuffer *proj = gigaam_rnnt_jit_output (p.rnnt, &e);
+      g_assert_no_error (e);
+      gint64 frames = morok_gigaam_encoded_frames (f.model, n);
+      JsonArray *ids = json_object_get_array_member (utterance (&f, i), "tokens");
+      JsonArray *at = json_object_get_array_member (utterance (&f, i), "token_frames");
+      guint total = json_array_get_length (ids);
+      g_autofree MorokCtcToken *ref = g_new (MorokCtcToken, total);
+      for (guint k = 0; k < total; k++)
+        ref[k] = (MorokCtcToken){ json_array_get_int_element (ids, k),
+                                  json_array_get_int_element (at, k), 1 };
+      for (guint k = 0; k <= total; k++)
+        {
+          g_assert_true (morok_rnnt_decoder_start_state (p.decoder, state, &e));
+          g_assert_true (morok_rnnt_decoder_advance (p.decoder, state, ref, k, &e));
+          gint64 from = k > 0 ? ref[k - 1].frame : 0;
+          guint emitted = 0;
+          for (guint j = 0; j < k; j++)
+            emitted += ref[j].frame == from;
+          g_assert_true (morok_rnnt_decoder_run_from (p.decoder, state, proj->data,
+                                                      proj->shape[1], from, emitted, frames, &e));
+          g_assert_no_error (e);
+          guint got;
+          const MorokCtcToken *t = morok_rnnt_decoder_tokens (p.decoder, 0, &got);
+          assert_reference_tokens (&f, i, k, t, got);
+        }
+    }
+  plans_clear (&p);
+  fixture_clear (&f);
+}
+
+/* A growing utterance decoded every 0.1 s, windows shorter than it: once
+ * the first decodes have run, the decodes allocate nothing, and what they
+ * commit is in order, never before the commit frame. */
+static void
+test_growing (gconstpointer name)
+{
+  Fixture f;
+  Plans p;
+  GError *e = NULL;
+  fixture_load (&f, name);
+  plans_prepare (&f, &p, 3.0);
+  MorokGigaAmStreamSettings settings = { 16000, 4800 };
+  g_autoptr (MorokGigaAmStream) st
+      = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
+  g_assert_no_error (e);
+  gint64 n;
+  g_autofree float *wave = samples (&f, 2, &n);
+  gint allocations = -1;
+  gint64 last_frame = -1;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      morok_gigaam_stream_reset (st);
+      if (pass == 1 && alloc_counter_works ())
+        alloc_counter_start ();
+      for (gint64 end = 1600; end <= n; end = end == n ? n + 1 : MIN (end + 1600, n))
+        {
+          gboolean more = TRUE;
+          while (more)
+            {
+              gint64 before = morok_stream_commit_frame (morok_gigaam_stream_commit (st));
+              g_assert_true (morok_gigaam_stream_decode (st, wave, end, end == n, &more, &e));
+              g_assert_no_error (e);
+              guint k;
+              const MorokCtcToken *t
+                  = morok_stream_commit_tokens (morok_gigaam_stream_commit (st), &k);
+              for (guint j = 0; j < k && pass == 0; j++)
+                {
+                  g_assert_cmpint (t[j].frame, >=, before);
+                  g_assert_cmpint (t[j].frame, >=, last_frame);
+                  last_frame = t[j].frame;
+                }
+            }
+        }
+      if (pass == 1 && alloc_counter_works ())
+        allocations = alloc_counter_stop ();
+    }
+  if (allocations >= 0)
+    g_assert_cmpint (allocations, ==, 0);
+  else
+    g_test_message ("allocation counting does not work in this build: not counted");
+  g_clear_pointer (&st, morok_gigaam_stream_free);
+  plans_clear (&p);
+  fixture_clear (&f);
+}
+
+/* A window shorter than twice the hold is refused, naming both. */
+static void
+test_window_too_short (void)
+{
+  Fixture f;
+  Plans p;
+  GError *e = NULL;
+  fixture_load (&f, "gigaam-v3-e2e-ctc-tiny");
+  plans_prepare (&f, &p, 1.0);
+  MorokGigaAmStreamSettings settings = { 8000, 6000 };
+  g_assert_null (morok_gigaam_stream_new (f.model, p.ctc, NULL, NULL, &settings, &e));
+  g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME);
+  g_assert_nonnull (strstr (e->message, "twice the hold"));
+  g_clear_error (&e);
+  plans_clear (&p);
+  fixture_clear (&f);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_autofree char *path = fixture_path ("gigaam-asr-expected.json");
+  GError *e = NULL;
+  expected = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (expected, path, &e));
+  g_test_add_func ("/stream-commit/agreement", test_commit_agreement);
+  g_test_add_func ("/stream-commit/hold", test_commit_hold);
+  g_test_add_func ("/stream-commit/pieces", test_commit_pieces);
+  static const char *const models[] = { "gigaam-v3-e2e-ctc-tiny", "gigaam-v3-e2e-rnnt-tiny",
+                                        "gigaam-v2-rnnt-tiny" };
+  for (guint m = 0; m < G_N_ELEMENTS (models); m++)
+    {
+      g_autofree char *whole = g_strdup_printf ("/gigaam-stream/whole-window/%s", models[m]);
+      g_autofree char *grow = g_strdup_printf ("/gigaam-stream/growing/%s", models[m]);
+      g_test_add_data_func (whole, models[m], test_whole_window);
+      g_test_add_data_func (grow, models[m], test_growing);
+      if (m > 0)
+        {
+          g_autofree char *resume = g_strdup_printf ("/gigaam-stream/rnnt-resume/%s", models[m]);
+          g_test_add_data_func (resume, models[m], test_rnnt_resume);
+        }
+    }
+  g_test_add_func ("/gigaam-stream/window-too-short", test_window_too_short);
+  int rc = g_test_run ();
+  g_object_unref (expected);
+  return rc;
+}
