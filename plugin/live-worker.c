@@ -178,7 +178,9 @@ morok_live_worker_append (MorokLiveWorker *w, const float *samples, gsize n, Gst
         }
       if (!s || room <= 0)
         {
-          /* behind: MOROK_LIVE_SLOTS utterances, or paced */
+          /* behind: MOROK_LIVE_SLOTS utterances, or paced (the worker
+           * learns of the samples just added first) */
+          g_cond_broadcast (&w->cond);
           g_cond_wait (&w->cond, &w->lock);
           continue;
         }

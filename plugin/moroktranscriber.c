@@ -507,7 +507,7 @@ account_delay (MorokTranscriber *self, GstClockTime pts)
   GST_OBJECT_UNLOCK (self);
   if (grew)
     g_object_notify_by_pspec (G_OBJECT (self), props[PROP_MAX_OBSERVED_DELAY]);
-  GstClockTime allowed = morok_utterance_element_configured_latency (element);
+  GstClockTime allowed = morok_utterance_element_deadline_latency (element);
   if (GST_CLOCK_TIME_IS_VALID (allowed) && delay > allowed && delay > self->late_warned)
     {
       self->late_warned = delay;

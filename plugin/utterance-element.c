@@ -45,6 +45,7 @@ typedef struct
   gboolean s16;
   GstSegment segment;
   GstClockTime configured_latency; /* the pipeline's LATENCY event */
+  GstClockTime answered_latency;   /* the minimum of our last LATENCY answer */
 
   /* live mode (live-worker.h): decided at the first buffer */
   gboolean live_checked;
@@ -205,12 +206,15 @@ morok_utterance_element_now (MorokUtteranceElement *self)
 }
 
 GstClockTime
-morok_utterance_element_configured_latency (MorokUtteranceElement *self)
+morok_utterance_element_deadline_latency (MorokUtteranceElement *self)
 {
+  MorokUtteranceElementPrivate *priv = PRIV (self);
   GST_OBJECT_LOCK (self);
-  GstClockTime latency = PRIV (self)->configured_latency;
+  GstClockTime configured = priv->configured_latency, answered = priv->answered_latency;
   GST_OBJECT_UNLOCK (self);
-  return latency;
+  if (!GST_CLOCK_TIME_IS_VALID (configured))
+    return answered;
+  return GST_CLOCK_TIME_IS_VALID (answered) ? MAX (configured, answered) : configured;
 }
 
 /* ---- live mode ---- */
@@ -545,6 +549,9 @@ morok_utterance_element_src_query (GstPad *pad, GstObject *parent, GstQuery *que
                             "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
       gst_query_set_latency (query, live, min + ours,
                              GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+      GST_OBJECT_LOCK (self);
+      priv->answered_latency = min + ours;
+      GST_OBJECT_UNLOCK (self);
       return TRUE;
     }
   return gst_pad_query_default (pad, parent, query);
@@ -688,6 +695,7 @@ morok_utterance_element_init (MorokUtteranceElement *self)
   priv->max_batch = DEFAULT_MAX_BATCH;
   priv->precision = DEFAULT_PRECISION;
   priv->configured_latency = GST_CLOCK_TIME_NONE;
+  priv->answered_latency = GST_CLOCK_TIME_NONE;
   gst_segment_init (&priv->segment, GST_FORMAT_TIME);
   priv->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (priv->sinkpad, GST_DEBUG_FUNCPTR (morok_utterance_element_chain));

@@ -103,8 +103,10 @@ void morok_utterance_element_set_live_shift (MorokUtteranceElement *self, GstClo
 GstClockTime morok_utterance_element_running_time (MorokUtteranceElement *self, GstClockTime t);
 /* The running time now by the element's clock (NONE without one). */
 GstClockTime morok_utterance_element_now (MorokUtteranceElement *self);
-/* The latency the pipeline configured (its LATENCY event), or NONE. */
-GstClockTime morok_utterance_element_configured_latency (MorokUtteranceElement *self);
+/* The latency a buffer's running time has before it is late: what the
+ * pipeline configured (its LATENCY event), and at least what the element
+ * answered; NONE before either. */
+GstClockTime morok_utterance_element_deadline_latency (MorokUtteranceElement *self);
 /* (transfer none) */
 GstPad *morok_utterance_element_src_pad (MorokUtteranceElement *self);
 

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/* moroktranscriber's live mode. Through a file pipeline (upstream not live:
+ * mode=live decodes at the same samples whatever the machine's speed), the
+ * interim messages against the final ones and the words pushed; with one
+ * decode per utterance, the same words as offline; mode=auto on a file, the
+ * offline output exactly. Through a harness on a test clock (upstream live,
+ * the clock moved with the audio), every word leaves before its running
+ * time plus the latency the element answers, and with a pipeline latency
+ * far too low, words still come, with the excessive-delay warning. */
+#include "element-checks.h"
+#include "fixtures.h"
+#include "io/safetensors.h"
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/check/gsttestclock.h>
+#include <string.h>
+
+#define MODEL "gigaam-v3-e2e-ctc-tiny.safetensors"
+
+/* ---- a file through morokvad remove-silence=true ! moroktranscriber ---- */
+
+typedef struct
+{
+  GString *timeline;    /* timeline_record () */
+  GPtrArray *messages;  /* GstStructure: moroktranscriber's, in order */
+} Run;
+
+static GstBusSyncReply
+keep_message (GstBus *bus, GstMessage *msg, gpointer user_data)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT && s
+      && g_str_has_prefix (gst_structure_get_name (s), "moroktranscriber"))
+    g_ptr_array_add (user_data, gst_structure_copy (s));
+  return GST_BUS_PASS;
+}
+
+/* Runs gigaam-utterances-16k.wav through the element with @props to EOS. */
+static void
+run_file (const char *props, Run *run)
+{
+  g_autofree char *wav = fixture_path ("gigaam-utterances-16k.wav");
+  g_autofree char *model = fixture_path (MODEL);
+  g_autofree char *desc = g_strdup_printf (
+      "filesrc location=%s ! wavparse ! audioconvert ! morokvad remove-silence=true ! "
+      "moroktranscriber name=el model=%s %s ! fakesink", wav, model, props);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  run->timeline = g_string_new (NULL);
+  run->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_structure_free);
+  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  timeline_record (el, run->timeline);
+  gst_object_unref (el);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_bus_set_sync_handler (bus, keep_message, run->messages, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  /* a wait limit, not a timing claim: preparing may compile the model */
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+                                                GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+static void
+run_clear (Run *run)
+{
+  g_string_free (run->timeline, TRUE);
+  g_ptr_array_unref (run->messages);
+}
+
+/* The buffers of a timeline ("B<pts>+<duration>"), space-separated. */
+static char *
+buffers_of (const char *timeline)
+{
+  GString *out = g_string_new (NULL);
+  g_auto (GStrv) items = g_strsplit (timeline, " ", -1);
+  for (char **i = items; *i; i++)
+    if ((*i)[0] == 'B')
+      g_string_append_printf (out, "%s ", *i);
+  return g_string_free (out, FALSE);
+}
+
+/* The final messages' words as "<start ms>+<duration ms>" and their texts. */
+static void
+final_words (Run *run, GString *times, GString *texts)
+{
+  for (guint m = 0; m < run->messages->len; m++)
+    {
+      const GstStructure *s = g_ptr_array_index (run->messages, m);
+      if (!gst_structure_has_name (s, "moroktranscriber"))
+        continue;
+      const GValue *words = gst_structure_get_value (s, "words");
+      for (guint k = 0; k < gst_value_array_get_size (words); k++)
+        {
+          const GstStructure *w = gst_value_get_structure (gst_value_array_get_value (words, k));
+          guint64 start, end;
+          gst_structure_get_uint64 (w, "start", &start);
+          gst_structure_get_uint64 (w, "end", &end);
+          g_string_append_printf (times, "B%" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT " ",
+                                  start / GST_MSECOND, (end - start) / GST_MSECOND);
+          g_string_append_printf (texts, "%s ", gst_structure_get_string (w, "word"));
+        }
+    }
+}
+
+/* Decoded every 200 ms: each utterance has interim messages before its
+ * final one; the committed text only grows, never changes, and ends as the
+ * final text; the buffers are the final messages' words. */
+GST_START_TEST (test_interim_and_commits)
+{
+  Run run;
+  run_file ("mode=live interval=200 hold=600", &run);
+  guint utterances = 0, interims = 0;
+  g_autofree char *committed = g_strdup ("");
+  for (guint m = 0; m < run.messages->len; m++)
+    {
+      const GstStructure *s = g_ptr_array_index (run.messages, m);
+      const char *now = gst_structure_get_string (
+          s, gst_structure_has_name (s, "moroktranscriber") ? "text" : "committed");
+      fail_unless (g_str_has_prefix (now, committed), "\"%s\" then \"%s\"", committed, now);
+      if (gst_structure_has_name (s, "moroktranscriber"))
+        {
+          fail_unless (interims > 0, "utterance %u: no interim message", utterances);
+          fail_unless_equals_string (now, committed);
+          utterances++;
+          interims = 0;
+          g_free (committed);
+          committed = g_strdup ("");
+          continue;
+        }
+      fail_unless (gst_structure_has_name (s, "moroktranscriber-interim"));
+      interims++;
+      g_free (committed);
+      committed = g_strdup (now);
+      /* the words carry their state: committed ones first */
+      const GValue *words = gst_structure_get_value (s, "words");
+      gboolean tentative = FALSE;
+      for (guint k = 0; k < gst_value_array_get_size (words); k++)
+        {
+          gboolean c;
+          const GstStructure *w = gst_value_get_structure (gst_value_array_get_value (words, k));
+          fail_unless (gst_structure_get_boolean (w, "committed", &c));
+          fail_if (c && tentative);
+          tentative |= !c;
+        }
+    }
+  fail_unless (utterances >= 3, "%u utterances", utterances);
+  GString *times = g_string_new (NULL), *texts = g_string_new (NULL);
+  final_words (&run, times, texts);
+  g_autofree char *buffers = buffers_of (run.timeline->str);
+  fail_unless_equals_string (buffers, times->str);
+  fail_unless (texts->len > 0);
+  g_string_free (times, TRUE);
+  g_string_free (texts, TRUE);
+  run_clear (&run);
+}
+GST_END_TEST;
+
+/* One decode per utterance (interval longer than any, window covering
+ * it): the words, their times and texts, are the offline ones. */
+GST_START_TEST (test_whole_utterance_equals_offline)
+{
+  Run live, offline;
+  run_file ("mode=live interval=10000 window=30 hold=600", &live);
+  run_file ("mode=offline", &offline);
+  GString *lt = g_string_new (NULL), *lw = g_string_new (NULL);
+  GString *ot = g_string_new (NULL), *ow = g_string_new (NULL);
+  final_words (&live, lt, lw);
+  final_words (&offline, ot, ow);
+  fail_unless (ow->len > 0);
+  fail_unless_equals_string (lw->str, ow->str);
+  fail_unless_equals_string (lt->str, ot->str);
+  g_autofree char *lb = buffers_of (live.timeline->str);
+  g_autofree char *ob = buffers_of (offline.timeline->str);
+  fail_unless_equals_string (lb, ob);
+  g_string_free (lt, TRUE);
+  g_string_free (lw, TRUE);
+  g_string_free (ot, TRUE);
+  g_string_free (ow, TRUE);
+  run_clear (&live);
+  run_clear (&offline);
+}
+GST_END_TEST;
+
+/* mode=auto with a file (not live): exactly the offline output, GAPs and
+ * final-transcript events included, and no interim message. */
+GST_START_TEST (test_auto_on_a_file_is_offline)
+{
+  Run autom, offline;
+  run_file ("", &autom);
+  run_file ("mode=offline", &offline);
+  fail_unless_equals_string (autom.timeline->str, offline.timeline->str);
+  for (guint m = 0; m < autom.messages->len; m++)
+    fail_unless (gst_structure_has_name (g_ptr_array_index (autom.messages, m),
+                                         "moroktranscriber"));
+  run_clear (&autom);
+  run_clear (&offline);
+}
+GST_END_TEST;
+
+/* ---- a harness on a test clock ---- */
+
+#define BUF 320       /* samples a buffer: 20 ms */
+#define INTERVAL 3200 /* the interval=200 below */
+
+typedef struct
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstElement *el;
+  GstTestClock *clock;
+  GstClockTime base, latency; /* the element's base time, its LATENCY answer */
+  GstClockTime worst;         /* the largest arrival - (running time + latency) seen */
+  guint words;
+  GstMessage *warning;        /* the first warning */
+} Clocked;
+
+static void
+clocked_start (Clocked *c, const char *props)
+{
+  g_autofree char *model = fixture_path (MODEL);
+  g_autofree char *desc = g_strdup_printf ("moroktranscriber model=%s mode=auto interval=200 %s",
+                                           model, props);
+  memset (c, 0, sizeof *c);
+  c->h = gst_harness_new_parse (desc);
+  gst_harness_use_testclock (c->h);
+  c->clock = gst_harness_get_testclock (c->h);
+  gst_harness_set_src_caps_str (c->h, "audio/x-raw, format=F32LE, rate=16000, channels=1, "
+                                      "layout=interleaved");
+  c->el = gst_harness_find_element (c->h, "moroktranscriber");
+  c->bus = gst_bus_new ();
+  gst_element_set_bus (c->el, c->bus);
+  gst_harness_play (c->h);
+  c->base = gst_element_get_base_time (c->el);
+  c->latency = gst_harness_query_latency (c->h);
+  fail_unless (GST_CLOCK_TIME_IS_VALID (c->latency));
+}
+
+static void
+clocked_stop (Clocked *c)
+{
+  gst_bus_set_flushing (c->bus, TRUE);
+  gst_element_set_bus (c->el, NULL);
+  gst_object_unref (c->bus);
+  gst_object_unref (c->el);
+  gst_object_unref (c->clock);
+  if (c->warning)
+    gst_message_unref (c->warning);
+  gst_harness_teardown (c->h);
+}
+
+/* Waits (bounded) for the next element message named @name, keeping the
+ * first warning. */
+static GstStructure *
+wait_message (Clocked *c, const char *name)
+{
+  for (;;)
+    {
+      GstMessage *msg = gst_bus_timed_pop_filtered (
+          c->bus, 30 * GST_SECOND, GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+      fail_unless (msg != NULL, "no %s message", name);
+      fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
+        {
+          if (!c->warning)
+            c->warning = gst_message_ref (msg);
+          gst_message_unref (msg);
+          continue;
+        }
+      GstStructure *s = gst_structure_copy (gst_message_get_structure (msg));
+      gst_message_unref (msg);
+      if (gst_structure_has_name (s, name))
+        return s;
+      gst_structure_free (s);
+    }
+}
+
+/* Pulls the words out now: each one's arrival on the clock against its
+ * running time plus the latency. */
+static void
+pull_words (Clocked *c)
+{
+  GstBuffer *buf;
+  while ((buf = gst_harness_try_pull (c->h)))
+    {
+      GstClockTime now = gst_clock_get_time (GST_CLOCK (c->clock)) - c->base;
+      GstClockTime due = GST_BUFFER_PTS (buf) + c->latency; /* segment from 0 */
+      if (now > due)
+        c->worst = MAX (c->worst, now - due);
+      c->words++;
+      gst_buffer_unref (buf);
+    }
+}
+
+/* Pushes @wave's @n samples at @t as 20 ms buffers, the clock at each
+ * buffer's end plus @late (the audio arrives that late), waiting for the
+ * decode due at every INTERVAL samples; then a GAP of 0.5 s and the final
+ * decode. */
+static void
+push_utterance (Clocked *c, const float *wave, gint64 n, GstClockTime t, GstClockTime late)
+{
+  for (gint64 at = 0; at < n; at += BUF)
+    {
+      gint64 len = MIN (BUF, n - at);
+      GstBuffer *buf = gst_buffer_new_memdup (wave + at, len * sizeof (float));
+      GST_BUFFER_PTS (buf) = t + gst_util_uint64_scale_int (at, GST_SECOND, 16000);
+      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (len, GST_SECOND, 16000);
+      gst_test_clock_set_time (c->clock, c->base + GST_BUFFER_PTS (buf)
+                                             + GST_BUFFER_DURATION (buf) + late);
+      fail_unless_equals_int (gst_harness_push (c->h, buf), GST_FLOW_OK);
+      if ((at + len) % INTERVAL == 0)
+        gst_structure_free (wait_message (c, "moroktranscriber-interim"));
+      pull_words (c);
+    }
+  GstClockTime end = t + gst_util_uint64_scale_int (n, GST_SECOND, 16000);
+  fail_unless (gst_harness_push_event (c->h, gst_event_new_gap (end, GST_SECOND / 2)));
+  gst_structure_free (wait_message (c, "moroktranscriber"));
+  pull_words (c);
+}
+
+/* A fixture utterance of 2.3 s (the tiny CTC model's third), as F32. */
+static float *
+fixture_wave (gint64 *out_n)
+{
+  GError *e = NULL;
+  g_autofree char *path = fixture_path ("gigaam-audio.safetensors");
+  MorokSafetensors *audio = morok_safetensors_open (path, &e);
+  fail_unless (audio != NULL);
+  const MorokSafetensor *t = morok_safetensors_get (audio, "audio.2", &e);
+  *out_n = t->n_elements;
+  float *wave = morok_safetensor_dup_f32 (t, &e);
+  morok_safetensors_free (audio);
+  return wave;
+}
+
+/* Live, on time: every word leaves before its running time plus the
+ * element's latency (the hold, the interval, three frames and `latency`:
+ * decoding takes no clock time here), and max-observed-delay says so; with
+ * a hold of 600 ms the words are committed as two decodes agree, with one
+ * of 120 ms by the hold. */
+static const guint holds[] = { 600, 120 };
+
+GST_START_TEST (test_words_before_deadline)
+{
+  Clocked c;
+  guint hold = holds[__i__];
+  g_autofree char *props = g_strdup_printf ("latency=100 hold=%u", hold);
+  clocked_start (&c, props);
+  fail_unless_equals_uint64 (c.latency, (hold + 200 + 120 + 100) * GST_MSECOND);
+  gint64 n;
+  g_autofree float *wave = fixture_wave (&n);
+  push_utterance (&c, wave, n, 0, 0);
+  push_utterance (&c, wave, n, 3 * GST_SECOND, 0);
+  fail_unless (c.words > 4, "%u words", c.words);
+  fail_unless_equals_uint64 (c.worst, 0);
+  guint delay;
+  g_object_get (c.el, "max-observed-delay", &delay, NULL);
+  fail_unless (delay > 0 && delay * GST_MSECOND <= c.latency, "%u ms", delay);
+  if (c.warning)
+    {
+      GError *err = NULL;
+      gst_message_parse_warning (c.warning, &err, NULL);
+      fail ("warning: %s", err->message);
+    }
+  clocked_stop (&c);
+}
+GST_END_TEST;
+
+/* The audio reaches the element 5 s late, past the pipeline's latency of
+ * 2 s: the words still come, max-observed-delay shows the delay, and an
+ * element warning with details moroktranscriber/excessive-delay says it. */
+GST_START_TEST (test_excessive_delay)
+{
+  Clocked c;
+  clocked_start (&c, "latency=100 hold=600");
+  fail_unless (gst_harness_push_upstream_event (c.h, gst_event_new_latency (2 * GST_SECOND)));
+  gint64 n;
+  g_autofree float *wave = fixture_wave (&n);
+  push_utterance (&c, wave, n, 0, 5 * GST_SECOND);
+  fail_unless (c.words > 2, "%u words", c.words);
+  guint delay;
+  g_object_get (c.el, "max-observed-delay", &delay, NULL);
+  fail_unless (delay >= 5000, "%u ms", delay);
+  fail_unless (c.warning != NULL);
+  const GstStructure *details = NULL;
+  gst_message_parse_warning_details (c.warning, &details);
+  fail_unless (details != NULL && gst_structure_has_name (details, "moroktranscriber/excessive-delay"));
+  guint64 d, allowed;
+  fail_unless (gst_structure_get_uint64 (details, "delay", &d));
+  fail_unless (gst_structure_get_uint64 (details, "latency", &allowed));
+  fail_unless_equals_uint64 (allowed, 2 * GST_SECOND);
+  fail_unless (d > 5 * GST_SECOND);
+  clocked_stop (&c);
+}
+GST_END_TEST;
+
+static Suite *
+live_suite (void)
+{
+  Suite *s = suite_create ("moroktranscriber-live");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 180);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_interim_and_commits);
+  tcase_add_test (tc, test_whole_utterance_equals_offline);
+  tcase_add_test (tc, test_auto_on_a_file_is_offline);
+  tcase_add_loop_test (tc, test_words_before_deadline, 0, G_N_ELEMENTS (holds));
+  tcase_add_test (tc, test_excessive_delay);
+  return s;
+}
+
+GST_CHECK_MAIN (live);
