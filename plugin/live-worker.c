@@ -25,10 +25,10 @@ struct _MorokLiveWorker
   Slot slots[MOROK_LIVE_SLOTS];
   guint first, count; /* slots[first] is the oldest held; count held */
   gint64 decoded;     /* samples of slots[first] decoded so far */
-  gboolean busy;      /* a decode or tell runs (without the lock) */
+  gboolean busy;      /* a decode or gap runs (without the lock) */
   gboolean stop, flushing;
   guint64 serials;
-  GstClockTime tell;   /* to tell once idle; NONE: nothing */
+  GstClockTime gap;    /* a GAP up to there once idle; NONE: none */
   GstFlowReturn flow;  /* of the last decode */
 };
 
@@ -43,7 +43,7 @@ has_work (MorokLiveWorker *w)
       Slot *s = &w->slots[w->first];
       return s->ended || s->n - w->decoded >= w->interval;
     }
-  return GST_CLOCK_TIME_IS_VALID (w->tell);
+  return GST_CLOCK_TIME_IS_VALID (w->gap);
 }
 
 static gpointer
@@ -61,10 +61,10 @@ worker_loop (gpointer data)
       w->busy = TRUE;
       if (w->count == 0)
         {
-          GstClockTime until = w->tell;
-          w->tell = GST_CLOCK_TIME_NONE;
+          GstClockTime until = w->gap;
+          w->gap = GST_CLOCK_TIME_NONE;
           g_mutex_unlock (&w->lock);
-          w->cb.tell (w->user, until);
+          w->cb.gap (w->user, until);
           g_mutex_lock (&w->lock);
         }
       else
@@ -109,7 +109,7 @@ morok_live_worker_new (guint rate, gint64 max_samples, gint64 interval, gboolean
   w->user = user;
   for (guint i = 0; i < MOROK_LIVE_SLOTS; i++)
     w->slots[i].samples = g_new (float, max_samples);
-  w->tell = GST_CLOCK_TIME_NONE;
+  w->gap = GST_CLOCK_TIME_NONE;
   w->flow = GST_FLOW_OK;
   g_mutex_init (&w->lock);
   g_cond_init (&w->cond);
@@ -215,11 +215,11 @@ morok_live_worker_end (MorokLiveWorker *w)
 }
 
 void
-morok_live_worker_tell (MorokLiveWorker *w, GstClockTime until)
+morok_live_worker_gap (MorokLiveWorker *w, GstClockTime until)
 {
   g_mutex_lock (&w->lock);
-  if (!GST_CLOCK_TIME_IS_VALID (w->tell) || until > w->tell)
-    w->tell = until;
+  if (!GST_CLOCK_TIME_IS_VALID (w->gap) || until > w->gap)
+    w->gap = until;
   g_cond_broadcast (&w->cond);
   g_mutex_unlock (&w->lock);
 }
@@ -228,7 +228,7 @@ void
 morok_live_worker_drain (MorokLiveWorker *w)
 {
   g_mutex_lock (&w->lock);
-  while (!w->flushing && !w->stop && (w->count > 0 || w->busy || GST_CLOCK_TIME_IS_VALID (w->tell)))
+  while (!w->flushing && !w->stop && (w->count > 0 || w->busy || GST_CLOCK_TIME_IS_VALID (w->gap)))
     g_cond_wait (&w->cond, &w->lock);
   g_mutex_unlock (&w->lock);
 }
@@ -242,7 +242,7 @@ morok_live_worker_set_flushing (MorokLiveWorker *w, gboolean flushing)
     {
       w->count = 0;
       w->decoded = 0;
-      w->tell = GST_CLOCK_TIME_NONE;
+      w->gap = GST_CLOCK_TIME_NONE;
       w->flow = GST_FLOW_OK;
     }
   g_cond_broadcast (&w->cond);

@@ -9,13 +9,13 @@
  * are held (the one being decoded and those after it): when the worker
  * falls that far behind, append waits for it — memory stays bounded and no
  * audio is dropped. decode () pushes its output itself, on the worker
- * thread; tell () is called when the worker is idle and the streaming
+ * thread; gap () is called when the worker is idle and the streaming
  * thread said downstream may learn that nothing comes before a time.
  *
  *   worker = morok_live_worker_new (16000, max_samples, interval, FALSE, &callbacks, self);
  *   // chain (): for each run of samples
  *   ret = morok_live_worker_append (worker, samples, n, pts_of_samples_0);
- *   // GAP: morok_live_worker_end (worker); morok_live_worker_tell (worker, gap_end);
+ *   // GAP: morok_live_worker_end (worker); morok_live_worker_gap (worker, gap_end);
  *   // EOS: morok_live_worker_end (worker); morok_live_worker_drain (worker);
  *   morok_live_worker_free (worker);   // stops the thread
  */
@@ -40,7 +40,7 @@ typedef struct
   GstFlowReturn (*decode) (gpointer user, const MorokLiveUtterance *utt, gint64 n,
                            gboolean final);
   /* Downstream may learn that no output comes before @until. */
-  void (*tell) (gpointer user, GstClockTime until);
+  void (*gap) (gpointer user, GstClockTime until);
 } MorokLiveCallbacks;
 
 typedef struct _MorokLiveWorker MorokLiveWorker;
@@ -64,8 +64,8 @@ GstFlowReturn morok_live_worker_append (MorokLiveWorker *worker, const float *sa
                                         GstClockTime pts);
 /* Ends the open utterance (nothing when none is open). */
 void morok_live_worker_end (MorokLiveWorker *worker);
-/* Once every held utterance is done, tell () @until. */
-void morok_live_worker_tell (MorokLiveWorker *worker, GstClockTime until);
+/* Once every held utterance is done, gap () @until. */
+void morok_live_worker_gap (MorokLiveWorker *worker, GstClockTime until);
 /* Waits until every held utterance has had its final decode and the worker
  * is idle (EOS, a new segment). */
 void morok_live_worker_drain (MorokLiveWorker *worker);

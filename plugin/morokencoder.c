@@ -64,7 +64,7 @@ enum
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("other/tensors, format = (string) flexible"));
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("other/tensors, format = (string) flexible, framerate = (fraction) 0/1"));
 
 struct _MorokEncoder
 {
@@ -110,7 +110,7 @@ morok_encoder_release (MorokUtteranceElement *element)
 }
 
 static MorokUtterancePlan
-morok_encoder_plan (MorokUtteranceElement *element)
+morok_encoder_read_settings (MorokUtteranceElement *element)
 {
   MorokEncoder *self = MOROK_ENCODER (element);
   GST_OBJECT_LOCK (self);
@@ -230,11 +230,10 @@ morok_encoder_class_init (MorokEncoderClass *klass)
                                          "Encodes each utterance with the GigaAM Conformer compiled "
                                          "by Morok, as NNStreamer flexible tensors",
                                          "Morok developers");
-  utterance_class->plan = morok_encoder_plan;
+  utterance_class->read_settings = morok_encoder_read_settings;
   utterance_class->open = morok_encoder_open;
   utterance_class->release = morok_encoder_release;
   utterance_class->run = morok_encoder_run;
-  utterance_class->src_caps = "other/tensors, format = (string) flexible, framerate = (fraction) 0/1";
   utterance_class->debug_category = morok_encoder_debug;
   gst_type_mark_as_plugin_api (MOROK_TYPE_ENCODER_OUTPUT, 0);
 }

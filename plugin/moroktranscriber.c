@@ -193,7 +193,7 @@ morok_transcriber_release (MorokUtteranceElement *element)
 }
 
 static MorokUtterancePlan
-morok_transcriber_plan (MorokUtteranceElement *element)
+morok_transcriber_read_settings (MorokUtteranceElement *element)
 {
   MorokTranscriber *self = MOROK_TRANSCRIBER (element);
   GST_OBJECT_LOCK (self);
@@ -275,7 +275,7 @@ end_utterance (MorokTranscriber *self, const char *text, const TimedWord *words,
                GstClockTime start, GstClockTime end)
 {
   MorokUtteranceElement *element = MOROK_UTTERANCE_ELEMENT (self);
-  morok_utterance_element_tell (element, end);
+  morok_utterance_element_push_gap (element, end);
   GstStructure *final = gst_structure_new_empty (FINAL_TRANSCRIPT);
   gst_pad_push_event (morok_utterance_element_src_pad (element),
                       gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, final));
@@ -651,7 +651,7 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
   GstClockTime base = utt->pts + self->lateness;
   const MorokStreamCommit *sc = morok_gigaam_stream_commit (self->stream);
   /* nothing comes before the first frame not committed */
-  morok_utterance_element_tell (
+  morok_utterance_element_push_gap (
       element, time_in (base, morok_stream_commit_frame (sc) * morok_gigaam_frame_seconds (self->gigaam)));
   if (!final)
     return GST_FLOW_OK;
@@ -779,7 +779,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
                                          "Transcribes each utterance with GigaAM (CTC or RNN-T) "
                                          "compiled by Morok, as timed words or utterances",
                                          "Morok developers");
-  utterance_class->plan = morok_transcriber_plan;
+  utterance_class->read_settings = morok_transcriber_read_settings;
   utterance_class->open = morok_transcriber_open;
   utterance_class->release = morok_transcriber_release;
   utterance_class->run = morok_transcriber_run;
@@ -787,7 +787,6 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   utterance_class->live_start = morok_transcriber_live_start;
   utterance_class->live_decode = morok_transcriber_live_decode;
   utterance_class->live_latency = morok_transcriber_live_latency;
-  utterance_class->src_caps = "text/x-raw, format = (string) utf8";
   utterance_class->debug_category = morok_transcriber_debug;
   gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_OUTPUT, 0);
   gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_MODE, 0);

@@ -140,7 +140,7 @@ prepare (MorokUtteranceElement *self)
   /* the environment's settings (MOROK_THREADS, ...), the element's precision */
   g_autoptr (MorokPrepareConfig) config = morok_prepare_config_from_env ();
   morok_prepare_config_set_precision (config, precision);
-  MorokUtterancePlan plan = CLASS (self)->plan (self);
+  MorokUtterancePlan plan = CLASS (self)->read_settings (self);
   gboolean made;
   priv->shared
       = morok_utterance_prototype_acquire (path, plan, batch, max_duration, config, &made, &error);
@@ -176,10 +176,10 @@ morok_utterance_element_push (MorokUtteranceElement *self, GstBuffer *buf)
 }
 
 void
-morok_utterance_element_tell (MorokUtteranceElement *self, GstClockTime until)
+morok_utterance_element_push_gap (MorokUtteranceElement *self, GstClockTime until)
 {
   MorokUtteranceElementPrivate *priv = PRIV (self);
-  morok_utterance_gate_tell (priv->gate, priv->srcpad, until);
+  morok_utterance_gate_push_gap (priv->gate, priv->srcpad, until);
 }
 
 GstPad *
@@ -227,10 +227,10 @@ live_decode (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean fi
 }
 
 static void
-live_tell (gpointer user, GstClockTime until)
+live_gap (gpointer user, GstClockTime until)
 {
   MorokUtteranceElement *self = user;
-  morok_utterance_element_tell (self, until + PRIV (self)->live_shift);
+  morok_utterance_element_push_gap (self, until + PRIV (self)->live_shift);
 }
 
 void
@@ -264,7 +264,7 @@ choose_mode (MorokUtteranceElement *self)
   gint64 interval = CLASS (self)->live_start (self, upstream_live);
   if (interval <= 0)
     return;
-  static const MorokLiveCallbacks callbacks = { live_decode, live_tell };
+  static const MorokLiveCallbacks callbacks = { live_decode, live_gap };
   priv->live = morok_live_worker_new (MOROK_UTTERANCE_RATE, morok_gigaam_max_samples (priv->model),
                                       interval, !upstream_live, &callbacks, self);
   morok_sample_clock_init (&priv->live_clock, MOROK_UTTERANCE_RATE);
@@ -312,13 +312,13 @@ live_sink_event (MorokUtteranceElement *self, GstEvent *event)
         GstClockTime end = ts + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
         morok_live_worker_end (priv->live);
         morok_sample_clock_sync (&priv->live_clock, priv->live_seen, end, &priv->segment);
-        morok_live_worker_tell (priv->live, end);
+        morok_live_worker_gap (priv->live, end);
         gst_event_unref (event);
         return TRUE;
       }
     case GST_EVENT_EOS:
       morok_live_worker_end (priv->live);
-      morok_live_worker_tell (priv->live,
+      morok_live_worker_gap (priv->live,
                               morok_sample_clock_time (&priv->live_clock, priv->live_seen));
       morok_live_worker_drain (priv->live);
       return FALSE;
@@ -403,7 +403,7 @@ morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
     ret = finish_utterance (self, FALSE);
   morok_utterance_gate_sync (priv->gate, GST_BUFFER_PTS (buf));
   /* before the first utterance is complete, downstream learns it may preroll */
-  morok_utterance_gate_announce (priv->gate, priv->srcpad);
+  morok_utterance_gate_push_gap_to_held (priv->gate, priv->srcpad);
   GstMapInfo map;
   gst_buffer_map (buf, &map, GST_MAP_READ);
   gsize bps = priv->s16 ? 2 : 4, frames = map.size / bps;
@@ -443,7 +443,7 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
           }
         priv->s16 = GST_AUDIO_INFO_FORMAT (&info) == GST_AUDIO_FORMAT_S16LE;
         gst_event_unref (event);
-        GstCaps *out = gst_caps_from_string (CLASS (self)->src_caps);
+        GstCaps *out = gst_pad_get_pad_template_caps (priv->srcpad);
         gboolean ok = gst_pad_push_event (priv->srcpad, gst_event_new_caps (out));
         gst_caps_unref (out);
         return ok;
@@ -474,7 +474,7 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
         if (finish_utterance (self, FALSE) != GST_FLOW_OK)
           GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
                                 "downstream refused an utterance");
-        morok_utterance_gate_announce (priv->gate, priv->srcpad);
+        morok_utterance_gate_push_gap_to_held (priv->gate, priv->srcpad);
         return TRUE;
       }
     case GST_EVENT_EOS:
@@ -485,7 +485,7 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
           if (finish_utterance (self, TRUE) != GST_FLOW_OK)
             GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
                                   "downstream refused the last utterance");
-          morok_utterance_gate_announce (priv->gate, priv->srcpad);
+          morok_utterance_gate_push_gap_to_held (priv->gate, priv->srcpad);
         }
       break;
     case GST_EVENT_FLUSH_STOP:

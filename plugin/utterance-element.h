@@ -5,21 +5,21 @@
  * max-duration, in batches of max-batch), the GAP events that let
  * downstream preroll, the LATENCY answer, and the properties model,
  * max-duration, max-batch and precision (read at READY→PAUSED). On
- * READY→PAUSED the base acquires the prototype of the subclass's plan () for
+ * READY→PAUSED the base acquires the prototype of the plan read_settings () names for
  * the model and the bounds (loaded, checked and prepared by the first
  * element of the process that asks for it; utterance-prototype.h) and
  * calls open (); per batch it calls run (), which pushes each utterance's
- * output with morok_utterance_element_push ().
+ * output with morok_utterance_element_push (). The caps pushed on the src
+ * pad are its template's (fixed caps).
  *
  *   static void
  *   my_class_init (MyElementClass *klass)
  *   {
  *     MorokUtteranceElementClass *uclass = MOROK_UTTERANCE_ELEMENT_CLASS (klass);
- *     uclass->plan = my_plan;         // which plan of the model (shared by all its users)
-     uclass->open = my_open;         // this element's contexts of the prepared plans
+ *     uclass->read_settings = my_read_settings;  // its properties; the plan they need
+ *     uclass->open = my_open;         // this element's contexts of the prepared plans
  *     uclass->release = my_release;
  *     uclass->run = my_run;           // executes, pushes one output per utterance
- *     uclass->src_caps = "text/x-raw, format = (string) utf8";
  *     uclass->debug_category = my_debug;
  *     gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass), &src_template);
  *   }
@@ -47,9 +47,9 @@ struct _MorokUtteranceElementClass
 {
   GstElementClass parent_class;
 
-  /* The plan the subclass runs, asked once on READY→PAUSED (the subclass
-   * reads its properties for it). */
-  MorokUtterancePlan (*plan) (MorokUtteranceElement *self);
+  /* Reads the subclass's properties for this prepare (once, on
+   * READY→PAUSED) and returns the plan they need. */
+  MorokUtterancePlan (*read_settings) (MorokUtteranceElement *self);
   /* Opens the subclass's contexts of @proto's plans (shared with other
    * elements; utterance-prototype.h), whose model's limits are the bounds
    * (morok_gigaam_max_batch () utterances of morok_gigaam_max_samples ()).
@@ -75,7 +75,7 @@ struct _MorokUtteranceElementClass
    * live_decode () runs on the element's own thread (live-worker.h) with
    * the samples of the open utterance so far, and once more, @final, when
    * it ended; it pushes with morok_utterance_element_push () and tells
-   * downstream with morok_utterance_element_tell (). Upstream not live,
+   * downstream with morok_utterance_element_push_gap (). Upstream not live,
    * the streaming thread waits for each decode (the decodes fall at the
    * same samples whatever the machine's speed). The LATENCY query adds
    * live_latency (@upstream_live), unless it is NONE, instead of what
@@ -84,8 +84,6 @@ struct _MorokUtteranceElementClass
   GstFlowReturn (*live_decode) (MorokUtteranceElement *self, const MorokLiveUtterance *utt,
                                 gint64 n, gboolean final);
   GstClockTime (*live_latency) (MorokUtteranceElement *self, gboolean upstream_live);
-  /* The caps pushed on the src pad (whose template the subclass adds). */
-  const char *src_caps;
   /* The subclass's debug category: property warnings and the prepare summary. */
   GstDebugCategory *debug_category;
 };
@@ -93,9 +91,9 @@ struct _MorokUtteranceElementClass
 /* Pushes @buf (transfer full), output of an utterance of the batch, after a
  * GAP for any time before it not yet told. */
 GstFlowReturn morok_utterance_element_push (MorokUtteranceElement *self, GstBuffer *buf);
-/* Tells downstream with a GAP that nothing comes before @until (an
+/* Pushes a GAP: downstream learns that nothing comes before @until (an
  * utterance's end, once its output is out). */
-void morok_utterance_element_tell (MorokUtteranceElement *self, GstClockTime until);
+void morok_utterance_element_push_gap (MorokUtteranceElement *self, GstClockTime until);
 /* Live mode: the subclass stamps its output @shift later than its audio
  * (its lateness); the GAPs the base sends between utterances follow. */
 void morok_utterance_element_set_live_shift (MorokUtteranceElement *self, GstClockTime shift);

@@ -138,7 +138,7 @@ morok_utterance_gate_batch (MorokUtteranceGate *gate, guint *out_n)
 }
 
 void
-morok_utterance_gate_tell (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until)
+morok_utterance_gate_push_gap (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until)
 {
   if (!GST_CLOCK_TIME_IS_VALID (until))
     return;
@@ -158,7 +158,7 @@ morok_utterance_gate_tell (MorokUtteranceGate *gate, GstPad *pad, GstClockTime u
 GstFlowReturn
 morok_utterance_gate_push (MorokUtteranceGate *gate, GstPad *pad, GstBuffer *buf)
 {
-  morok_utterance_gate_tell (gate, pad, GST_BUFFER_PTS (buf));
+  morok_utterance_gate_push_gap (gate, pad, GST_BUFFER_PTS (buf));
   /* buffers may overlap (words of one frame): told never goes back */
   GstClockTime end = GST_BUFFER_PTS (buf) + GST_BUFFER_DURATION (buf);
   gate->told = gate->told_any ? MAX (gate->told, end) : end;
@@ -181,14 +181,14 @@ morok_utterance_gate_batch_done (MorokUtteranceGate *gate, GstPad *pad)
   if (gate->done == gate->batch)
     gate->utts[0].n = 0;
   gate->done = 0;
-  morok_utterance_gate_announce (gate, pad);
+  morok_utterance_gate_push_gap_to_held (gate, pad);
 }
 
 void
-morok_utterance_gate_announce (MorokUtteranceGate *gate, GstPad *pad)
+morok_utterance_gate_push_gap_to_held (MorokUtteranceGate *gate, GstPad *pad)
 {
   gboolean held = gate->done > 0 || (gate->done < gate->batch && gate->utts[gate->done].n > 0);
   GstClockTime known
       = held ? gate->utts[0].pts : morok_sample_clock_time (&gate->clock, gate->seen);
-  morok_utterance_gate_tell (gate, pad, known);
+  morok_utterance_gate_push_gap (gate, pad, known);
 }

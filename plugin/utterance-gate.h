@@ -15,7 +15,7 @@
  *   gate = morok_utterance_gate_new (16000, max_samples, batch);  // at prepare
  *   // chain ():
  *   morok_utterance_gate_sync (gate, GST_BUFFER_PTS (buf));
- *   morok_utterance_gate_announce (gate, srcpad);
+ *   morok_utterance_gate_push_gap_to_held (gate, srcpad);
  *   for (gsize at = 0; at < frames;)
  *     {
  *       at += morok_utterance_gate_append (gate, data + at * bps, frames - at, s16);
@@ -43,7 +43,7 @@ typedef struct _MorokUtteranceGate MorokUtteranceGate;
 MorokUtteranceGate *morok_utterance_gate_new (guint rate, gint64 max_samples, guint batch);
 void morok_utterance_gate_free (MorokUtteranceGate *gate);
 /* A new segment: the clock starts over from @segment's start, and the
- * next announce sends a GAP there. Held audio is kept: end and run it first. */
+ * next GAP starts there. Held audio is kept: end and run it first. */
 void morok_utterance_gate_set_segment (MorokUtteranceGate *gate, const GstSegment *segment);
 /* A flush: drops the held audio; the clock and the GAPs start over. */
 void morok_utterance_gate_flush (MorokUtteranceGate *gate);
@@ -72,14 +72,15 @@ MorokUtterance *morok_utterance_gate_batch (MorokUtteranceGate *gate, guint *out
  * @pad after a GAP for any time before it not yet told; buffers may
  * overlap, each starting no earlier than the one before. */
 GstFlowReturn morok_utterance_gate_push (MorokUtteranceGate *gate, GstPad *pad, GstBuffer *buf);
-/* Drops the batch's utterances, then announces. */
+/* Drops the batch's utterances, then pushes a GAP up to what is held. */
 void morok_utterance_gate_batch_done (MorokUtteranceGate *gate, GstPad *pad);
-/* Sends @pad a GAP from what downstream knows up to @until (nothing when
- * it knows that already); the first after a segment starts at its start. */
-void morok_utterance_gate_tell (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until);
-/* Sends @pad a GAP up to where output is known: the first held sample, or
+/* Pushes on @pad a GAP from what downstream knows up to @until (nothing
+ * when it knows that already); the first after a segment starts at its
+ * start. */
+void morok_utterance_gate_push_gap (MorokUtteranceGate *gate, GstPad *pad, GstClockTime until);
+/* Pushes on @pad a GAP up to where output is known: the first held sample, or
  * when none is held the audio seen so far. The first after a segment starts
  * at the segment's start, even when it is empty. */
-void morok_utterance_gate_announce (MorokUtteranceGate *gate, GstPad *pad);
+void morok_utterance_gate_push_gap_to_held (MorokUtteranceGate *gate, GstPad *pad);
 
 G_END_DECLS
