@@ -27,9 +27,21 @@
  * - `words` (GstValueArray of GstStructure `word`): `word` (string),
  *   `start`, `end` (guint64, ns), as the word buffers carry them
  *
- * The element holds up to `max-batch` × `max-duration` of audio, and then
- * decodes; the LATENCY query adds that and `latency`, the time decoding
- * may take.
+ * Offline, the element holds up to `max-batch` × `max-duration` of audio,
+ * and then decodes; the LATENCY query adds that and `latency`, the time
+ * decoding may take.
+ *
+ * Live (`mode=auto` with a live upstream, or `mode=live`), it decodes the
+ * open utterance every `interval` of audio on a thread of its own, over a
+ * window of at most `window` seconds, and pushes each word once it is
+ * committed: two decodes in a row agree on it and something follows it,
+ * or it started `hold` before the audio's end, or the utterance ended.
+ * After each decode an element message `moroktranscriber-interim`
+ * (`committed`, `tentative`, `start`, `end`, `words` with a `committed`
+ * flag). The LATENCY query adds hold + interval + 3 frames + latency;
+ * `max-observed-delay` keeps the longest delay of a word, and a word later
+ * than the pipeline's latency comes with a warning whose details are named
+ * `moroktranscriber/excessive-delay` (docs/moroktranscriber.md).
  *
  * The model is loaded and its plans prepared on READY→PAUSED, for
  * `max-batch` utterances of up to `max-duration`, in `precision`; a missing
