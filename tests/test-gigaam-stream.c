@@ -308,8 +308,9 @@ test_rnnt_resume (gconstpointer name)
 }
 
 /* A growing utterance decoded every 0.1 s, windows shorter than it: once
- * the first decodes have run, the decodes allocate nothing, and what they
- * commit is in order, never before the commit frame. */
+ * the first decodes have run, the decodes build, compile and allocate
+ * nothing, and what they commit is in order, never before the commit
+ * frame. */
 static void
 test_growing (gconstpointer name)
 {
@@ -326,9 +327,12 @@ test_growing (gconstpointer name)
   g_autofree float *wave = samples (&f, 2, &n);
   gint allocations = -1;
   gint64 last_frame = -1;
+  guint64 builds = 0, compiles = 0;
   for (int pass = 0; pass < 2; pass++)
     {
       morok_gigaam_stream_reset (st);
+      builds = morok_plan_build_count ();
+      compiles = morok_compile_count_invocations ();
       if (pass == 1 && alloc_counter_works ())
         alloc_counter_start ();
       for (gint64 end = 1600; end <= n; end = end == n ? n + 1 : MIN (end + 1600, n))
@@ -353,6 +357,8 @@ test_growing (gconstpointer name)
       if (pass == 1 && alloc_counter_works ())
         allocations = alloc_counter_stop ();
     }
+  g_assert_cmpuint (morok_plan_build_count (), ==, builds);
+  g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
   if (allocations >= 0)
     g_assert_cmpint (allocations, ==, 0);
   else
