@@ -7,6 +7,7 @@
  * in the silence gate), exactly as the element does on its always pads. */
 #include "morokvad-pad.h"
 #include "audio-mix.h"
+#include "latency-query.h"
 #include "morokvad.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
@@ -337,9 +338,6 @@ morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
     return gst_pad_query_default (pad, parent, query);
   if (!gst_pad_peer_query (GST_PAD (self), query))
     return FALSE;
-  gboolean live;
-  GstClockTime min, max;
-  gst_query_parse_latency (query, &live, &min, &max);
   GST_OBJECT_LOCK (self);
   guint rate = self->rate ? self->rate : 16000; /* before caps: what 16 kHz needs */
   GST_OBJECT_UNLOCK (self);
@@ -353,7 +351,7 @@ morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
     ours += gst_util_uint64_scale_int (
         morok_vad_params_delay_max (&params) + morok_vad_params_window (&params), GST_SECOND, rate);
   GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
-  gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+  morok_latency_query_add (query, ours);
   return TRUE;
 }
 

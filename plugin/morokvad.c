@@ -61,6 +61,7 @@
 #include "property-guard.h"
 #include "model-path.h"
 #include "audio-mix.h"
+#include "latency-query.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
 #include "morokvad-pad.h"
@@ -635,13 +636,9 @@ morok_vad_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *q
   if (ret && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC
       && self->remove_silence && self->plan)
     {
-      gboolean live;
-      GstClockTime min, max;
-      gst_query_parse_latency (query, &live, &min, &max);
       GstClockTime ours = gst_util_uint64_scale_int (self->delay, GST_SECOND, self->plan->rate);
       GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
-      gst_query_set_latency (query, live, min + ours,
-                             GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+      morok_latency_query_add (query, ours);
     }
   return ret;
 }
