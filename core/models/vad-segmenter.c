@@ -17,12 +17,12 @@ morok_vad_params_init (MorokVadParams *params, gint sample_rate)
   g_return_if_fail (params != NULL);
 
   params->sample_rate = sample_rate;
-  params->threshold = 0.5;
-  params->neg_threshold = -1;
-  params->min_speech_ms = 250;
-  params->min_silence_ms = 100;
-  params->speech_pad_ms = 30;
-  params->min_silence_at_max_speech_ms = 98;
+  params->threshold = MOROK_VAD_DEFAULT_THRESHOLD;
+  params->neg_threshold = MOROK_VAD_DEFAULT_NEG_THRESHOLD;
+  params->min_speech_ms = MOROK_VAD_DEFAULT_MIN_SPEECH_MS;
+  params->min_silence_ms = MOROK_VAD_DEFAULT_MIN_SILENCE_MS;
+  params->speech_pad_ms = MOROK_VAD_DEFAULT_SPEECH_PAD_MS;
+  params->min_silence_at_max_speech_ms = MOROK_VAD_DEFAULT_MIN_SILENCE_AT_MAX_SPEECH_MS;
   params->max_speech_s = INFINITY;
 }
 

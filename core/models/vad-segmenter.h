@@ -71,6 +71,15 @@ typedef enum
   MOROK_VAD_ERROR_PARAMS, /* a MorokVadParams field out of range; the message names it */
 } MorokVadError;
 
+/* Upstream's defaults: morok_vad_params_init () sets them, and morokvad's
+ * properties start from them. */
+#define MOROK_VAD_DEFAULT_THRESHOLD 0.5
+#define MOROK_VAD_DEFAULT_NEG_THRESHOLD -1.0 /* < 0: derived from the threshold */
+#define MOROK_VAD_DEFAULT_MIN_SPEECH_MS 250
+#define MOROK_VAD_DEFAULT_MIN_SILENCE_MS 100
+#define MOROK_VAD_DEFAULT_SPEECH_PAD_MS 30
+#define MOROK_VAD_DEFAULT_MIN_SILENCE_AT_MAX_SPEECH_MS 98
+
 /* Segmentation settings, with upstream's names and units. */
 typedef struct
 {
