@@ -255,7 +255,7 @@ make_rate_prototype (gpointer data, GError **error)
     return NULL;
   if (!morok_silero_vad_supports_rate (d->vad, d->rate))
     {
-      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+      g_set_error (error, MOROK_VAD_ERROR, MOROK_VAD_ERROR_RATE,
                    "%s: the model does not run at %u Hz", d->path, d->rate);
       return NULL;
     }
@@ -651,8 +651,11 @@ morok_vad_rounds_of (MorokVad *self, guint rate, GError **error)
   for (guint i = 0; i < self->n_plans; i++)
     if (self->plans[i].rate == rate && self->rounds[i])
       return self->rounds[i];
-  g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
-               self->n_plans ? "the model does not run at %u Hz" : "no model prepared", rate);
+  if (self->n_plans)
+    g_set_error (error, MOROK_VAD_ERROR, MOROK_VAD_ERROR_RATE,
+                 "the model does not run at %u Hz", rate);
+  else
+    g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED, "no model prepared");
   return NULL;
 }
 

@@ -69,6 +69,8 @@ GQuark morok_vad_error_quark (void);
 typedef enum
 {
   MOROK_VAD_ERROR_PARAMS, /* a MorokVadParams field out of range; the message names it */
+  MOROK_VAD_ERROR_RATE,   /* the model does not run at the stream's sample rate; the message
+                           * names the rate */
 } MorokVadError;
 
 /* Upstream's defaults: morok_vad_params_init () sets them, and morokvad's
