@@ -11,3 +11,13 @@ morok_latency_query_add (GstQuery *query, GstClockTime ours)
   gst_query_parse_latency (query, &live, &min, &max);
   gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
 }
+
+gboolean
+morok_latency_query_upstream_live (GstPad *sinkpad)
+{
+  g_autoptr (GstQuery) query = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (sinkpad, query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  return live;
+}

@@ -19,5 +19,9 @@ G_BEGIN_DECLS
  * upstream answered, and to its maximum unless that is GST_CLOCK_TIME_NONE;
  * the live flag is kept. */
 void morok_latency_query_add (GstQuery *query, GstClockTime ours);
+/* TRUE if the peer of @sinkpad answers a LATENCY query live: a live source
+ * feeds it. FALSE when it answers not live or not at all (unlinked,
+ * not negotiated yet). */
+gboolean morok_latency_query_upstream_live (GstPad *sinkpad);
 
 G_END_DECLS
