@@ -7,6 +7,7 @@
  * in the silence gate), exactly as the element does on its always pads. */
 #include "morokvad-pad.h"
 #include "audio-mix.h"
+#include "latency-query.h"
 #include "morokvad.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
@@ -49,7 +50,9 @@ struct _MorokVadPad
   MorokSampleClock clock;
   MorokSilenceGate *gate;
   gboolean remove_silence;
-  gint64 delay; /* remove-silence: samples held back */
+  MorokVadParams params;
+  gboolean mode_chosen; /* remove-silence: the gate's mode is set for this stream */
+  gint64 delay;         /* remove-silence: samples held back */
 
   /* statistics, guarded by the object lock */
   gdouble probability;
@@ -72,6 +75,7 @@ reset_stream (MorokVadPad *self)
   self->samples = 0;
   morok_sample_clock_init (&self->clock, GST_AUDIO_INFO_RATE (&self->info));
   morok_silence_gate_reset (self->gate);
+  self->mode_chosen = FALSE;
 }
 
 /* Leaves the seat (called with the object lock). */
@@ -146,7 +150,7 @@ set_caps (MorokVadPad *self, GstCaps *caps)
   g_clear_pointer (&self->seg, morok_vad_segmenter_free);
   self->seg = morok_vad_segmenter_new (&params);
   self->remove_silence = remove_silence;
-  self->delay = morok_vad_params_delay_max (&params) + self->chunk;
+  self->params = params;
   morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (&info), rate, &self->clock);
   GST_OBJECT_LOCK (self);
   self->rate = rate;
@@ -163,9 +167,9 @@ set_caps (MorokVadPad *self, GstCaps *caps)
 static void
 report_events (MorokVadPad *self, const MorokVadEvent *ev, guint n)
 {
+  gboolean exact = self->remove_silence && !morok_silence_gate_is_live (self->gate);
   MorokVadReportTo to = { GST_ELEMENT (GST_PAD_PARENT (self)), GST_PAD (self),
-                          self->remove_silence ? self->gate : NULL, &self->clock,
-                          &self->segment };
+                          exact ? self->gate : NULL, &self->clock, &self->segment };
   morok_vad_report_events (&to, ev, n);
 }
 
@@ -196,6 +200,8 @@ run_chunks (MorokVadPad *self, guint n)
       guint k = morok_vad_segmenter_push (self->seg, self->probs[i], ev, G_N_ELEMENTS (ev));
       self->samples += self->chunk;
       report_events (self, ev, k);
+      if (self->remove_silence && morok_silence_gate_is_live (self->gate))
+        morok_silence_gate_follow (self->gate, self->seg);
     }
   self->filled -= (gsize) n * self->chunk;
   memmove (self->audio, self->audio + (gsize) n * self->chunk, self->filled * sizeof (float));
@@ -253,6 +259,14 @@ morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       finish_stream (self);
       reset_stream (self);
     }
+  if (self->remove_silence && !self->mode_chosen)
+    {
+      /* live or exact mode for the stream now starting */
+      self->delay = morok_silence_gate_choose_mode (self->gate, GST_PAD (self), &self->params);
+      self->mode_chosen = TRUE;
+      GST_DEBUG_OBJECT (self, "%s mode: holding %" G_GINT64_FORMAT " samples back",
+                        morok_silence_gate_is_live (self->gate) ? "live" : "exact", self->delay);
+    }
   morok_sample_clock_sync (&self->clock, self->samples + self->filled, GST_BUFFER_PTS (buf),
                            &self->segment);
   gint64 frames = (gint64) (gst_buffer_get_size (buf) / GST_AUDIO_INFO_BPF (&self->info));
@@ -274,7 +288,7 @@ morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
   if (!self->remove_silence)
     return gst_pad_push (self->srcpad, buf);
   morok_silence_gate_hold (self->gate, buf, self->samples + self->filled - frames);
-  /* what lies further back than the segmenter's delay is decided */
+  /* what lies further back than the gate's hold is decided */
   return morok_silence_gate_release (self->gate, self->srcpad,
                                      self->samples + self->filled - self->delay);
 }
@@ -338,22 +352,16 @@ morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
   if (!gst_pad_peer_query (GST_PAD (self), query))
     return FALSE;
   gboolean live;
-  GstClockTime min, max;
-  gst_query_parse_latency (query, &live, &min, &max);
+  gst_query_parse_latency (query, &live, NULL, NULL);
   GST_OBJECT_LOCK (self);
   guint rate = self->rate ? self->rate : 16000; /* before caps: what 16 kHz needs */
   GST_OBJECT_UNLOCK (self);
   guint max_wait_ms;
   g_object_get (parent, "max-wait", &max_wait_ms, NULL);
-  GstClockTime ours = max_wait_ms * GST_MSECOND;
-  MorokVadParams params;
-  gboolean remove_silence;
-  if (morok_vad_settings (MOROK_VAD (parent), rate, &params, &remove_silence, NULL)
-      && remove_silence)
-    ours += gst_util_uint64_scale_int (
-        morok_vad_params_delay_max (&params) + morok_vad_params_window (&params), GST_SECOND, rate);
+  /* the rounds' wait, then the gate's hold in the mode of this upstream */
+  GstClockTime ours = max_wait_ms * GST_MSECOND + morok_vad_hold (MOROK_VAD (parent), rate, live);
   GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
-  gst_query_set_latency (query, live, min + ours, GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+  morok_latency_query_add (query, ours);
   return TRUE;
 }
 
@@ -386,8 +394,7 @@ pad_new (GstPadTemplate *sink_templ, const char *name, GstPadTemplate *src_templ
   gst_pad_set_iterate_internal_links_function (sink, GST_DEBUG_FUNCPTR (iterate_pair));
   GST_PAD_SET_PROXY_CAPS (sink);
   GST_PAD_SET_PROXY_ALLOCATION (sink);
-  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, morok_vad_report_caps_probe,
-                     NULL, NULL);
+  morok_caps_refusal_watch (sink, morok_vad_report_refused_caps);
   self->srcpad = gst_object_ref_sink (gst_pad_new_from_template (src_templ, src_name));
   gst_pad_set_element_private (self->srcpad, self);
   gst_pad_set_query_function (self->srcpad, GST_DEBUG_FUNCPTR (morok_vad_pad_src_query));

@@ -30,7 +30,14 @@
  * - with #GstMorokVad:remove-silence, drops the audio outside speech
  *   segments (keeping the speech pad around each; a buffer that holds a
  *   boundary is cut there), sends a GAP event for each stretch of dropped
- *   time, and reports the delay this needs in the LATENCY query.
+ *   time, and reports the delay this needs in the LATENCY query: about
+ *   0.48 s at the defaults, the segments' audio exactly.
+ *   Behind a live source (upstream answers the LATENCY query live, asked
+ *   as each stream starts) it holds only the speech pad and a chunk, 62 ms
+ *   at the defaults, and says so: audio passes from the first chunk over
+ *   the threshold until min-silence of silence has passed, so every
+ *   segment's audio passes and some more (a blip too short to be a
+ *   segment, the silence closing one); the messages stay the same.
  *
  * The model and its plans are prepared on READY→PAUSED, once per process
  * for all elements whose model files have the same contents and whose
@@ -61,6 +68,7 @@
 #include "property-guard.h"
 #include "model-path.h"
 #include "audio-mix.h"
+#include "latency-query.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
 #include "morokvad-pad.h"
@@ -77,12 +85,12 @@ GST_DEBUG_CATEGORY_STATIC (morok_vad_debug);
 
 #define DEFAULT_MODEL NULL
 #define DEFAULT_MODEL_VERSION MOROK_VAD_MODEL_V6
-#define DEFAULT_THRESHOLD 0.5
-#define DEFAULT_NEG_THRESHOLD -1.0
-#define DEFAULT_MIN_SPEECH_MS 250
-#define DEFAULT_MIN_SILENCE_MS 100
-#define DEFAULT_SPEECH_PAD_MS 30
-#define DEFAULT_MAX_SPEECH_S 0.0
+#define DEFAULT_THRESHOLD MOROK_VAD_DEFAULT_THRESHOLD
+#define DEFAULT_NEG_THRESHOLD MOROK_VAD_DEFAULT_NEG_THRESHOLD
+#define DEFAULT_MIN_SPEECH_MS MOROK_VAD_DEFAULT_MIN_SPEECH_MS
+#define DEFAULT_MIN_SILENCE_MS MOROK_VAD_DEFAULT_MIN_SILENCE_MS
+#define DEFAULT_SPEECH_PAD_MS MOROK_VAD_DEFAULT_SPEECH_PAD_MS
+#define DEFAULT_MAX_SPEECH_S 0.0 /* unlimited: the segmenter's INFINITY */
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_REMOVE_SILENCE FALSE
 #define DEFAULT_MAX_WAIT_MS 40
@@ -176,6 +184,7 @@ struct _MorokVad
   gint64 samples;          /* analysed since the last reset */
   MorokSampleClock clock; /* the time of each sample analysed */
   MorokSilenceGate *gate;  /* remove-silence: audio held until it is decided */
+  gboolean mode_chosen;    /* remove-silence: the gate's mode is set for this stream */
   gint64 delay;            /* remove-silence: samples held back */
 };
 
@@ -254,7 +263,7 @@ make_rate_prototype (gpointer data, GError **error)
     return NULL;
   if (!morok_silero_vad_supports_rate (d->vad, d->rate))
     {
-      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
+      g_set_error (error, MOROK_VAD_ERROR, MOROK_VAD_ERROR_RATE,
                    "%s: the model does not run at %u Hz", d->path, d->rate);
       return NULL;
     }
@@ -397,6 +406,16 @@ morok_vad_settings (MorokVad *self, guint rate, MorokVadParams *out_params,
   return morok_vad_params_check (out_params, error);
 }
 
+GstClockTime
+morok_vad_hold (MorokVad *self, guint rate, gboolean live)
+{
+  MorokVadParams params;
+  gboolean remove_silence;
+  if (!morok_vad_settings (self, rate, &params, &remove_silence, NULL) || !remove_silence)
+    return 0;
+  return gst_util_uint64_scale_int (morok_silence_gate_hold_len (&params, live), GST_SECOND, rate);
+}
+
 static void
 reset_stream (MorokVad *self)
 {
@@ -410,6 +429,7 @@ reset_stream (MorokVad *self)
   self->samples = 0;
   morok_sample_clock_init (&self->clock, self->plan ? self->plan->rate : 0);
   morok_silence_gate_reset (self->gate);
+  self->mode_chosen = FALSE;
 }
 
 static gboolean
@@ -444,7 +464,6 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
   self->chunk = morok_silero_vad_chunk_len (vad, self->plan->rate);
   self->context = morok_silero_vad_context_len (vad, self->plan->rate);
   self->audio = silero_vad_jit_audio_mut (self->plan->jit, NULL)->data; /* prepared: there */
-  self->delay = morok_vad_params_delay_max (&self->params) + self->chunk;
   morok_silence_gate_configure (self->gate, GST_AUDIO_INFO_BPF (info), self->plan->rate,
                                 &self->clock);
   reset_stream (self);
@@ -459,8 +478,9 @@ morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
 static void
 report_events (MorokVad *self, const MorokVadEvent *ev, guint n)
 {
-  MorokVadReportTo to = { GST_ELEMENT (self), NULL, self->remove_silence ? self->gate : NULL,
-                          &self->clock, &GST_BASE_TRANSFORM (self)->segment };
+  gboolean exact = self->remove_silence && !morok_silence_gate_is_live (self->gate);
+  MorokVadReportTo to = { GST_ELEMENT (self), NULL, exact ? self->gate : NULL, &self->clock,
+                          &GST_BASE_TRANSFORM (self)->segment };
   morok_vad_report_events (&to, ev, n);
 }
 
@@ -491,6 +511,8 @@ run_chunk (MorokVad *self)
   memmove (self->audio, self->audio + self->chunk, self->context * sizeof (float));
   self->filled = 0;
   report_events (self, ev, n);
+  if (self->remove_silence && morok_silence_gate_is_live (self->gate))
+    morok_silence_gate_follow (self->gate, self->seg);
   return TRUE;
 }
 
@@ -542,6 +564,15 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
       finish_stream (self);
       reset_stream (self);
     }
+  if (self->remove_silence && !self->mode_chosen)
+    {
+      /* live or exact mode for the stream now starting */
+      self->delay = morok_silence_gate_choose_mode (self->gate, GST_BASE_TRANSFORM_SINK_PAD (self),
+                                                    &self->params);
+      self->mode_chosen = TRUE;
+      GST_DEBUG_OBJECT (self, "%s mode: holding %" G_GINT64_FORMAT " samples back",
+                        morok_silence_gate_is_live (self->gate) ? "live" : "exact", self->delay);
+    }
   /* a PTS pins the clock; without one, times follow from the samples */
   morok_sample_clock_sync (&self->clock, self->samples + self->filled, GST_BUFFER_PTS (buf),
                            &trans->segment);
@@ -576,7 +607,7 @@ morok_vad_generate_output (GstBaseTransform *trans, GstBuffer **outbuf)
     }
   if (!self->remove_silence)
     return GST_FLOW_OK;
-  /* what lies further back than the segmenter's delay is decided */
+  /* what lies further back than the gate's hold is decided */
   return morok_silence_gate_release (self->gate, GST_BASE_TRANSFORM_SRC_PAD (self),
                                      self->samples + self->filled - self->delay);
 }
@@ -632,16 +663,17 @@ morok_vad_query (GstBaseTransform *trans, GstPadDirection direction, GstQuery *q
 {
   MorokVad *self = MOROK_VAD (trans);
   gboolean ret = GST_BASE_TRANSFORM_CLASS (morok_vad_parent_class)->query (trans, direction, query);
-  if (ret && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC
-      && self->remove_silence && self->plan)
+  if (ret && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC)
     {
+      /* the hold of the mode the stream runs in (or will) from this
+       * upstream; before caps, what 16 kHz needs */
       gboolean live;
-      GstClockTime min, max;
-      gst_query_parse_latency (query, &live, &min, &max);
-      GstClockTime ours = gst_util_uint64_scale_int (self->delay, GST_SECOND, self->plan->rate);
-      GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
-      gst_query_set_latency (query, live, min + ours,
-                             GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+      gst_query_parse_latency (query, &live, NULL, NULL);
+      RatePlan *plan = self->plan;
+      GstClockTime ours = morok_vad_hold (self, plan ? plan->rate : 16000, live);
+      GST_DEBUG_OBJECT (self, "upstream %slive: adding %" GST_TIME_FORMAT " of latency",
+                        live ? "" : "not ", GST_TIME_ARGS (ours));
+      morok_latency_query_add (query, ours);
     }
   return ret;
 }
@@ -654,8 +686,11 @@ morok_vad_rounds_of (MorokVad *self, guint rate, GError **error)
   for (guint i = 0; i < self->n_plans; i++)
     if (self->plans[i].rate == rate && self->rounds[i])
       return self->rounds[i];
-  g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_BUILD,
-               self->n_plans ? "the model does not run at %u Hz" : "no model prepared", rate);
+  if (self->n_plans)
+    g_set_error (error, MOROK_VAD_ERROR, MOROK_VAD_ERROR_RATE,
+                 "the model does not run at %u Hz", rate);
+  else
+    g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED, "no model prepared");
   return NULL;
 }
 
@@ -893,6 +928,5 @@ morok_vad_init (MorokVad *self)
   self->max_wait_ms = DEFAULT_MAX_WAIT_MS;
   self->max_streams = DEFAULT_MAX_STREAMS;
   self->gate = morok_silence_gate_new ();
-  gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self), GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
-                     morok_vad_report_caps_probe, NULL, NULL);
+  morok_caps_refusal_watch (GST_BASE_TRANSFORM_SINK_PAD (self), morok_vad_report_refused_caps);
 }

@@ -23,5 +23,8 @@ MorokVadRounds *morok_vad_rounds_of (MorokVad *self, guint rate, GError **error)
  * a bad one. */
 gboolean morok_vad_settings (MorokVad *self, guint rate, MorokVadParams *out_params,
                              gboolean *out_remove_silence, GError **error);
+/* The latency remove-silence adds at @rate with the properties, in live
+ * mode (@live) or exact; 0 without remove-silence. */
+GstClockTime morok_vad_hold (MorokVad *self, guint rate, gboolean live);
 
 G_END_DECLS

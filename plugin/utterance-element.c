@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "utterance-element.h"
+#include "caps-refusal.h"
+#include "latency-query.h"
 #include "property-guard.h"
 #include "sample-clock.h"
 #include "utterance-prototype.h"
@@ -239,18 +241,6 @@ morok_utterance_element_set_live_shift (MorokUtteranceElement *self, GstClockTim
   PRIV (self)->live_shift = shift;
 }
 
-/* Whether upstream answers the LATENCY query live. */
-static gboolean
-upstream_is_live (MorokUtteranceElementPrivate *priv)
-{
-  GstQuery *query = gst_query_new_latency ();
-  gboolean live = FALSE;
-  if (gst_pad_peer_query (priv->sinkpad, query))
-    gst_query_parse_latency (query, &live, NULL, NULL);
-  gst_query_unref (query);
-  return live;
-}
-
 /* At the first buffer: live mode when upstream is live and the subclass
  * has one. */
 static void
@@ -260,7 +250,7 @@ choose_mode (MorokUtteranceElement *self)
   priv->live_checked = TRUE;
   if (!CLASS (self)->live_start)
     return;
-  gboolean upstream_live = upstream_is_live (priv);
+  gboolean upstream_live = morok_latency_query_upstream_live (priv->sinkpad);
   gint64 interval = CLASS (self)->live_start (self, upstream_live);
   if (interval <= 0)
     return;
@@ -498,27 +488,16 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
   return gst_pad_event_default (pad, parent, event);
 }
 
-/* Caps the sink does not take are refused by the pad before the event
- * function sees them: say what it takes before negotiation fails. */
-static GstPadProbeReturn
-check_caps_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+/* Caps the sink pad refuses (caps-refusal.h): what it takes. */
+static void
+refused_caps (GstElement *element, GstPad *pad, GstCaps *caps)
 {
-  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
-  if (GST_EVENT_TYPE (event) != GST_EVENT_CAPS)
-    return GST_PAD_PROBE_OK;
-  GstCaps *caps;
-  gst_event_parse_caps (event, &caps);
-  g_autoptr (GstCaps) sink = gst_static_pad_template_get_caps (&sink_template);
-  if (!gst_caps_can_intersect (caps, sink))
-    {
-      g_autofree char *text = gst_caps_to_string (caps);
-      MorokUtteranceElement *self = user_data;
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-                         ("%s takes 16000 Hz mono audio, F32LE or S16LE, not %s",
-                          factory_name (self), text),
-                         ("put audioconvert ! audioresample before %s", factory_name (self)));
-    }
-  return GST_PAD_PROBE_OK;
+  MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (element);
+  g_autofree char *text = gst_caps_to_string (caps);
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+                     ("%s takes 16000 Hz mono audio, F32LE or S16LE, not %s", factory_name (self),
+                      text),
+                     ("put audioconvert ! audioresample before %s", factory_name (self)));
 }
 
 static gboolean
@@ -547,8 +526,7 @@ morok_utterance_element_src_query (GstPad *pad, GstObject *parent, GstQuery *que
         }
       GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
                             "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS (ours));
-      gst_query_set_latency (query, live, min + ours,
-                             GST_CLOCK_TIME_IS_VALID (max) ? max + ours : max);
+      morok_latency_query_add (query, ours);
       GST_OBJECT_LOCK (self);
       priv->answered_latency = min + ours;
       GST_OBJECT_UNLOCK (self);
@@ -701,7 +679,6 @@ morok_utterance_element_init (MorokUtteranceElement *self)
   gst_pad_set_chain_function (priv->sinkpad, GST_DEBUG_FUNCPTR (morok_utterance_element_chain));
   gst_pad_set_event_function (priv->sinkpad,
                               GST_DEBUG_FUNCPTR (morok_utterance_element_sink_event));
-  gst_pad_add_probe (priv->sinkpad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, check_caps_probe, self,
-                     NULL);
+  morok_caps_refusal_watch (priv->sinkpad, refused_caps);
   gst_element_add_pad (GST_ELEMENT (self), priv->sinkpad);
 }

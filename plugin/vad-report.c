@@ -41,22 +41,13 @@ morok_vad_report_meta (GstBuffer *buf, gboolean speaking)
     gst_buffer_add_audio_level_meta (buf, 127, speaking);
 }
 
-GstPadProbeReturn
-morok_vad_report_caps_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+void
+morok_vad_report_refused_caps (GstElement *element, GstPad *pad, GstCaps *caps)
 {
-  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
-  if (GST_EVENT_TYPE (event) != GST_EVENT_CAPS)
-    return GST_PAD_PROBE_OK;
-  GstCaps *caps;
-  gst_event_parse_caps (event, &caps);
-  g_autoptr (GstCaps) templ = gst_pad_get_pad_template_caps (pad);
-  if (gst_caps_is_subset (caps, templ))
-    return GST_PAD_PROBE_OK;
   GstPadTemplate *pt = GST_PAD_PAD_TEMPLATE (pad);
   g_autofree char *who = pt && GST_PAD_TEMPLATE_PRESENCE (pt) == GST_PAD_REQUEST
                              ? g_strdup_printf ("%s: ", GST_PAD_NAME (pad))
                              : g_strdup ("");
-  GstElement *element = GST_ELEMENT (GST_PAD_PARENT (pad));
   const GstStructure *s = gst_caps_get_structure (caps, 0);
   gint rate;
   if (gst_structure_get_int (s, "rate", &rate) && rate != 16000 && rate != 8000)
@@ -70,5 +61,4 @@ morok_vad_report_caps_probe (GstPad *pad, GstPadProbeInfo *info, gpointer user_d
                          ("%smorokvad takes interleaved F32LE or S16LE audio, not %s", who, got),
                          ("put audioconvert before morokvad"));
     }
-  return GST_PAD_PROBE_OK;
 }

@@ -7,11 +7,11 @@
  *   MorokVadReportTo to = { element, pad, gate, &clock, &segment };
  *   morok_vad_report_events (&to, ev, morok_vad_segmenter_push (seg, p, ev, G_N_ELEMENTS (ev)));
  *   morok_vad_report_meta (buf, morok_vad_segmenter_speaking (seg));
- *   gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
- *                      morok_vad_report_caps_probe, NULL, NULL);
+ *   morok_caps_refusal_watch (sinkpad, morok_vad_report_refused_caps);
  */
 #pragma once
 
+#include "caps-refusal.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
 #include "models/vad-segmenter.h"
@@ -36,11 +36,8 @@ void morok_vad_report_events (const MorokVadReportTo *to, const MorokVadEvent *e
  * (level 127) when @buf has none. @buf must be writable. */
 void morok_vad_report_meta (GstBuffer *buf, gboolean speaking);
 
-/* A downstream event probe for morokvad's sink pads: a CAPS event that
- * the pad's template refuses (negotiation then fails) first posts an error
- * on the pad's element saying what works, naming the pad when it is a
- * request pad. */
-GstPadProbeReturn morok_vad_report_caps_probe (GstPad *pad, GstPadProbeInfo *info,
-                                               gpointer user_data);
+/* For morokvad's sink pads (caps-refusal.h): the error saying what works,
+ * naming the pad when it is a request pad. */
+void morok_vad_report_refused_caps (GstElement *element, GstPad *pad, GstCaps *caps);
 
 G_END_DECLS

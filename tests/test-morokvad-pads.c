@@ -47,12 +47,17 @@ drop_bus (GstElement *element)
   gst_element_set_bus (element, NULL);
 }
 
+/* Whether pad_harness () puts a live upstream before the element. */
+static gboolean upstream_live = FALSE;
+
 /* A harness on @vad's @sink / @src (a request pair or the always pads),
- * caps of S16 mono audio at @rate. */
+ * caps of S16 mono audio at @rate, behind an upstream that is live if
+ * upstream_live is set. */
 static GstHarness *
 pad_harness (GstElement *vad, const char *sink, const char *src, guint rate)
 {
   GstHarness *h = gst_harness_new_with_element (vad, sink, src);
+  gst_harness_set_live (h, upstream_live);
   g_autofree char *caps = g_strdup_printf (
       "audio/x-raw, format=S16LE, rate=%u, channels=1, layout=interleaved", rate);
   gst_harness_set_src_caps_str (h, caps);
@@ -397,6 +402,24 @@ GST_START_TEST (test_pads_remove_silence_equal_lone)
 }
 GST_END_TEST;
 
+/* Behind live upstreams too (remove-silence in live mode), each pad
+ * passes the buffers, cut alike, that a lone element passes. */
+GST_START_TEST (test_pads_remove_silence_live_equal_lone)
+{
+  const Feed specs[] = {
+    { .first = 0, .n_chunks = 200 },
+    { .first = 5000, .n_chunks = 160 },
+  };
+  Feed feeds[G_N_ELEMENTS (specs)];
+  upstream_live = TRUE;
+  run_streams_against_alone ("v6", 16000, "remove-silence", "true", 100, specs,
+                             G_N_ELEMENTS (specs), feeds);
+  upstream_live = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (specs); i++)
+    feed_clear (&feeds[i]);
+}
+GST_END_TEST;
+
 /* A stream that stops sending for 5 s (a stalled live source, no EOS)
  * holds the other up once, for max-wait (200 ms), not for the stall: the
  * other's 100 chunks are done well before the stall ends (under 4 s, on a
@@ -561,6 +584,25 @@ GST_START_TEST (test_pad_latency)
   h = pad_harness (vad, "sink_0", "src_0", 16000);
   gst_harness_push (h, silence (1024));
   fail_unless (latency_at_least (h, 370 * GST_MSECOND));
+  gst_harness_teardown (h);
+  gst_object_unref (vad);
+}
+GST_END_TEST;
+
+/* Behind a live upstream, src_%u's LATENCY answer adds max-wait and the
+ * live hold of remove-silence: 70 ms + 62 ms (the speech pad, 30 ms, and a
+ * chunk, 32 ms), before caps and after. */
+GST_START_TEST (test_pad_latency_live)
+{
+  GstElement *vad = gst_element_factory_make ("morokvad", NULL);
+  g_object_set (vad, "max-wait", 70, "remove-silence", TRUE, NULL);
+  GstHarness *h = gst_harness_new_with_element (vad, "sink_0", "src_0");
+  gst_harness_set_live (h, TRUE);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h), 132 * GST_MSECOND);
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=8000, channels=1, "
+                                   "layout=interleaved");
+  gst_harness_push (h, silence (1024));
+  fail_unless_equals_uint64 (gst_harness_query_latency (h), 132 * GST_MSECOND);
   gst_harness_teardown (h);
   gst_object_unref (vad);
 }
@@ -732,11 +774,13 @@ morokvad_pads_suite (void)
   tcase_add_loop_test (tc, test_pads_equal_lone_elements, 0, G_N_ELEMENTS (cases));
   tcase_add_test (tc, test_pads_mixed_rates);
   tcase_add_test (tc, test_pads_remove_silence_equal_lone);
+  tcase_add_test (tc, test_pads_remove_silence_live_equal_lone);
   tcase_add_test (tc, test_stalled_stream_does_not_block);
   tcase_add_test (tc, test_large_buffer_held_max_wait);
   tcase_add_test (tc, test_flush_resets_pad);
   tcase_add_test (tc, test_bad_caps_names_pad);
   tcase_add_test (tc, test_pad_latency);
+  tcase_add_test (tc, test_pad_latency_live);
   tcase_add_test (tc, test_max_streams);
   tcase_add_test (tc, test_elements_share_batched_plan);
   tcase_add_test (tc, test_request_release_while_playing);

@@ -540,6 +540,116 @@ test_random_stream_equals_offline (void)
                   n_cases, n_segments, n_split, 100 * worst);
 }
 
+/* ---- tentative spans ---- */
+
+/* The regions a live gate passes, from the tentative span after each push
+ * of @probs: each opens where a span opens and closes at the end of the
+ * span that closes it (G_MAXINT64 if open at the end). Checks that a span
+ * opens no earlier than morok_vad_params_tentative_delay () before the
+ * samples pushed then: audio held that long is not yet out when it opens. */
+static GArray *
+tentative_regions (const float *probs, gsize n, const MorokVadParams *params)
+{
+  g_autoptr (MorokVadSegmenter) seg = morok_vad_segmenter_new (params);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
+  MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
+  gint64 w = morok_vad_params_window (params);
+  gint64 delay = morok_vad_params_tentative_delay (params);
+  MorokVadSegment open = { -1, -1 };
+  for (gsize i = 0; i < n; i++)
+    {
+      morok_vad_segmenter_push (seg, probs[i], ev, G_N_ELEMENTS (ev));
+      gint64 start, end;
+      morok_vad_segmenter_tentative (seg, &start, &end);
+      g_assert_cmpint (start, <, end == 0 ? 1 : end);
+      if (end == G_MAXINT64 && open.start < 0)
+        {
+          g_assert_cmpint (start, >=, (gint64)(i + 1) * w - delay);
+          open.start = start;
+        }
+      else if (end != G_MAXINT64 && open.start >= 0)
+        {
+          open.end = end;
+          g_array_append_val (out, open);
+          open.start = -1;
+        }
+    }
+  if (open.start >= 0)
+    {
+      open.end = G_MAXINT64;
+      g_array_append_val (out, open);
+    }
+  return out;
+}
+
+/* Every sample of @segments lies in one of @regions. */
+static void
+assert_regions_cover (GArray *segments, GArray *regions, const char *what)
+{
+  for (guint i = 0; i < segments->len; i++)
+    {
+      const MorokVadSegment *s = &g_array_index (segments, MorokVadSegment, i);
+      gint64 at = s->start;
+      for (guint k = 0; k < regions->len && at < s->end; k++)
+        {
+          const MorokVadSegment *r = &g_array_index (regions, MorokVadSegment, k);
+          if (r->start <= at && at < r->end)
+            at = r->end;
+        }
+      if (at < s->end)
+        g_test_message ("%s: segment [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                        ") not covered from %" G_GINT64_FORMAT,
+                        what, s->start, s->end, at);
+      g_assert_cmpint (at, >=, s->end);
+    }
+}
+
+/* On random sequences with random parameters (splits at max speech
+ * included), every offline segment lies in the regions the tentative spans
+ * open and close, each known no later than the tentative delay after its
+ * start. */
+static void
+test_tentative_spans_cover_segments (void)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed (20261207);
+  guint n_cases = g_test_thorough () ? 20000 : 3000;
+  for (guint c = 0; c < n_cases; c++)
+    {
+      MorokVadParams params;
+      random_params (r, &params);
+      gboolean dense = g_rand_int_range (r, 0, 10) == 0;
+      if (dense)
+        {
+          params.min_silence_ms
+              = MAX (params.min_silence_ms, 2 * params.min_silence_at_max_speech_ms + 100);
+          params.max_speech_s = g_rand_double_range (r, 0.2, 3);
+        }
+      g_autoptr (GArray) probs
+          = dense ? dense_pause_probs (r, &params) : random_probs (r, &params, g_rand_boolean (r));
+      const float *pv = (const float *)probs->data;
+      gint64 w = morok_vad_params_window (&params);
+      gint64 total
+          = probs->len == 0 ? 0 : ((gint64)probs->len - 1) * w + g_rand_int_range (r, 1, w + 1);
+      g_autoptr (GArray) offline = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
+      morok_vad_segments (pv, probs->len, total, &params, offline);
+      g_autoptr (GArray) regions = tentative_regions (pv, probs->len, &params);
+      g_autofree char *what = g_strdup_printf ("case %u", c);
+      assert_regions_cover (offline, regions, what);
+    }
+}
+
+/* At the defaults the tentative delay is the pad and a chunk: 480 + 512
+ * samples at 16 kHz, 240 + 256 at 8 kHz (62 ms both). */
+static void
+test_tentative_delay_at_defaults (void)
+{
+  MorokVadParams p;
+  morok_vad_params_init (&p, 16000);
+  g_assert_cmpint (morok_vad_params_tentative_delay (&p), ==, 992);
+  morok_vad_params_init (&p, 8000);
+  g_assert_cmpint (morok_vad_params_tentative_delay (&p), ==, 496);
+}
+
 /* The segmenter's split candidates never run out on segments up to max
  * speech long, however dense the pauses. */
 static void
@@ -828,6 +938,9 @@ main (int argc, char **argv)
   g_test_add_func ("/vad-segmenter/stream/reset-starts-over", test_reset_starts_over);
   g_test_add_func ("/vad-segmenter/stream/push-allocates-nothing", test_push_allocates_nothing);
   g_test_add_func ("/vad-segmenter/stream/speaking-hysteresis", test_speaking_hysteresis);
+  g_test_add_func ("/vad-segmenter/tentative/spans-cover-segments",
+                   test_tentative_spans_cover_segments);
+  g_test_add_func ("/vad-segmenter/tentative/delay-at-defaults", test_tentative_delay_at_defaults);
   g_test_add_func ("/vad-segmenter/params/bad-values-are-errors", test_bad_params);
   g_test_add_func ("/vad-segmenter/fixture/v5-16k-stream-equals-offline", test_fixture_v5);
   return g_test_run ();

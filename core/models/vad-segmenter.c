@@ -17,12 +17,12 @@ morok_vad_params_init (MorokVadParams *params, gint sample_rate)
   g_return_if_fail (params != NULL);
 
   params->sample_rate = sample_rate;
-  params->threshold = 0.5;
-  params->neg_threshold = -1;
-  params->min_speech_ms = 250;
-  params->min_silence_ms = 100;
-  params->speech_pad_ms = 30;
-  params->min_silence_at_max_speech_ms = 98;
+  params->threshold = MOROK_VAD_DEFAULT_THRESHOLD;
+  params->neg_threshold = MOROK_VAD_DEFAULT_NEG_THRESHOLD;
+  params->min_speech_ms = MOROK_VAD_DEFAULT_MIN_SPEECH_MS;
+  params->min_silence_ms = MOROK_VAD_DEFAULT_MIN_SILENCE_MS;
+  params->speech_pad_ms = MOROK_VAD_DEFAULT_SPEECH_PAD_MS;
+  params->min_silence_at_max_speech_ms = MOROK_VAD_DEFAULT_MIN_SILENCE_AT_MAX_SPEECH_MS;
   params->max_speech_s = INFINITY;
 }
 
@@ -154,6 +154,7 @@ typedef struct
   float start_prob;
   guint64 id;          /* bumped at each opening */
   gint64 temp_end;     /* first chunk of the silence in progress; 0: none */
+  gint64 closed_end;   /* the end of the last segment closed, kept or not; 0: none */
 
   /* Split candidates that can still be chosen, in time order, lengths not
    * increasing: a pause followed by a strictly longer one can never be the
@@ -210,6 +211,7 @@ vad_loop_reset (VadLoop *loop)
   loop->triggered = FALSE;
   loop->start = 0;
   loop->temp_end = 0;
+  loop->closed_end = 0;
   loop->first = 0;
   loop->n = 0;
 }
@@ -251,9 +253,10 @@ vad_loop_open (VadLoop *loop, gint64 start, float prob)
 }
 
 static void
-vad_loop_close (VadLoop *loop)
+vad_loop_close (VadLoop *loop, gint64 end)
 {
   loop->triggered = FALSE;
+  loop->closed_end = end;
   loop->temp_end = 0;
   loop->first = 0;
   loop->n = 0;
@@ -295,7 +298,7 @@ vad_loop_step (VadLoop *loop, float prob, gint64 pos, VadRaw out[2])
       if (loop->n == 0)
         {
           out[n_out++] = vad_loop_raw (loop, pos, prob);
-          vad_loop_close (loop);
+          vad_loop_close (loop, pos);
           return n_out;
         }
       /* Upstream opens the next segment if "next_start < prev_end + pos",
@@ -326,7 +329,7 @@ vad_loop_step (VadLoop *loop, float prob, gint64 pos, VadRaw out[2])
         return n_out;
       if (loop->temp_end - loop->start > lim->min_speech)
         out[n_out++] = vad_loop_raw (loop, loop->temp_end, prob);
-      vad_loop_close (loop);
+      vad_loop_close (loop, loop->temp_end);
     }
   return n_out;
 }
@@ -339,7 +342,7 @@ vad_loop_finish (VadLoop *loop, gint64 total, float last_prob, VadRaw *out)
   gboolean kept = loop->triggered && total - loop->start > loop->lim.min_speech;
   if (kept)
     *out = vad_loop_raw (loop, total, last_prob);
-  vad_loop_close (loop);
+  vad_loop_close (loop, total);
   return kept;
 }
 
@@ -598,6 +601,30 @@ morok_vad_segmenter_finish (MorokVadSegmenter *seg, gint64 total_samples,
     send_end (seg, &sink, FALSE, 0, total_samples);
   morok_vad_segmenter_reset (seg);
   return sink.n;
+}
+
+void
+morok_vad_segmenter_tentative (const MorokVadSegmenter *seg, gint64 *out_start, gint64 *out_end)
+{
+  g_return_if_fail (seg != NULL && out_start != NULL && out_end != NULL);
+
+  /* the loop keeps the start of the segment it closed last (0 before any) */
+  const VadLoop *loop = &seg->loop;
+  *out_start = MAX (0, loop->start - loop->lim.pad);
+  if (loop->triggered)
+    *out_end = G_MAXINT64;
+  else
+    *out_end = loop->closed_end != 0 ? loop->closed_end + loop->lim.pad : 0;
+}
+
+gint64
+morok_vad_params_tentative_delay (const MorokVadParams *params)
+{
+  g_return_val_if_fail (params != NULL, 0);
+
+  VadLimits lim;
+  vad_limits_init (&lim, params);
+  return lim.pad + lim.window;
 }
 
 gboolean

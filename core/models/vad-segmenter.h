@@ -69,7 +69,18 @@ GQuark morok_vad_error_quark (void);
 typedef enum
 {
   MOROK_VAD_ERROR_PARAMS, /* a MorokVadParams field out of range; the message names it */
+  MOROK_VAD_ERROR_RATE,   /* the model does not run at the stream's sample rate; the message
+                           * names the rate */
 } MorokVadError;
+
+/* Upstream's defaults: morok_vad_params_init () sets them, and morokvad's
+ * properties start from them. */
+#define MOROK_VAD_DEFAULT_THRESHOLD 0.5
+#define MOROK_VAD_DEFAULT_NEG_THRESHOLD -1.0 /* < 0: derived from the threshold */
+#define MOROK_VAD_DEFAULT_MIN_SPEECH_MS 250
+#define MOROK_VAD_DEFAULT_MIN_SILENCE_MS 100
+#define MOROK_VAD_DEFAULT_SPEECH_PAD_MS 30
+#define MOROK_VAD_DEFAULT_MIN_SILENCE_AT_MAX_SPEECH_MS 98
 
 /* Segmentation settings, with upstream's names and units. */
 typedef struct
@@ -128,6 +139,13 @@ guint morok_vad_params_window (const MorokVadParams *params);
  * outside [neg_threshold, threshold)); G_MAXINT64 if too large to say. */
 gint64 morok_vad_params_delay_max (const MorokVadParams *params);
 
+/* The samples after a sample that must have been pushed (as chunks) before
+ * its tentative span (morok_vad_segmenter_tentative ()) is known:
+ * speech_pad + window, since a span's start lies a pad before the chunk that
+ * opens it and a chunk's probability needs all its samples. 992 samples,
+ * 62 ms, at 16 kHz with the defaults. */
+gint64 morok_vad_params_tentative_delay (const MorokVadParams *params);
+
 /* ---- offline ---- */
 
 /* Replaces the contents of @out_segments (GArray of MorokVadSegment) with the
@@ -162,6 +180,21 @@ guint morok_vad_segmenter_finish (MorokVadSegmenter *seg, gint64 total_samples,
  * until a chunk < neg_threshold (FALSE before the first push and after a
  * reset). Segments add min speech, min silence and padding on top of it. */
 gboolean morok_vad_segmenter_speaking (const MorokVadSegmenter *seg);
+/* Where speech may lie before the events are certain, for audio that must
+ * not wait for them (morokvad in live pipelines). The loop opens a segment
+ * at a chunk >= threshold and closes it after min_silence of silence,
+ * whether it is then kept or dropped as too short, or at max_speech when it
+ * has no pause to split at; a split closes one segment and opens the next
+ * at once. Its tentative span is [start - speech_pad, end + speech_pad)
+ * (start at least 0), end being G_MAXINT64 while it is open. Writes the span
+ * of the segment open after the last push, else of the last one closed
+ * ([0, 0) before any). A segment of morok_vad_segments () starts no earlier
+ * than the span the loop opened it in (before any split) and ends no later
+ * than that span's end when the loop closes it, or the end of the stream:
+ * a sample outside the spans, each taken as open until it closes, is in no
+ * segment. */
+void morok_vad_segmenter_tentative (const MorokVadSegmenter *seg, gint64 *out_start,
+                                    gint64 *out_end);
 /* Split candidates not recorded for want of room since the segmenter was made. */
 guint64 morok_vad_segmenter_n_dropped (const MorokVadSegmenter *seg);
 
