@@ -76,7 +76,7 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define DEFAULT_INTERVAL_MS 0     /* from the decode's cost */
 #define DEFAULT_HOLD_MS 600
 #define DEFAULT_WINDOW 3.0        /* s */
-#define MIN_INTERVAL_MS 200
+#define MIN_INTERVAL_MS 150
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
 #define INTERIM "moroktranscriber-interim"
 #define EXCESSIVE_DELAY "moroktranscriber/excessive-delay"
@@ -773,7 +773,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
       "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
-      "one stream's decoding within a sixth of a core, at least 200 ms",
+      "one stream's decoding within a sixth of a core, at least 150 ms",
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",
