@@ -105,9 +105,8 @@ morok_vad_rounds_chunk_len (const MorokVadRounds *r)
  * MOROK_THREADS asks for more: its kernels are sized for max-streams, so
  * with the default (every core) most would be split over the pool even
  * for one stream's chunk, and a round would then wait for a worker that
- * the pipeline's streaming threads keep busy (10-14 ms a round instead of
- * tens of µs on a loaded 2-core machine); the pipeline's parallelism is
- * its streams. */
+ * the pipeline's streaming threads keep busy (milliseconds a round instead
+ * of microseconds); the pipeline's parallelism is its streams. */
 static gpointer
 make_batch (gpointer data, GError **error)
 {
