@@ -12,33 +12,11 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "hub-fixtures.h"
 #include "models/gigaam-private.h"
 #include "temp-dir.h"
 
 static char *tmp_dir;
-
-/* Each hub folder (build/tests/hub/<kind>) and the converted fixture it was made from. */
-static const struct
-{
-  const char *kind;
-  const char *file;
-  gboolean made_frontend; /* the folder has no window and filterbank: made from the config */
-} kinds[] = {
-  { "v3_ctc", "gigaam-v3-tiny.safetensors", FALSE },
-  { "v2_ctc", "gigaam-v2-tiny.safetensors", FALSE },
-  { "v3_e2e_ctc", "gigaam-v3-e2e-ctc-tiny.safetensors", TRUE },
-  { "v3_e2e_rnnt", "gigaam-v3-e2e-rnnt-tiny.safetensors", FALSE },
-  { "v2_rnnt", "gigaam-v2-rnnt-tiny.safetensors", FALSE },
-  { "v3_rnnt", "gigaam-v3-rnnt-tiny.safetensors", FALSE },
-};
-
-static char *
-hub_path (const char *kind)
-{
-  const char *dir = g_getenv ("MOROK_HUB_FIXTURES");
-  g_assert_nonnull (dir); /* tests/meson.build sets it */
-  return g_build_filename (dir, kind, NULL);
-}
 
 static MorokGigaAm *
 load_ok (const char *path)
@@ -112,11 +90,11 @@ assert_same_config (const MorokGigaAmConfig *a, const MorokGigaAmConfig *b)
 static void
 test_same_model (void)
 {
-  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+  for (guint k = 0; k < HUB_N_FIXTURES; k++)
     {
-      g_test_message ("%s", kinds[k].kind);
-      g_autofree char *dir = hub_path (kinds[k].kind);
-      g_autofree char *file = fixture_path (kinds[k].file);
+      g_test_message ("%s", hub_fixtures[k].kind);
+      g_autofree char *dir = hub_fixture_path (hub_fixtures[k].kind);
+      g_autofree char *file = fixture_path (hub_fixtures[k].file);
       g_autoptr (MorokGigaAm) folder = load_ok (dir);
       g_autoptr (MorokGigaAm) conv = load_ok (file);
       assert_same_config (morok_gigaam_config (folder), morok_gigaam_config (conv));
@@ -135,7 +113,7 @@ test_same_model (void)
           gsize n = 1;
           for (guint i = 0; i < want->rank; i++)
             n *= (gsize)want->dims[i];
-          if (kinds[k].made_frontend && g_str_has_prefix (name, "preprocessor."))
+          if (hub_fixtures[k].made_frontend && g_str_has_prefix (name, "preprocessor."))
             {
               /* torchaudio computes the filterbank in f32, Morok in double */
               double d = max_diff (got->data, want->data, n);
@@ -148,7 +126,7 @@ test_same_model (void)
       /* so are the front-end's tables made from them */
       gsize q = morok_gigaam_config (conv)->n_fft / 2 + 1;
       gsize basis = (gsize)morok_gigaam_config (conv)->n_fft * 2 * q;
-      double tol = kinds[k].made_frontend ? 1e-5 : 0;
+      double tol = hub_fixtures[k].made_frontend ? 1e-5 : 0;
       g_assert_cmpfloat (max_diff (folder->dft, conv->dft, basis), <=, tol);
       g_assert_cmpfloat (
           max_diff (folder->mel_fb2, conv->mel_fb2, 2 * q * morok_gigaam_config (conv)->n_mels), <=,
@@ -163,7 +141,7 @@ test_same_model (void)
 static void
 test_weights_in_place (void)
 {
-  g_autofree char *dir = hub_path ("v3_ctc");
+  g_autofree char *dir = hub_fixture_path ("v3_ctc");
   g_autoptr (MorokGigaAm) m = load_ok (dir);
   const MorokGigaAmConfig *c = morok_gigaam_config (m);
   gsize reordered = ((gsize)c->d_model * c->n_mels * c->subs_kernel
@@ -182,7 +160,7 @@ static char *
 copy_folder (const char *kind)
 {
   static guint n;
-  g_autofree char *src = hub_path (kind);
+  g_autofree char *src = hub_fixture_path (kind);
   g_autofree char *name = g_strdup_printf ("%s-%u", kind, n++);
   char *dst = g_build_filename (tmp_dir, name, NULL);
   g_assert_cmpint (g_mkdir (dst, 0755), ==, 0);

@@ -12,26 +12,12 @@
 
 #include "element-checks.h"
 #include "fixtures.h"
+#include "hub-fixtures.h"
 #include "io/safetensors.h"
 
 #define N_UTT 3
 #define RATE 16000
 #define PAUSE (300 * GST_MSECOND)
-
-/* Each hub folder (build/tests/hub/<kind>) and the converted fixture it was made from. */
-static const struct
-{
-  const char *kind;
-  const char *file;
-  gboolean made_frontend; /* the folder has no window and filterbank: made from the config */
-} kinds[] = {
-  { "v3_ctc", "gigaam-v3-tiny.safetensors", FALSE },
-  { "v2_ctc", "gigaam-v2-tiny.safetensors", FALSE },
-  { "v3_e2e_ctc", "gigaam-v3-e2e-ctc-tiny.safetensors", TRUE },
-  { "v3_e2e_rnnt", "gigaam-v3-e2e-rnnt-tiny.safetensors", FALSE },
-  { "v2_rnnt", "gigaam-v2-rnnt-tiny.safetensors", FALSE },
-  { "v3_rnnt", "gigaam-v3-rnnt-tiny.safetensors", FALSE },
-};
 
 /* What left an element: its buffers' times and the text of its messages,
  * in order, and its buffers' bytes. */
@@ -124,29 +110,21 @@ max_float_diff (GBytes *a, GBytes *b)
   return d;
 }
 
-static char *
-hub_path (const char *kind)
-{
-  const char *dir = g_getenv ("MOROK_HUB_FIXTURES");
-  fail_unless (dir != NULL); /* tests/meson.build sets it */
-  return g_build_filename (dir, kind, NULL);
-}
-
 /* moroktranscriber model=FOLDER gives, for every upstream kind, the words
  * (text, start, duration) and messages (text, word times) that
  * model=<its converted file> gives, and some words. */
 GST_START_TEST (test_transcriber_same_words)
 {
-  g_autofree char *folder = hub_path (kinds[__i__].kind);
-  g_autofree char *file = fixture_path (kinds[__i__].file);
+  g_autofree char *folder = hub_fixture_path (hub_fixtures[__i__].kind);
+  g_autofree char *file = fixture_path (hub_fixtures[__i__].file);
   Output a = run_element ("moroktranscriber", folder);
   Output b = run_element ("moroktranscriber", file);
-  fail_unless (a.payloads->len > 0, "%s: no words", kinds[__i__].kind);
+  fail_unless (a.payloads->len > 0, "%s: no words", hub_fixtures[__i__].kind);
   fail_unless_equals_string (a.events->str, b.events->str);
   fail_unless_equals_int (a.payloads->len, b.payloads->len);
   for (guint i = 0; i < a.payloads->len; i++)
     fail_unless (g_bytes_equal (a.payloads->pdata[i], b.payloads->pdata[i]), "%s: word %u differs",
-                 kinds[__i__].kind, i);
+                 hub_fixtures[__i__].kind, i);
   output_clear (&a);
   output_clear (&b);
 }
@@ -158,8 +136,8 @@ GST_END_TEST;
  * are made from the config (they differ from torchaudio's by up to 5e-6). */
 GST_START_TEST (test_encoder_same_tensors)
 {
-  g_autofree char *folder = hub_path (kinds[__i__].kind);
-  g_autofree char *file = fixture_path (kinds[__i__].file);
+  g_autofree char *folder = hub_fixture_path (hub_fixtures[__i__].kind);
+  g_autofree char *file = fixture_path (hub_fixtures[__i__].file);
   Output a = run_element ("morokencoder", folder);
   Output b = run_element ("morokencoder", file);
   fail_unless_equals_int (a.payloads->len, N_UTT);
@@ -168,11 +146,11 @@ GST_START_TEST (test_encoder_same_tensors)
     {
       GBytes *x = a.payloads->pdata[i], *y = b.payloads->pdata[i];
       fail_unless_equals_uint64 (g_bytes_get_size (x), g_bytes_get_size (y));
-      if (!kinds[__i__].made_frontend)
-        fail_unless (g_bytes_equal (x, y), "%s: tensor %u differs", kinds[__i__].kind, i);
+      if (!hub_fixtures[__i__].made_frontend)
+        fail_unless (g_bytes_equal (x, y), "%s: tensor %u differs", hub_fixtures[__i__].kind, i);
       else
         fail_unless (max_float_diff (x, y) <= 1e-4, "%s: tensor %u differs by %g",
-                     kinds[__i__].kind, i, max_float_diff (x, y));
+                     hub_fixtures[__i__].kind, i, max_float_diff (x, y));
     }
   output_clear (&a);
   output_clear (&b);
@@ -195,8 +173,8 @@ gigaam_hub_suite (void)
   Suite *s = suite_create ("gigaam-hub");
   TCase *tc = tcase_create ("general");
   suite_add_tcase (s, tc);
-  tcase_add_loop_test (tc, test_transcriber_same_words, 0, G_N_ELEMENTS (kinds));
-  tcase_add_loop_test (tc, test_encoder_same_tensors, 0, G_N_ELEMENTS (kinds));
+  tcase_add_loop_test (tc, test_transcriber_same_words, 0, HUB_N_FIXTURES);
+  tcase_add_loop_test (tc, test_encoder_same_tensors, 0, HUB_N_FIXTURES);
   tcase_add_test (tc, test_bad_folder);
   return s;
 }

@@ -180,8 +180,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   /* a subprocess works in its parent's folder */
-  tmp_dir = g_test_subprocess () ? g_strdup (g_getenv ("MOROK_TEST_IO_DIR")) : temp_dir_new ();
-  g_setenv ("MOROK_TEST_IO_DIR", tmp_dir, TRUE);
+  tmp_dir = g_test_subprocess () ? g_strdup (g_getenv ("IO_PATHS_TEST_DIR")) : temp_dir_new ();
+  g_setenv ("IO_PATHS_TEST_DIR", tmp_dir, TRUE);
   g_test_add_func ("/io/paths/missing-file", test_missing_file);
   g_test_add_func ("/io/paths/folder", test_folder);
   g_test_add_func ("/io/paths/no-permission", test_no_permission);
