@@ -6,6 +6,7 @@ safetensors under upstream's names, tokenizer.model for the e2e models.
 
 usage: make-hub-fixtures.py FIXTURES OUT [STAMP]
        make-hub-fixtures.py --compose-v3-rnnt FIXTURES OUT_FOLDER
+       make-hub-fixtures.py --folder MODEL.safetensors OUT_FOLDER
 
 The first form writes OUT/<kind>/ for the six upstream model kinds, each from
 its converted fixture in FIXTURES (tests/fixtures), so that the folder holds
@@ -32,10 +33,15 @@ the RNN-T head and character vocabulary of gigaam-v2-rnnt-tiny (both
 d_model 32). `convert.py OUT_FOLDER tests/fixtures/gigaam-v3-rnnt-tiny.safetensors`
 made the committed file from it.
 
+The third writes any converted file as a folder (its tensors as stored,
+model.safetensors, the config at the top level): docs/benchmarks.md compares
+the full-size benchmark model loaded both ways.
+
 Only Python's standard library: this runs where PyTorch is not installed.
 """
 
 import json
+import mmap
 import os
 import shutil
 import struct
@@ -63,11 +69,12 @@ KINDS = {
 # ---- safetensors, raw ----------------------------------------------------------
 
 def read_safetensors(path):
-    """(metadata, {name: (dtype, shape, bytes)}) in file order."""
+    """(metadata, {name: (dtype, shape, bytes)}) in file order; the bytes are
+    views of the mapped file, so that a large model is not read into memory."""
     with open(path, "rb") as f:
-        data = f.read()
+        data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
     (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
+    header = json.loads(bytes(data[8:8 + n]))
     meta = header.pop("__metadata__", {})
     base = 8 + n
     tensors = {}
@@ -109,7 +116,8 @@ def to_f32(dtype, raw):
 # ---- upstream's config -----------------------------------------------------------
 
 def upstream_cfg(m, model_name):
-    """Upstream's spelling of the normalised config `m` (docs/gigaam-model.md):
+    """Upstream's spelling of the normalised config `m` of the model `model_name`
+    (docs/gigaam-model.md):
     features for n_mels, striding for conv2d, pos_emb_max_len for rope_base,
     the head's and decoding's classes; v2's front-end sizes left to their
     defaults, as upstream's v2 configs do."""
@@ -150,8 +158,11 @@ def upstream_cfg(m, model_name):
                       model_path="%s/%s_tokenizer.model" % (TOKENIZER_DIR, model_name))
     else:
         up_dec["vocabulary"] = vocab["tokens"]
-    return {"model_name": model_name, "model_class": m["model_class"], "sample_rate": sr,
-            "preprocessor": up_pre, "encoder": up_enc, "head": up_head, "decoding": up_dec}
+    cfg = {"model_class": m["model_class"], "sample_rate": sr, "preprocessor": up_pre,
+           "encoder": up_enc, "head": up_head, "decoding": up_dec}
+    if m.get("model_name"):
+        cfg["model_name"] = m["model_name"]
+    return cfg
 
 
 # ---- folders ----------------------------------------------------------------------
@@ -206,13 +217,23 @@ def compose_v3_rnnt(fixtures, out):
     if m3["encoder"]["d_model"] != m2["head"]["enc_hidden"]:
         raise SystemExit("the head reads %d channels, the encoder makes %d"
                          % (m2["head"]["enc_hidden"], m3["encoder"]["d_model"]))
-    m = dict(m3, head=m2["head"], vocabulary=m2["vocabulary"])
+    m = dict(m3, head=m2["head"], vocabulary=m2["vocabulary"], model_name="v3_rnnt")
     tensors = {k: v for k, v in enc.items() if not k.startswith("head.")}
     tensors.update({k: v for k, v in head.items() if k.startswith("head.")})
     write_folder(out, upstream_cfg(m, "v3_rnnt"), tensors, True, 1, None)
 
 
+def folder_of(path, out):
+    meta, tensors = read_safetensors(path)
+    m = json.loads(meta["morok.config"])
+    name = m.get("model_name") or os.path.splitext(os.path.basename(path))[0]
+    write_folder(out, upstream_cfg(m, name), tensors, False, 1, None)
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--folder":
+        folder_of(argv[2], argv[3])
+        return 0
     if len(argv) == 4 and argv[1] == "--compose-v3-rnnt":
         compose_v3_rnnt(argv[2], argv[3])
         return 0
