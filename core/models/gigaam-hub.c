@@ -98,6 +98,12 @@ read_json (const char *path, GError **error)
   return g_steal_pointer (&parser);
 }
 
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The safetensors files: those the index names, in name order, or
  * model.safetensors. */
 static GPtrArray *
@@ -134,7 +140,7 @@ weight_files (const char *dir, JsonParser **out_index, GError **error)
           if (g_hash_table_add (seen, (gpointer)file))
             g_ptr_array_add (names, g_strdup (file));
         }
-      g_ptr_array_sort (names, (GCompareFunc)g_strcmp0);
+      g_ptr_array_sort (names, compare_names);
     }
   else if (g_file_test (single, G_FILE_TEST_EXISTS))
     g_ptr_array_add (names, g_strdup ("model.safetensors"));
