@@ -211,6 +211,12 @@ edit_ssl (JsonObject *cfg)
 }
 
 static void
+edit_huge_fft (JsonObject *cfg)
+{
+  json_object_set_int_member (json_object_get_object_member (cfg, "preprocessor"), "n_fft", 4096);
+}
+
+static void
 edit_three_layers (JsonObject *cfg)
 {
   json_object_set_int_member (json_object_get_object_member (cfg, "encoder"), "n_layers", 3);
@@ -261,6 +267,8 @@ test_bad_folders (void)
   write_in (not_gigaam, "config.json", "{\"model_type\": \"whisper\", \"d_model\": 384}");
   g_autofree char *ssl = copy_folder ("v3_ctc");
   edit_config (ssl, edit_ssl);
+  g_autofree char *huge_fft = copy_folder ("v3_ctc");
+  edit_config (huge_fft, edit_huge_fft);
   g_autofree char *layers = copy_folder ("v3_ctc");
   edit_config (layers, edit_three_layers);
   g_autofree char *no_weights = copy_folder ("v3_ctc");
@@ -280,6 +288,7 @@ test_bad_folders (void)
   remove_in (no_tokenizer, "tokenizer.model");
   g_autofree char *ckpt = g_build_filename (tmp_dir, "v3_ctc.ckpt", NULL);
   write_in (tmp_dir, "v3_ctc.ckpt", "PK\003\004 a torch zip");
+  g_autofree char *json = g_build_filename (no_tokenizer, "config.json", NULL);
   const struct
   {
     const char *path;
@@ -290,6 +299,9 @@ test_bad_folders (void)
     { not_gigaam, MOROK_IO_ERROR_UNSUPPORTED, "config.json: not a GigaAM ASR model's config" },
     { ssl, MOROK_IO_ERROR_UNSUPPORTED, "model_class 'ssl': not a GigaAM ASR model" },
     { layers, MOROK_IO_ERROR_MALFORMED, "config says encoder.n_layers = 3, the weights 2" },
+    /* checked after normalising, as a converted file's morok.config is */
+    { huge_fft, MOROK_IO_ERROR_MALFORMED,
+      "config.json: 'preprocessor.n_fft' must be an integer in [2, 2048]" },
     { no_weights, MOROK_IO_ERROR_NOT_FOUND, "no model.safetensors" },
     { bin_only, MOROK_IO_ERROR_NOT_FOUND, "pytorch_model.bin, which Morok does not read" },
     { no_shard, MOROK_IO_ERROR_OPEN, "model-00002-of-00002.safetensors: no such file" },
@@ -302,6 +314,7 @@ test_bad_folders (void)
     { no_tokenizer, MOROK_IO_ERROR_NOT_FOUND,
       "names the tokenizer '/root/.cache/gigaam/v3_e2e_ctc_tokenizer.model'" },
     { ckpt, MOROK_IO_ERROR_UNSUPPORTED, "convert it with scripts/gigaam/convert.py" },
+    { json, MOROK_IO_ERROR_UNSUPPORTED, "give the model's folder, which holds config.json" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -362,11 +362,19 @@ make_frontend_tables (MorokGigaAm *m)
 
 /* ---- the model ---- */
 
-/* A torch checkpoint given where a model is read: say how to convert it
- * rather than fail on its bytes. */
+/* A torch checkpoint or a folder's JSON given where a model is read: say
+ * what to give instead rather than fail on its bytes. */
 static gboolean
 check_not_checkpoint (const char *path, GError **error)
 {
+  if (g_str_has_suffix (path, ".json"))
+    {
+      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED,
+                   "%s: a JSON file: give the model's folder, which holds config.json and the "
+                   "weights",
+                   path);
+      return FALSE;
+    }
   if (!g_str_has_suffix (path, ".ckpt") && !g_str_has_suffix (path, ".pt")
       && !g_str_has_suffix (path, ".bin"))
     return TRUE;
