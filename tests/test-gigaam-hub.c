@@ -13,7 +13,6 @@
 #include "element-checks.h"
 #include "fixtures.h"
 #include "hub-fixtures.h"
-#include "io/safetensors.h"
 
 #define N_UTT 3
 #define RATE 16000
@@ -48,26 +47,19 @@ run_element (const char *factory, const char *model)
   GstElement *el = gst_harness_find_element (h, factory);
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (el, bus);
-  GError *e = NULL;
-  g_autofree char *path = fixture_path ("gigaam-audio.safetensors");
-  MorokSafetensors *audio = morok_safetensors_open (path, &e);
-  g_assert_no_error (e);
   GstClockTime t = 0;
   for (guint i = 0; i < N_UTT; i++)
     {
-      g_autofree char *name = g_strdup_printf ("audio.%u", i);
-      const MorokSafetensor *tensor = morok_safetensors_get (audio, name, &e);
-      g_assert_no_error (e);
-      g_autofree float *wave = morok_safetensor_dup_f32 (tensor, &e);
-      GstBuffer *buf = gst_buffer_new_memdup (wave, tensor->n_elements * sizeof (float));
+      gsize n;
+      g_autofree float *wave = fixture_gigaam_utterance (i, &n);
+      GstBuffer *buf = gst_buffer_new_memdup (wave, n * sizeof (float));
       GST_BUFFER_PTS (buf) = t;
-      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (tensor->n_elements, GST_SECOND, RATE);
+      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (n, GST_SECOND, RATE);
       t += GST_BUFFER_DURATION (buf);
       fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
       fail_unless (gst_harness_push_event (h, gst_event_new_gap (t, PAUSE)));
       t += PAUSE;
     }
-  morok_safetensors_free (audio);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   for (GstBuffer *buf; (buf = gst_harness_try_pull (h));)
     {
