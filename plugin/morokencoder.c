@@ -25,7 +25,8 @@
  * element holds up to `max-batch` × `max-duration` of audio and says so in
  * the LATENCY query.
  *
- * The model (a GigaAM safetensors file, see docs/gigaam-model.md) is loaded
+ * The model (a GigaAM model folder as downloaded, or a converted file; see
+ * docs/gigaam-model.md) is loaded
  * and its plan prepared on READY→PAUSED (or shared with another element of
  * the same model and settings, docs/morokencoder.md), for `max-batch`
  * utterances of up to `max-duration` (the plan's b and t bounds) in

@@ -134,7 +134,7 @@ prepare (MorokUtteranceElement *self)
   if (!path)
     {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No model: set the model property"),
-                         ("%s needs a GigaAM safetensors file (docs/gigaam-model.md)",
+                         ("%s needs a GigaAM model: its folder as downloaded, or a converted file (docs/gigaam-model.md)",
                           factory_name (self)));
       return FALSE;
     }
@@ -643,7 +643,7 @@ morok_utterance_element_class_init (MorokUtteranceElementClass *klass)
   gobject_class->finalize = morok_utterance_element_finalize;
   const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
   g_object_class_install_property (gobject_class, PROP_MODEL,
-      g_param_spec_string ("model", "Model", "GigaAM safetensors file (scripts/gigaam/convert.py)",
+      g_param_spec_string ("model", "Model", "GigaAM model folder as downloaded, or a file made by scripts/gigaam/convert.py",
                            NULL, ready));
   g_object_class_install_property (gobject_class, PROP_MAX_DURATION,
       g_param_spec_double ("max-duration", "Maximum duration",

@@ -223,3 +223,19 @@ fixture_int8_tol (void)
 {
   return morok_weight_pack_int8_amax (morok_isa_detect ()) == 127 ? 2e-1 : 4e-1;
 }
+
+float *
+fixture_gigaam_utterance (guint i, gsize *out_n)
+{
+  g_autofree char *path = fixture_path ("gigaam-audio.safetensors");
+  g_autofree char *name = g_strdup_printf ("audio.%u", i);
+  GError *e = NULL;
+  g_autoptr (MorokSafetensors) audio = morok_safetensors_open (path, &e);
+  g_assert_no_error (e);
+  const MorokSafetensor *t = morok_safetensors_get (audio, name, &e);
+  g_assert_no_error (e);
+  *out_n = (gsize) t->n_elements;
+  float *wave = morok_safetensor_dup_f32 (t, &e);
+  g_assert_no_error (e);
+  return wave;
+}

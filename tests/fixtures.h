@@ -9,6 +9,9 @@
 char *fixture_path (const char *name);
 /* The samples of a 16-bit PCM mono WAV fixture, and its rate. (transfer full) */
 gint16 *fixture_read_wav (const char *name, guint *out_rate, gsize *out_n);
+/* The samples of utterance @i of gigaam-audio.safetensors ("audio.i", the
+ * GigaAM fixtures' input), *out_n of them. (transfer full) */
+float *fixture_gigaam_utterance (guint i, gsize *out_n);
 /* One float per line; lines starting with '#' are a header. (transfer full) */
 GArray *fixture_read_floats (const char *name);
 

@@ -52,4 +52,13 @@ typedef enum
 gboolean morok_io_check_finite (const char *file, const char *tensor, const float *data, gint64 n,
                                 GError **error);
 
+/* Maps @path read-only: (transfer full) g_mapped_file_unref () it; NULL with
+ * MOROK_IO_ERROR_OPEN saying in words what is wrong with the path ("m.onnx:
+ * no such file", "models/: a folder, not a file", "m.onnx: no permission to
+ * read it"), where GLib would say "mmap() failed: No such device". */
+GMappedFile *morok_io_map_file (const char *path, GError **error);
+/* What is wrong with @path, which an open () or a read failed on with @errno_value,
+ * as "<path>: <reason in words>". (transfer full) */
+char *morok_io_describe_path (const char *path, int errno_value);
+
 G_END_DECLS

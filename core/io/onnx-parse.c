@@ -552,20 +552,15 @@ model_parse (MorokOnnxModel *m, GError **error)
 MorokOnnxModel *
 morok_onnx_model_load (const char *path, GError **error)
 {
-  g_autoptr (GError) local = NULL;
   MorokOnnxModel *m;
   GMappedFile *mapped;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  mapped = g_mapped_file_new (path, FALSE, &local);
+  mapped = morok_io_map_file (path, error);
   if (mapped == NULL)
-    {
-      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_OPEN, "%s: cannot read: %s", path,
-                   local->message);
-      return NULL;
-    }
+    return NULL;
   m = model_new (path);
   m->mapped = mapped;
   m->data = (const guint8 *)g_mapped_file_get_contents (mapped);

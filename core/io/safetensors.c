@@ -337,13 +337,9 @@ morok_safetensors_open (const char *path, GError **error)
   st->by_name = g_hash_table_new (g_str_hash, g_str_equal);
   st->metadata = g_hash_table_new (g_str_hash, g_str_equal);
 
-  g_autoptr (GError) map_error = NULL;
-  st->file = g_mapped_file_new (path, FALSE, &map_error);
+  st->file = morok_io_map_file (path, error);
   if (!st->file)
-    {
-      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_OPEN, "%s", map_error->message);
-      return NULL;
-    }
+    return NULL;
   st->bytes = (const guint8 *)g_mapped_file_get_contents (st->file);
   st->size = st->bytes ? g_mapped_file_get_length (st->file) : 0;
   if (!parse_header (st, error))
@@ -408,26 +404,32 @@ morok_safetensors_get (const MorokSafetensors *st, const char *name, GError **er
   return t;
 }
 
+gboolean
+morok_safetensor_check_shape (const MorokSafetensor *t, guint rank, const gint64 *dims,
+                              GError **error)
+{
+  g_return_val_if_fail (t != NULL && (rank == 0 || dims != NULL), FALSE);
+  gboolean match = t->rank == rank;
+  for (guint i = 0; match && i < rank; i++)
+    match = dims[i] < 0 || dims[i] == t->dims[i];
+  if (match)
+    return TRUE;
+  g_autoptr (GString) is = g_string_new (NULL);
+  g_autoptr (GString) want = g_string_new (NULL);
+  format_dims (is, t->dims, t->rank);
+  format_dims (want, dims, rank);
+  g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
+               "%s: tensor '%s' is %s, expected %s", t->file, t->name, is->str, want->str);
+  return FALSE;
+}
+
 const MorokSafetensor *
 morok_safetensors_get_shaped (const MorokSafetensors *st, const char *name, guint rank,
                               const gint64 *dims, GError **error)
 {
   g_return_val_if_fail (rank == 0 || dims != NULL, NULL);
   const MorokSafetensor *t = morok_safetensors_get (st, name, error);
-  if (!t)
-    return NULL;
-  gboolean match = t->rank == rank;
-  for (guint i = 0; match && i < rank; i++)
-    match = dims[i] < 0 || dims[i] == t->dims[i];
-  if (match)
-    return t;
-  g_autoptr (GString) is = g_string_new (NULL);
-  g_autoptr (GString) want = g_string_new (NULL);
-  format_dims (is, t->dims, t->rank);
-  format_dims (want, dims, rank);
-  fail (error, MOROK_IO_ERROR_MALFORMED, st, "tensor '%s' is %s, expected %s", name, is->str,
-        want->str);
-  return NULL;
+  return t && morok_safetensor_check_shape (t, rank, dims, error) ? t : NULL;
 }
 
 const char *

@@ -98,6 +98,11 @@ const MorokSafetensor *morok_safetensors_get_shaped (const MorokSafetensors *st,
                                                      guint rank, const gint64 *dims,
                                                      GError **error);
 
+/* TRUE when @tensor has exactly @rank dims equal to @dims (-1 matches any
+ * size); else MALFORMED: "f: tensor 'w' is [64,1,3], expected [128,1,3]". */
+gboolean morok_safetensor_check_shape (const MorokSafetensor *tensor, guint rank,
+                                       const gint64 *dims, GError **error);
+
 /* __metadata__[key], or NULL. (transfer none) */
 const char *morok_safetensors_metadata (const MorokSafetensors *st, const char *key);
 /* All metadata keys, sorted, NULL-terminated. (transfer container): g_free () the array. */

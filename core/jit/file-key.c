@@ -146,10 +146,49 @@ hash_file (const char *path, GError **error)
                           h[0], h[1], bytes);
 }
 
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* A model folder (a model hub download) is the files in it: the key hashes
+ * each file's name and key, in name order. Hidden files and sub-folders
+ * (a hub client's bookkeeping) are not the model's. */
+static char *
+folder_key (const char *path, GError **error)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, error);
+  if (!dir)
+    return NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (const char *name; (name = g_dir_read_name (dir));)
+    if (name[0] != '.')
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  g_autoptr (GString) list = g_string_new (NULL);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *child = g_build_filename (path, names->pdata[i], NULL);
+      if (!g_file_test (child, G_FILE_TEST_IS_REGULAR))
+        continue;
+      g_autofree char *key = morok_jit_registry_file_key (child, error);
+      if (!key)
+        return NULL;
+      g_string_append_printf (list, "%s%c%s\n", (const char *) names->pdata[i], 0, key);
+    }
+  guint64 h[2];
+  morok_jit_registry_hash128 (list->str, list->len, h);
+  return g_strdup_printf ("folder-%016" G_GINT64_MODIFIER "x%016" G_GINT64_MODIFIER "x", h[0],
+                          h[1]);
+}
+
 char *
 morok_jit_registry_file_key (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return folder_key (path, error);
   g_autofree char *stamp = file_stamp (path);
   if (stamp)
     {

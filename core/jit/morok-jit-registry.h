@@ -45,8 +45,10 @@ typedef gpointer (*MorokSharedMakeFn) (gpointer data, GError **error);
 /* "<128-bit hash of the bytes, hex>-<size in bytes>" of the file at @path:
  * the same for two copies of one file under any names. Reads the whole
  * file (mapped) the first time; then remembers the key while the file's
- * inode, size and modification times stay. (transfer full) Fails with a
- * G_FILE_ERROR naming @path. */
+ * inode, size and modification times stay. A folder (a model hub download)
+ * has the key "folder-<hash>" of its files' names and keys (hidden files and
+ * sub-folders left out). (transfer full) Fails with a G_FILE_ERROR naming
+ * @path. */
 char *morok_jit_registry_file_key (const char *path, GError **error);
 /* The 128-bit hash of @bytes bytes at @data into @out (non-cryptographic: a
  * deliberate collision is possible, an accidental one is not). */

@@ -20,6 +20,7 @@
 typedef struct
 {
   const char *file;
+  const char *what; /* "morok.config", or a folder's "config.json" it was made from */
   JsonObject *root;
   GError **error;  /* may be NULL: callers need not ask for the message */
   gboolean failed;
@@ -35,7 +36,7 @@ config_fail (ConfigReader *r, MorokIoError code, const char *fmt, ...)
   va_start (ap, fmt);
   g_autofree char *msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  g_set_error (r->error, MOROK_IO_ERROR, code, "%s: morok.config: %s", r->file, msg);
+  g_set_error (r->error, MOROK_IO_ERROR, code, "%s: %s: %s", r->file, r->what, msg);
   r->failed = TRUE;
 }
 
@@ -391,7 +392,8 @@ gigaam_read_config (MorokGigaAm *m, const char *json, GError **error)
                    parse_error ? parse_error->message : "another JSON value");
       return FALSE;
     }
-  ConfigReader r = { m->file, json_node_get_object (json_parser_get_root (parser)), error, FALSE };
+  ConfigReader r = { m->file, m->folder ? "config.json" : "morok.config",
+                     json_node_get_object (json_parser_get_root (parser)), error, FALSE };
   const char *format = json_object_get_string_member_with_default (r.root, "format", "");
   gint64 version = json_object_get_int_member_with_default (r.root, "format_version", 0);
   const char *model_class = json_object_get_string_member_with_default (r.root, "model_class", "");

@@ -18,13 +18,24 @@ typedef struct
   gint64 dims[4];
 } GigaAmWeight;
 
+/* The tensors a model is read from, by their upstream names: one Morok
+ * file, or the files of a model hub folder (gigaam-hub.c). */
+typedef struct
+{
+  GPtrArray *files;    /* MorokSafetensors*, mapped while the model lives */
+  GHashTable *by_name; /* name -> const MorokSafetensor*; NULL: the one file's names */
+  GHashTable *made;    /* tensors made at load (a folder's front-end tables): MorokSafetensor*
+                          -> their storage; not mapped, so never dropped */
+} GigaAmTensors;
+
 struct _MorokGigaAm
 {
   gint ref_count;
   char *path;
   char *file; /* basename, for messages */
   MorokGigaAmConfig config;
-  MorokSafetensors *st; /* the file, mapped while the model lives: the weights read in place */
+  gboolean folder;      /* loaded from a model hub folder, not a Morok file */
+  GigaAmTensors tensors; /* the files, mapped while the model lives: the weights read in place */
   GHashTable *weights; /* name -> GigaAmWeight*; the subsampling's weights are
                          reordered (gigaam.c, reorder_subsampling_weights) */
   /* front-end constants made at load from the stored window and filterbank */
@@ -40,6 +51,20 @@ struct _MorokGigaAm
   gint64 max_samples;
   gboolean release_packed; /* morok_gigaam_set_release_packed () */
 };
+
+/* ---- model hub folders (gigaam-hub.c) ---- */
+
+/* Opens the folder @dir (config.json, model.safetensors or shards with their
+ * index, tokenizer.model) into m->tensors and makes the normalised config
+ * that a converted file holds as "morok.config": (transfer full) its JSON,
+ * or NULL with a MOROK_IO_ERROR naming the file and what is wrong. */
+char *gigaam_hub_open (MorokGigaAm *m, const char *dir, GError **error);
+/* Makes the front-end's window and mel filterbank from m->config when the
+ * folder has none, as scripts/gigaam/convert.py does. */
+void gigaam_hub_add_frontend (MorokGigaAm *m);
+/* The tensor @name of @m's files, or NULL with MOROK_IO_ERROR_NOT_FOUND. */
+const MorokSafetensor *gigaam_tensors_get (const MorokGigaAm *m, const char *name, GError **error);
+void gigaam_tensors_clear (GigaAmTensors *t);
 
 /* Reads the config @json of @m's file into m->config (gigaam-config.c);
  * FALSE with a MOROK_IO_ERROR naming the file and the field. */

@@ -193,9 +193,18 @@ weight_set_copy (GigaAmWeight *w, float *copy)
   w->tensor = NULL;
 }
 
+/* An error about a tensor names its file by its base name: in a folder,
+ * the folder goes in front. Returns FALSE. */
 static gboolean
-read_weight (MorokGigaAm *m, MorokSafetensors *st, const char *name, const Size *shape,
-             GError **error)
+in_folder (const MorokGigaAm *m, GError **error)
+{
+  if (m->folder)
+    g_prefix_error (error, "%s/", m->path);
+  return FALSE;
+}
+
+static gboolean
+read_weight (MorokGigaAm *m, const char *name, const Size *shape, GError **error)
 {
   gint64 dims[4];
   guint rank = 0;
@@ -204,22 +213,26 @@ read_weight (MorokGigaAm *m, MorokSafetensors *st, const char *name, const Size 
       dims[rank] = resolve (&m->config, shape[rank]);
       rank++;
     }
-  const MorokSafetensor *t = morok_safetensors_get_shaped (st, name, rank, dims, error);
+  const MorokSafetensor *t = gigaam_tensors_get (m, name, error);
   if (!t)
     return FALSE;
+  if (!morok_safetensor_check_shape (t, rank, dims, error))
+    return in_folder (m, error);
+  gboolean mapped = !m->tensors.made || !g_hash_table_contains (m->tensors.made, t);
   GigaAmWeight *w = g_new0 (GigaAmWeight, 1);
   w->rank = rank;
   memcpy (w->dims, dims, sizeof dims);
   g_hash_table_insert (m->weights, g_strdup (name), w);
-  w->data = morok_safetensor_f32_in_place (t);
+  w->data = mapped ? morok_safetensor_f32_in_place (t) : NULL;
   w->tensor = w->data ? t : NULL;
   if (!w->data)
     weight_set_copy (w, morok_safetensor_dup_f32 (t, error));
-  if (!w->data || !morok_io_check_finite (m->file, name, w->data, t->n_elements, error))
-    return FALSE;
+  if (!w->data || !morok_io_check_finite (t->file, t->name, w->data, t->n_elements, error))
+    return in_folder (m, error);
   /* read again from the file when a plan packs it or a kernel reads it:
    * until then neither the file's pages nor a copy are resident */
-  morok_safetensor_drop (t);
+  if (mapped)
+    morok_safetensor_drop (t);
   return TRUE;
 }
 
@@ -266,14 +279,16 @@ reorder_subsampling_weights (MorokGigaAm *m)
 }
 
 static gboolean
-read_weights (MorokGigaAm *m, MorokSafetensors *st, GError **error)
+read_weights (MorokGigaAm *m, GError **error)
 {
   MorokGigaAmConfig *c = &m->config;
   /* the depthwise kernel comes from the weights; a config value must agree */
-  const MorokSafetensor *dw = morok_safetensors_get_shaped (
-      st, "encoder.layers.0.conv.depthwise_conv.weight", 3, (gint64[]){ c->d_model, 1, -1 }, error);
+  const MorokSafetensor *dw
+      = gigaam_tensors_get (m, "encoder.layers.0.conv.depthwise_conv.weight", error);
   if (!dw)
     return FALSE;
+  if (!morok_safetensor_check_shape (dw, 3, (gint64[]){ c->d_model, 1, -1 }, error))
+    return in_folder (m, error);
   c->conv_kernel = (guint)dw->dims[2];
   if (c->conv_kernel % 2 == 0)
     {
@@ -296,7 +311,7 @@ read_weights (MorokGigaAm *m, MorokSafetensors *st, GError **error)
       for (guint i = 0; i < n; i++)
         {
           g_autofree char *name = g_strdup_printf (s->name, i);
-          if (!read_weight (m, st, name, s->shape, error))
+          if (!read_weight (m, name, s->shape, error))
             return FALSE;
         }
     }
@@ -347,36 +362,75 @@ make_frontend_tables (MorokGigaAm *m)
 
 /* ---- the model ---- */
 
+/* A torch checkpoint or a folder's JSON given where a model is read: say
+ * what to give instead rather than fail on its bytes. */
+static gboolean
+check_not_checkpoint (const char *path, GError **error)
+{
+  if (g_str_has_suffix (path, ".json"))
+    {
+      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED,
+                   "%s: a JSON file: give the model's folder, which holds config.json and the "
+                   "weights",
+                   path);
+      return FALSE;
+    }
+  if (!g_str_has_suffix (path, ".ckpt") && !g_str_has_suffix (path, ".pt")
+      && !g_str_has_suffix (path, ".bin"))
+    return TRUE;
+  g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED,
+               "%s: a PyTorch checkpoint, which Morok does not read: convert it with "
+               "scripts/gigaam/convert.py (docs/gigaam-model.md), or give the model's "
+               "folder as downloaded (config.json, model.safetensors)",
+               path);
+  return FALSE;
+}
+
+/* The normalised config of a Morok file: its "morok.config". */
+static char *
+open_file (MorokGigaAm *m, const char *path, GError **error)
+{
+  if (!check_not_checkpoint (path, error))
+    return NULL;
+  MorokSafetensors *st = morok_safetensors_open (path, error);
+  if (!st)
+    return NULL;
+  g_ptr_array_add (m->tensors.files, st);
+  const char *json = morok_safetensors_metadata (st, "morok.config");
+  if (!json)
+    g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_NOT_FOUND,
+                 "%s: no 'morok.config' in __metadata__: not a Morok GigaAM file "
+                 "(convert it with scripts/gigaam/convert.py, or give the model's folder "
+                 "as downloaded)",
+                 m->file);
+  return g_strdup (json);
+}
+
 MorokGigaAm *
 morok_gigaam_load (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-  g_autoptr (MorokSafetensors) st = morok_safetensors_open (path, error);
-  if (!st)
-    return NULL;
   g_autoptr (MorokGigaAm) m = g_new0 (MorokGigaAm, 1);
   m->ref_count = 1;
   m->path = g_strdup (path);
   m->file = g_path_get_basename (path);
   m->weights = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify)weight_free);
   m->tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  m->st = g_steal_pointer (&st);
-  const char *json = morok_safetensors_metadata (m->st, "morok.config");
-  if (!json)
-    {
-      g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_NOT_FOUND,
-                   "%s: no 'morok.config' in __metadata__: not a Morok GigaAM file "
-                   "(convert it with scripts/gigaam/convert.py)",
-                   m->file);
-      return NULL;
-    }
-  if (!gigaam_read_config (m, json, error) || !read_weights (m, m->st, error))
+  m->tensors.files = g_ptr_array_new_with_free_func ((GDestroyNotify) morok_safetensors_free);
+  m->folder = g_file_test (path, G_FILE_TEST_IS_DIR);
+  g_autofree char *json
+      = m->folder ? gigaam_hub_open (m, path, error) : open_file (m, path, error);
+  if (!json || !gigaam_read_config (m, json, error))
+    return NULL;
+  if (m->folder)
+    gigaam_hub_add_frontend (m);
+  if (!read_weights (m, error))
     return NULL;
   make_frontend_tables (m);
   /* all of it, once all is read: a read maps its neighbours' pages too
    * (the kernel's fault-around), those of tensors dropped before it */
-  morok_safetensors_drop (m->st);
+  morok_gigaam_drop_file_pages (m);
   m->max_batch = 1;
   m->max_samples = (gint64)DEFAULT_MAX_SECONDS * m->config.sample_rate;
   g_debug ("%s: GigaAM %s, %u layers, d_model %u, %u heads, conv kernel %u, %u classes", m->file,
@@ -402,7 +456,7 @@ morok_gigaam_unref (MorokGigaAm *model)
   g_free (model->config.piece_types);
   g_free (model->config.unk_surface);
   g_hash_table_unref (model->weights);
-  morok_safetensors_free (model->st);
+  gigaam_tensors_clear (&model->tensors);
   g_hash_table_unref (model->tables);
   g_free (model->dft);
   g_free (model->dft_hi);
@@ -553,7 +607,8 @@ void
 morok_gigaam_drop_file_pages (MorokGigaAm *model)
 {
   g_return_if_fail (model != NULL);
-  morok_safetensors_drop (model->st);
+  for (guint i = 0; i < model->tensors.files->len; i++)
+    morok_safetensors_drop (model->tensors.files->pdata[i]);
 }
 
 void

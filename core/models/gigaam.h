@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* GigaAM (v3 and v2, CTC and RNN-T): the model file and the forward pass as lazy tensors.
  *
- * morok_gigaam_load () reads a Morok GigaAM file (one safetensors file whose
- * __metadata__["morok.config"] holds the config, docs/gigaam-model.md),
- * checks the config and the shape of every tensor it needs, and keeps the
- * file mapped: f32 weights are read in place from it, the others converted
+ * morok_gigaam_load () reads a GigaAM model: a model hub folder as
+ * downloaded (config.json, model.safetensors or its shards,
+ * tokenizer.model), or a Morok GigaAM file (one safetensors file whose
+ * __metadata__["morok.config"] holds the config, docs/gigaam-model.md);
+ * it checks the config and the shape of every tensor it needs, and keeps the
+ * files mapped: f32 weights are read in place from it, the others converted
  * to f32 once, at load (morok_gigaam_weight_bytes_owned). The graph
  * builders below turn it into tensors: the log-mel front-end from the
  * waveform, the Conformer encoder, the CTC head. The JIT wrappers in
@@ -104,7 +106,8 @@ typedef struct _MorokGigaAm MorokGigaAm;
 
 /* ---- loading ---- */
 
-/* Reads and checks @path. (transfer full); NULL with a MOROK_IO_ERROR naming
+/* Reads and checks @path, a model hub folder or a converted file: the same
+ * model either way. (transfer full); NULL with a MOROK_IO_ERROR naming
  * the file and the tensor or config field at fault: OPEN, TRUNCATED,
  * MALFORMED (a wrong shape, a bad config value), NOT_FOUND (a missing tensor,
  * metadata or config field), UNSUPPORTED (a model Morok does not run). */
@@ -123,7 +126,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokGigaAm, morok_gigaam_unref)
 gsize morok_gigaam_weight_bytes_owned (const MorokGigaAm *model);
 /* (transfer none) valid while @model lives. */
 const MorokGigaAmConfig *morok_gigaam_config (const MorokGigaAm *model);
-/* The file it was loaded from. (transfer none) */
+/* The file or folder it was loaded from. (transfer none) */
 const char *morok_gigaam_path (const MorokGigaAm *model);
 /* TRUE when the model takes audio at @rate Hz (its config's
  * preprocessor.sample_rate); otherwise FALSE with MOROK_IO_ERROR_UNSUPPORTED

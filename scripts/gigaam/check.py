@@ -19,10 +19,15 @@ usage: check.py [FIXTURES_DIR]
   are refused, and reference.py reproduces their encoder, joint or CTC
   outputs, tokens, frames, texts and word times, a batch equal to alone;
 * sentencepiece-decode.json holds reference.py's texts and words, and the
-  texts are SentencePiece's own decoding.
+  texts are SentencePiece's own decoding;
+* every model hub folder that make-hub-fixtures.py writes (the six upstream
+  kinds, which the C loader reads as they are: tests/test-gigaam-folder.c)
+  converts to the fixture it was made from, so the converter and the C
+  loader read each folder as the same model.
 """
 
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -386,6 +391,21 @@ def check_ctc_masked(model_path, audio_path):
           % (os.path.basename(model_path), diff))
 
 
+def check_hub_folders(fixtures, tmp):
+    hub = os.path.join(tmp, "hub")
+    script = os.path.join(HERE, "make-hub-fixtures.py")
+    spec = importlib.util.spec_from_file_location("make_hub_fixtures", script)
+    make_hub = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_hub)
+    for kind, (fixture, *_rest) in make_hub.KINDS.items():
+        make_hub.make_kind(fixtures, hub, kind)
+        source = os.path.join(fixtures, fixture)
+        dtype = safetensors_lite.read(source)[1]["morok.dtype"]
+        out = os.path.join(tmp, kind + ".safetensors")
+        convert.convert(os.path.join(hub, kind), out, dtype)
+        check(same_file(out, source), "convert.py makes %s of the hub folder %s" % (fixture, kind))
+
+
 def main(argv):
     fixtures = argv[1] if len(argv) > 1 else os.path.join(HERE, "..", "..", "tests", "fixtures")
     torch.set_num_threads(1)
@@ -400,6 +420,8 @@ def main(argv):
         check_reference(model, os.path.join(fixtures, "gigaam-%s-tiny-ref.safetensors" % version),
                         audio)
         check_ctc_masked(model, audio)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_hub_folders(fixtures, tmp)
     with open(os.path.join(fixtures, "gigaam-asr-expected.json"), encoding="utf-8") as f:
         expected = json.load(f)
     tokenizer = os.path.join(fixtures, expected.pop("tokenizer"))
