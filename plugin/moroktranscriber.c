@@ -492,6 +492,9 @@ morok_transcriber_live_start (MorokUtteranceElement *element, gboolean upstream_
   morok_gigaam_stream_reset (self->stream);
   self->serial = 0;
   self->late_warned = 0;
+  GST_OBJECT_LOCK (self);
+  self->max_observed_delay_ms = 0;
+  GST_OBJECT_UNLOCK (self);
   morok_utterance_element_set_live_shift (element, self->lateness);
   GST_INFO_OBJECT (self, "live: a decode of the window takes %.1f ms; interval %" GST_TIME_FORMAT
                    ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
