@@ -289,8 +289,8 @@ end_utterance (MorokTranscriber *self, const char *text, const TimedWord *words,
   MorokUtteranceElement *element = MOROK_UTTERANCE_ELEMENT (self);
   morok_utterance_element_push_gap (element, end);
   GstStructure *final = gst_structure_new_empty (FINAL_TRANSCRIPT);
-  gst_pad_push_event (morok_utterance_element_src_pad (element),
-                      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, final));
+  morok_utterance_element_push_event (element,
+                                      gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, final));
   gst_element_post_message (GST_ELEMENT (self),
                             transcript_message (self, text, words, n, start, end));
 }
@@ -503,12 +503,13 @@ morok_transcriber_live_start (MorokUtteranceElement *element, gboolean upstream_
   return MAX (to_samples (self->interval), 1);
 }
 
-/* A word pushed at @pts: its delay, max-observed-delay, and a warning when
- * it left past the pipeline's latency. */
+/* A word leaving now: its delay, max-observed-delay, and a warning when it
+ * leaves past the pipeline's latency. */
 static void
-account_delay (MorokTranscriber *self, GstClockTime pts)
+morok_transcriber_live_leaving (MorokUtteranceElement *element, GstBuffer *buf)
 {
-  MorokUtteranceElement *element = MOROK_UTTERANCE_ELEMENT (self);
+  MorokTranscriber *self = MOROK_TRANSCRIBER (element);
+  GstClockTime pts = GST_BUFFER_PTS (buf);
   GstClockTime now = morok_utterance_element_now (element);
   GstClockTime at = morok_utterance_element_running_time (element, pts);
   if (!GST_CLOCK_TIME_IS_VALID (now) || !GST_CLOCK_TIME_IS_VALID (at))
@@ -580,7 +581,6 @@ push_committed (MorokTranscriber *self, const MorokLiveUtterance *utt)
         continue;
       ret = morok_utterance_element_push (MOROK_UTTERANCE_ELEMENT (self),
                                           text_buffer (text, word.start, word.end));
-      account_delay (self, word.start);
     }
   return ret;
 }
@@ -802,6 +802,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   utterance_class->live_start = morok_transcriber_live_start;
   utterance_class->live_decode = morok_transcriber_live_decode;
   utterance_class->live_latency = morok_transcriber_live_latency;
+  utterance_class->live_leaving = morok_transcriber_live_leaving;
   utterance_class->debug_category = morok_transcriber_debug;
   gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_OUTPUT, 0);
   gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_MODE, 0);

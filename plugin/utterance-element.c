@@ -2,6 +2,7 @@
 #include "utterance-element.h"
 #include "caps-refusal.h"
 #include "latency-query.h"
+#include "live-output.h"
 #include "property-guard.h"
 #include "sample-clock.h"
 #include "utterance-prototype.h"
@@ -52,6 +53,7 @@ typedef struct
   /* live mode (live-worker.h): decided at the first buffer */
   gboolean live_checked;
   MorokLiveWorker *live;
+  MorokLiveOutput *live_out; /* pushes what live decoding outputs */
   MorokSampleClock live_clock;
   gint64 live_seen; /* samples since the segment started */
   GstClockTime live_shift; /* the subclass's output times are this much later */
@@ -110,6 +112,7 @@ release (MorokUtteranceElement *self)
   MorokUtteranceElementPrivate *priv = PRIV (self);
   /* the worker's thread runs the subclass's contexts: it stops first */
   g_clear_pointer (&priv->live, morok_live_worker_free);
+  g_clear_pointer (&priv->live_out, morok_live_output_free);
   priv->live_checked = FALSE;
   g_clear_pointer (&priv->live_f32, g_free);
   priv->live_f32_len = 0;
@@ -170,24 +173,54 @@ prepare (MorokUtteranceElement *self)
 
 /* ---- utterances ---- */
 
+static GstFlowReturn
+push_now (gpointer user, GstBuffer *buf)
+{
+  MorokUtteranceElement *self = user;
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  if (priv->live_out && CLASS (self)->live_leaving)
+    CLASS (self)->live_leaving (self, buf);
+  return morok_utterance_gate_push (priv->gate, priv->srcpad, buf);
+}
+
+static void
+push_gap_now (gpointer user, GstClockTime until)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (MOROK_UTTERANCE_ELEMENT (user));
+  morok_utterance_gate_push_gap (priv->gate, priv->srcpad, until);
+}
+
+static void
+push_event_now (gpointer user, GstEvent *event)
+{
+  gst_pad_push_event (PRIV (MOROK_UTTERANCE_ELEMENT (user))->srcpad, event);
+}
+
 GstFlowReturn
 morok_utterance_element_push (MorokUtteranceElement *self, GstBuffer *buf)
 {
   MorokUtteranceElementPrivate *priv = PRIV (self);
-  return morok_utterance_gate_push (priv->gate, priv->srcpad, buf);
+  return priv->live_out ? morok_live_output_buffer (priv->live_out, buf) : push_now (self, buf);
 }
 
 void
 morok_utterance_element_push_gap (MorokUtteranceElement *self, GstClockTime until)
 {
   MorokUtteranceElementPrivate *priv = PRIV (self);
-  morok_utterance_gate_push_gap (priv->gate, priv->srcpad, until);
+  if (priv->live_out)
+    morok_live_output_gap (priv->live_out, until);
+  else
+    push_gap_now (self, until);
 }
 
-GstPad *
-morok_utterance_element_src_pad (MorokUtteranceElement *self)
+void
+morok_utterance_element_push_event (MorokUtteranceElement *self, GstEvent *event)
 {
-  return PRIV (self)->srcpad;
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  if (priv->live_out)
+    morok_live_output_event (priv->live_out, event);
+  else
+    push_event_now (self, event);
 }
 
 GstClockTime
@@ -254,6 +287,8 @@ choose_mode (MorokUtteranceElement *self)
   gint64 interval = CLASS (self)->live_start (self, upstream_live);
   if (interval <= 0)
     return;
+  static const MorokLiveOutputCallbacks output = { push_now, push_gap_now, push_event_now };
+  priv->live_out = morok_live_output_new (&output, self);
   static const MorokLiveCallbacks callbacks = { live_decode, live_gap };
   priv->live = morok_live_worker_new (MOROK_UTTERANCE_RATE, morok_gigaam_max_samples (priv->model),
                                       interval, !upstream_live, &callbacks, self);
@@ -311,21 +346,31 @@ live_sink_event (MorokUtteranceElement *self, GstEvent *event)
       morok_live_worker_gap (priv->live,
                               morok_sample_clock_time (&priv->live_clock, priv->live_seen));
       morok_live_worker_drain (priv->live);
+      morok_live_output_drain (priv->live_out);
       return FALSE;
     case GST_EVENT_SEGMENT:
       /* the utterances held belong to the segment before */
       morok_live_worker_end (priv->live);
       morok_live_worker_drain (priv->live);
+      morok_live_output_drain (priv->live_out);
       morok_sample_clock_init (&priv->live_clock, MOROK_UTTERANCE_RATE);
       priv->live_seen = 0;
       return FALSE;
     case GST_EVENT_FLUSH_STOP:
       morok_live_worker_set_flushing (priv->live, FALSE);
+      morok_live_output_set_flushing (priv->live_out, FALSE);
       morok_sample_clock_init (&priv->live_clock, MOROK_UTTERANCE_RATE);
       priv->live_seen = 0;
       return FALSE;
+    case GST_EVENT_CAPS:
+    case GST_EVENT_STREAM_START:
+      return FALSE; /* before any output */
     default:
-      return FALSE;
+      if (!GST_EVENT_IS_SERIALIZED (event) || !GST_EVENT_IS_DOWNSTREAM (event))
+        return FALSE;
+      /* after the output already decoded (tags, custom events) */
+      morok_live_output_event (priv->live_out, event);
+      return TRUE;
     }
 }
 
@@ -414,7 +459,10 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
   MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (parent);
   MorokUtteranceElementPrivate *priv = PRIV (self);
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START && priv->live)
-    morok_live_worker_set_flushing (priv->live, TRUE);
+    {
+      morok_live_worker_set_flushing (priv->live, TRUE);
+      morok_live_output_set_flushing (priv->live_out, TRUE);
+    }
   if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
     gst_event_copy_segment (event, &priv->segment);
   if (priv->live && live_sink_event (self, event))
@@ -558,7 +606,10 @@ morok_utterance_element_change_state (GstElement *element, GstStateChange transi
     return GST_STATE_CHANGE_FAILURE;
   /* a chain () waiting for the worker returns before the pads go down */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && priv->live)
-    morok_live_worker_set_flushing (priv->live, TRUE);
+    {
+      morok_live_worker_set_flushing (priv->live, TRUE);
+      morok_live_output_set_flushing (priv->live_out, TRUE);
+    }
   GstStateChangeReturn ret
       = GST_ELEMENT_CLASS (morok_utterance_element_parent_class)->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)

@@ -84,12 +84,16 @@ struct _MorokUtteranceElementClass
   GstFlowReturn (*live_decode) (MorokUtteranceElement *self, const MorokLiveUtterance *utt,
                                 gint64 n, gboolean final);
   GstClockTime (*live_latency) (MorokUtteranceElement *self, gboolean upstream_live);
+  /* Live mode: @buf leaves the element now (before its push). */
+  void (*live_leaving) (MorokUtteranceElement *self, GstBuffer *buf);
   /* The subclass's debug category: property warnings and the prepare summary. */
   GstDebugCategory *debug_category;
 };
 
 /* Pushes @buf (transfer full), output of an utterance of the batch, after a
- * GAP for any time before it not yet told. */
+ * GAP for any time before it not yet told. In live mode the three push
+ * functions queue what they push for a thread of its own (live-output.h),
+ * and return the flow of the last push done. */
 GstFlowReturn morok_utterance_element_push (MorokUtteranceElement *self, GstBuffer *buf);
 /* Pushes a GAP: downstream learns that nothing comes before @until (an
  * utterance's end, once its output is out). */
@@ -105,7 +109,7 @@ GstClockTime morok_utterance_element_now (MorokUtteranceElement *self);
  * pipeline configured (its LATENCY event), and at least what the element
  * answered; NONE before either. */
 GstClockTime morok_utterance_element_deadline_latency (MorokUtteranceElement *self);
-/* (transfer none) */
-GstPad *morok_utterance_element_src_pad (MorokUtteranceElement *self);
+/* Pushes @event (transfer full) downstream after the output before it. */
+void morok_utterance_element_push_event (MorokUtteranceElement *self, GstEvent *event);
 
 G_END_DECLS

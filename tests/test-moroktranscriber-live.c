@@ -280,10 +280,21 @@ wait_message (Clocked *c, const char *name)
 }
 
 /* Pulls the words out now: each one's arrival on the clock against its
- * running time plus the latency. */
+ * running time plus the latency. A serialized event sent through first
+ * comes out after everything the element decoded so far. */
 static void
 pull_words (Clocked *c)
 {
+  fail_unless (gst_harness_push_event (
+      c->h, gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, gst_structure_new_empty ("sync"))));
+  for (gboolean seen = FALSE; !seen;)
+    {
+      GstEvent *event = gst_harness_pull_event (c->h); /* waits at most 60 s */
+      fail_unless (event != NULL);
+      seen = GST_EVENT_TYPE (event) == GST_EVENT_CUSTOM_DOWNSTREAM
+             && gst_event_has_name (event, "sync");
+      gst_event_unref (event);
+    }
   GstBuffer *buf;
   while ((buf = gst_harness_try_pull (c->h)))
     {
