@@ -3,7 +3,7 @@
  * time into a live pipeline, next to the same file transcribed offline.
  * bench/live-latency.sh runs it and makes the table. Not a test.
  *
- *   build/bench/bench-live [--truth JSON] [-v] [-p PROP=VALUE]... MODEL WAV
+ *   build/bench/bench-live [--truth JSON] [-v] [--no-queue] [-p PROP=VALUE]... MODEL WAV
  *
  * Two runs in one process, the offline one first:
  *
@@ -18,8 +18,8 @@
  * segment starts at 0), min-latency 20 ms. The queue (unbounded) keeps the
  * syncing sink off moroktranscriber's thread: the sink waits for each GAP
  * event's time plus the latency, which would hold the element back by the
- * whole latency. A word's arrival is the running time (pipeline clock minus
- * base time) at which its buffer leaves moroktranscriber's src pad (a pad
+ * whole latency (--no-queue leaves it out, to show that). A word's arrival is the running time
+ * (pipeline clock minus base time) at which its buffer leaves moroktranscriber's src pad (a pad
  * probe): what the pipeline delivers, however late; the sink renders it at
  * PTS + latency or then, whichever is later. A run ends when EOS leaves the
  * element. Reported on one line:
@@ -80,6 +80,7 @@ typedef struct
 typedef struct
 {
   gboolean live;
+  gboolean direct;      /* no queue before the sink */
   GArray *words;        /* Word */
   GstClockTime offset;  /* running time of the WAV's first sample */
   GstClockTime latency; /* LATENCY answer, min */
@@ -327,9 +328,9 @@ run_pipeline (Run *run, const char *model, const char *path, const Wav *wav, cha
 {
   g_autofree char *desc = g_strdup_printf (
       "%s ! audioconvert ! audioresample ! morokvad remove-silence=true ! "
-      "moroktranscriber name=asr ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
-      "fakesink name=sink sync=%s",
+      "moroktranscriber name=asr ! %s fakesink name=sink sync=%s",
       run->live ? "appsrc name=src is-live=true format=time" : "filesrc name=src ! wavparse",
+      run->direct ? "" : "queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 !",
       run->live ? "true" : "false");
   run->pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS, error);
   if (!run->pipeline)
@@ -585,12 +586,14 @@ main (int argc, char **argv)
 {
   g_autofree char *truth_path = NULL;
   g_auto (GStrv) props = NULL;
-  gboolean verbose = FALSE;
+  gboolean verbose = FALSE, direct = FALSE;
   GOptionEntry entries[]
       = { { "truth", 0, 0, G_OPTION_ARG_FILENAME, &truth_path, "words with true times", "JSON" },
           { "prop", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &props, "moroktranscriber property",
             "NAME=VALUE" },
           { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "print each live word", NULL },
+          { "no-queue", 0, 0, G_OPTION_ARG_NONE, &direct, "the sink straight after the element",
+            NULL },
           { NULL } };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("MODEL WAV");
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -599,7 +602,7 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc != 3)
     {
       fprintf (stderr,
-               "bench-live: %s\nusage: bench-live [--truth JSON] [-v] "
+               "bench-live: %s\nusage: bench-live [--truth JSON] [-v] [--no-queue] "
                "[-p PROP=VALUE]... MODEL WAV\n",
                error ? error->message : "want MODEL and WAV");
       return 2;
@@ -616,6 +619,7 @@ main (int argc, char **argv)
   Run offline, live;
   run_init (&offline, FALSE);
   run_init (&live, TRUE);
+  live.direct = direct;
   const char *which = "offline";
   gboolean ok = run_pipeline (&offline, argv[1], argv[2], &wav, props, &error);
   if (ok)
