@@ -17,6 +17,7 @@ Times are not checked (real time on a shared machine).
 
 usage: check-live-captions.py TRANSCRIBE CAPTIONS_PY MODEL WAV
 """
+import difflib
 import re
 import subprocess
 import sys
@@ -34,13 +35,10 @@ def offline_texts(transcribe, model, wav):
 
 
 def edits(ref, hyp):
-    """Word edit distance."""
-    d = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, d[0] = d[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (r != h))
-    return d[len(hyp)]
+    """Word edits of difflib's alignment (substitutions, insertions and
+    deletions; not always the fewest, never fewer)."""
+    ops = difflib.SequenceMatcher(None, ref, hyp, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
 
 
 def check(name, out, expected):
