@@ -153,7 +153,7 @@ morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
  * columns (4 KB), so that its reads along B's contiguous axis and its
  * writes into the panel both stay in L1. Element by element, across the
  * panels, GigaAM's 883 MB took 1.1-1.4 s on one Zen 5 core; so, 0.7 s
- * (with its panels in one block of huge pages, prepare.c). */
+ * (with its panels in one block of huge pages, prepare/place.c). */
 #define PACK_KB 16
 #define PACK_NR_MAX 64
 

@@ -87,7 +87,7 @@ gsize morok_program_arena_bytes (const MorokProgram *program);
 /* Bytes of buffers each context allocates: the arena, inputs, outputs and
  * the GEMM scratch (*@out_scratch, nullable, gets the scratch alone). */
 gsize morok_program_context_bytes (const MorokProgram *program, gsize *out_scratch);
-/* Bytes of constant weights packed at prepare for the GEMM (prepare/prepare.c). */
+/* Bytes of constant weights packed at prepare for the GEMM (prepare/pack.c). */
 gsize morok_program_packed_bytes (const MorokProgram *program);
 /* Variables, by slot: names and bounds copied at prepare. */
 guint morok_program_n_vars (const MorokProgram *program);
