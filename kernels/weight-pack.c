@@ -151,9 +151,8 @@ morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
 /* Rows of B a block, and the widest panel (the avx512 ISA's): the
  * packers walk B a block of one panel at a time, PACK_KB rows by nr
  * columns (4 KB), so that its reads along B's contiguous axis and its
- * writes into the panel both stay in L1. Element by element, across the
- * panels, GigaAM's 883 MB took 1.1-1.4 s on one Zen 5 core; so, 0.7 s
- * (with its panels in one block of huge pages, prepare/place.c). */
+ * writes into the panel both stay in L1 (element by element across the
+ * panels, GigaAM's packing took about twice as long). */
 #define PACK_KB 16
 #define PACK_NR_MAX 64
 

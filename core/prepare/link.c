@@ -49,8 +49,7 @@ link_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions 
   /* compilers side by side, one per core, unless prepare packs many
    * weights meanwhile: with the library, one unit then hides behind the
    * packing, and a second clang slowed the packing threads more than it
-   * saved (GigaAM full size, 883 MB of panels, cold: 2.2-2.3 s with one
-   * unit, 2.5-3.1 s with two) */
+   * saved (GigaAM full size, cold) */
   gsize packed = 0;
   for (guint i = 0; i < sched->buffers->len; i++)
     {

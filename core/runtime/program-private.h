@@ -84,9 +84,8 @@ GArray *morok_mapped_blocks_new (void);
 /* A new zeroed, page-aligned block of @bytes in @blocks; NULL when out of
  * memory. @filled: the caller writes all of it at once (a program's packed
  * panels and copied weights): the block is asked for huge pages and
- * populated in one call. Page by page, first touches were most of a warm
- * GigaAM prepare on a Zen 5 VM: 900 MB written in 3.4-4.0 s faulting 4 KB
- * pages, 1.9 s faulting huge pages, 0.5 s populated (Linux 6.18). */
+ * populated in one call: faulted in page by page, first touches were most
+ * of a warm GigaAM prepare (docs/benchmarks.md). */
 gpointer morok_mapped_block (GArray *blocks, gsize bytes, gboolean filled);
 
 /* Evaluates output @io's shape program over @vars into @out. */

@@ -18,7 +18,7 @@
  * floats, in L1 while the micro-kernel walks down M), and an MR x NR register
  * tile of C accumulates over KC. A needs no packing when its rows are
  * contiguous in k (sak == 1, the layout of activations): the micro-kernel
- * broadcasts straight from MR rows, which measured 8 % faster than packing;
+ * broadcasts straight from MR rows, which measured faster than packing;
  * nor when its columns are contiguous in m (sam == 1) and B is one panel
  * (each tile then reads them once, as packing would); other strides, and a
  * last partial panel of rows, are packed MR-interleaved.
@@ -41,8 +41,7 @@
  *   MOROK_ISA_AVX2    6 x 16 (12 ymm)    8 x f32
  *   portable          4 x 4             scalar
  *
- * One thread, GFLOP/s (kernels/bench-gemm.c; OpenBLAS 0.3.21 SkylakeX):
- * see the table in that file's header comment.
+ * Against OpenBLAS: kernels/bench-gemm.c, and its table in docs/benchmarks.md.
  *
  *   // C[250 x 768] = X[250 x 3072] . W^T, W stored [768 x 3072]
  *   morok_gemm_f32 (250, 768, 3072, x, 3072, 1, w, 1, 3072, c, 768, 0);
@@ -56,7 +55,7 @@
 /* Tiles and blocks, picked by measurement on this machine (SPR, 48 KB L1d,
  * 2 MB L2; kernels/bench-gemm.c): on AVX-512, 6 x 64 (24 zmm accumulators, 4
  * loads and 6 broadcasts per 24 FMAs) beat 12 x 32, 14 x 32, 8 x 48 and
- * 8 x 32 by 5-10 % on average over the encoder shapes, with KC = 128 so that
+ * 8 x 32 on average over the encoder shapes, with KC = 128 so that
  * the B panel (KC x 64 floats, 32 KB) stays in L1d. MC x KC of A and the
  * KC x NC packed block of B stay in L2. AVX2 keeps the usual 6 x 16 (12 of its
  * 16 ymm registers). Stack use is about MOROK_GEMM_STACK_BYTES: 169 KB on
@@ -100,8 +99,8 @@ morok_gemm_min (int64_t a, int64_t b)
 
 /* row[i] = a + i * ars for the MR rows of a tile's A, each pointer opaque
  * to the compiler: from a[i*ars] it derives every row's address from the
- * last one, a chain of dependent adds in each step that measured 7 %
- * slower (SPR, operands in L1). */
+ * last one, a chain of dependent adds in each step that measured
+ * slower (operands in L1). */
 #define MOROK_GEMM_ROWS(row, a, ars)                                                               \
   _Pragma ("clang loop unroll(full)") for (int i_ = 0; i_ < MOROK_GEMM_MR; i_++)                   \
   {                                                                                                \
@@ -178,7 +177,7 @@ morok_gemm_tile_nv (const int nv, int64_t kc, const float *restrict a, int64_t a
 }
 
 /* The whole tile. One out-of-line copy serves both kinds of A: inlined at
- * each call site it measured no faster and cost ~80 ms more compile time. */
+ * each call site it measured no faster and cost more compile time. */
 static MOROK_VEC512 __attribute__ ((noinline, unused)) void
 morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
                  const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
@@ -394,10 +393,9 @@ morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float 
 /* The k loops of these paths are not unrolled with 512-bit vectors: clang
  * unrolled them by 4 to 8, more B vectors live than the 32 registers hold
  * beside the accumulators, and the loops spilled to the stack (Silero's
- * [4, 387] x [387, 128], one call on hot data: 4.3 -> 3.6 us; [2, 384] x
- * [384, 64] 1.27 -> 0.97; [1, 128] x [128, 64] 0.40 -> 0.27; the
- * one-row products over 512 columns as before). With 256-bit vectors the
- * unrolled loops ran as fast, or 5 % faster. */
+ * small products ran faster rolled; the one-row products over 512 columns
+ * as fast). With 256-bit vectors the unrolled loops ran as fast or
+ * faster. */
 #if defined(MOROK_ISA_AVX512)
 #define MOROK_GEMM_K_LOOP _Pragma ("clang loop unroll(disable)")
 #else
@@ -666,9 +664,8 @@ morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const
 
 /* All N columns for mb rows: blocks of BACC / mb vectors, then of 4, then
  * what is left: one masked block of 4 vectors when it spans more than one
- * (single vectors leave too few FMA chains to hide their latency: Silero's
- * folded STFT, 127 columns, 1.31 -> 1.20 us), else single vectors, the last
- * one masked. */
+ * (single vectors leave too few FMA chains to hide their latency), else
+ * single vectors, the last one masked. */
 MOROK_INLINE MOROK_VEC512 void
 morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a, int64_t sak,
                        const float *B, int64_t sbk, float *C, int64_t csm, int64_t csn, int64_t mr,
@@ -678,7 +675,7 @@ morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a
   int64_t n0 = 0;
   /* 4 rows over 4k + 1 vectors (the STFT cosines, 129 columns = 9): blocks
    * of 3, the last one masked, not 4-vector blocks and one vector of 4
-   * FMA chains (1612 -> 1422 ns at [4, 129] x [129, 129]) */
+   * FMA chains, which measured slower */
   int64_t vectors = (N + MOROK_GEMM_VL - 1) / MOROK_GEMM_VL;
   if (nv == 4 && vectors > 1 && vectors % 4 == 1)
     {
@@ -757,8 +754,8 @@ typedef struct
 
 /* Part t of @parts of @pf's lines, each asked into L2 (prefetcht1). The
  * run and line are stepped, not divided out of each line's number: two
- * 64-bit divisions a line cost Silero's batched LSTM product (64 x 256 x
- * 512, about 90 lines a tile) 6 % of its time on Zen 5. */
+ * 64-bit divisions a line were a measurable share of Silero's batched LSTM
+ * product (64 x 256 x 512, about 90 lines a tile). */
 MOROK_INLINE void
 morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
 {
@@ -780,16 +777,13 @@ morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
  * last, the next nc columns' first kc (none past N). B is in panels of @nr
  * columns, @panel_bytes apart, @k_bytes per k within a panel; nc and kc
  * are the caller's block sizes. The weights of a model come from memory:
- * a product asks for its next block while it works on this one (250 x 384
- * x 768 with a fresh B on every call: 148 -> 155-165 GFLOP/s). The AMX
+ * a product asks for its next block while it works on this one. The AMX
  * kernel walks its own: its k steps are a few hundred cycles, too short for
- * the divisions of morok_gemm_prefetch_part at each (bf16x3 5-10 % slower).
- * A B of at most MOROK_GEMM_PREFETCH_MIN bytes is not asked for: it fits
- * in L2 (1 MB on Zen 4 and 5, 2 MB on Sapphire Rapids), and the requests
- * only took issue slots from the tiles (Silero's batched plan at 64
- * streams, Zen 5: its LSTM product, 512 KB of B, 95-104 -> 87-89 us, the
- * first convolution's 68 -> 64; GigaAM's products, every B above 2 MB,
- * keep them). */
+ * the divisions of morok_gemm_prefetch_part at each. A B of at most
+ * MOROK_GEMM_PREFETCH_MIN bytes is not asked for: it fits in L2 (1 MB on
+ * Zen 4 and 5, 2 MB on Sapphire Rapids), and the requests only took issue
+ * slots from the tiles (Silero's batched plan; GigaAM's products, every B
+ * above 2 MB, keep them). */
 #define MOROK_GEMM_PREFETCH_MIN (1 << 20)
 MOROK_INLINE MorokGemmPrefetch
 morok_gemm_next_block (const void *bp, int64_t nr, int64_t panel_bytes, int64_t k_bytes,
@@ -907,8 +901,7 @@ morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, in
 /* k per block of a packed product: K in even blocks of at most KC, or
  * of at most KC_MAX where that saves a short last block, whose pass over
  * every tile of C costs its loads and stores for a few FMAs (Silero's
- * K = 129, 258 and 387: 128 + 1, ..., now blocks of 129; [256, 127] x
- * [127, 129] 53.3 -> 50.4 us, min of 2000 calls). */
+ * K = 129, 258 and 387: blocks of 129, not 128 + 1, ...). */
 MOROK_INLINE int64_t
 morok_gemm_packed_kc (int64_t K)
 {
