@@ -5,7 +5,7 @@
  * the steps. */
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/prepare-private.h"
-#include "prepare/link-private.h"
+#include "prepare/compile-job-private.h"
 #include <string.h>
 
 /* TRUE if the region of kernel @root reaches buffer @buf other than

@@ -8,8 +8,8 @@
  *   fold.c       weight-only subgraphs computed once, here
  *   schedule     graph/schedule.c: kernels and buffers
  *   pack.c       which products read their weight from packed panels
- *   render and compile   link.c with renderer.c and render-*.c, on a
- *                thread of its own while place.c runs
+ *   compile      compile-job.c: rendered (renderer.c, render-*.c) and
+ *                compiled on a thread of its own while place.c runs
  *   place.c      where each buffer lives (the panels are packed here),
  *                the inputs' and outputs' shapes, the steps
  */

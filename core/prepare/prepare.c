@@ -5,7 +5,7 @@
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/prepare-private.h"
 #include "prepare/morok-rules.h"
-#include "prepare/link-private.h"
+#include "prepare/compile-job-private.h"
 #include "kernels/weight-pack.h"
 #include <stdlib.h>
 #include <string.h>
@@ -64,17 +64,17 @@ prepare_build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *c
   g_ptr_array_set_free_func (folded, NULL);
   /* clang runs while the weights are packed */
   gint64 t1 = g_get_monotonic_time ();
-  Link *link = link_start (sched, opts->isa, &opts->compile, error);
-  if (!link)
+  CompileJob *job = compile_job_start (sched, opts->isa, &opts->compile, error);
+  if (!job)
     return NULL;
   if (!prepare_place_buffers (b, sched, !one_shot, error)
       || !prepare_describe_io (b, pool, sched, n_inputs, error))
     {
-      link_finish (link, NULL, NULL);
+      compile_job_finish (job, NULL, NULL);
       return NULL;
     }
   gint64 t2 = g_get_monotonic_time ();
-  g_autofree MorokKernelFn *fns = link_finish (link, b, error);
+  g_autofree MorokKernelFn *fns = compile_job_finish (job, b, error);
   if (!fns)
     return NULL;
   prepare_add_steps (b, sched, opts, fns);
@@ -96,10 +96,10 @@ morok_plan_precision_supported (MorokIsa isa, MorokPrecision precision, GError *
   if (!missing)
     return TRUE;
   if ((guint) precision >= MOROK_PRECISION_COUNT)
-    g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+    g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_PRECISION,
                  "precision %d: not one of f32, f16, bf16, bf16x3, int8", precision);
   else
-    g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+    g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_PRECISION,
                  "precision %s does not run here: it needs %s (plan ISA %s)",
                  morok_precision_name (precision), missing, morok_isa_name (isa));
   return FALSE;
