@@ -107,8 +107,6 @@ MorokContext *morok_context_new (MorokProgram *program, GError **error);
 void morok_context_free (MorokContext *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokContext, morok_context_free)
 
-/* (transfer none) */
-MorokProgram *morok_context_program (MorokContext *ctx);
 /* The most threads of the process-wide pool a step of @ctx uses (at most
  * what the program was prepared for); 1 runs every step on the calling
  * thread. A step whose pool is busy with another context runs on its
@@ -150,7 +148,6 @@ MorokContext *morok_plan_context (MorokPlan *plan);
 
 /* The plan's context and program, as the calls above. */
 MorokBuffer *morok_plan_input (MorokPlan *plan, guint index);
-guint morok_plan_n_inputs (const MorokPlan *plan);
 const MorokBuffer *morok_plan_output (MorokPlan *plan, guint index);
 guint morok_plan_n_outputs (const MorokPlan *plan);
 guint morok_plan_n_steps (const MorokPlan *plan);
