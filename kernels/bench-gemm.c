@@ -33,6 +33,7 @@
 
 #include "kernel-headers-export.h"
 #include "kernels/weight-pack.h"
+#include "base/cache-line.h"
 
 static double
 now (void)
@@ -103,7 +104,7 @@ measure (const Run *r)
 static float *
 random_floats (int64_t n)
 {
-  float *p = aligned_alloc (64, ((n * sizeof (float) + 63) / 64) * 64);
+  float *p = aligned_alloc (64, morok_round_64 (n * sizeof (float)));
   for (int64_t i = 0; i < n; i++)
     p[i] = (float)rand () / RAND_MAX * 2.0f - 1.0f;
   return p;
@@ -208,7 +209,7 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
               continue;
             }
           size_t bytes = morok_weight_pack_bytes (K, N, nr, pr);
-          void *bp = aligned_alloc (64, (bytes + 63) / 64 * 64);
+          void *bp = aligned_alloc (64, morok_round_64 (bytes));
           morok_weight_pack (b, K, N, 1, K, nr, pr, bp); /* B = W^T, W [N, K] */
           /* int8's quads, or bf16x3's hi and lo pairs: 4 (K + 64) bytes a row */
           int64_t rows = morok_weight_pack_a_rows (M), lda = 4 * (K + 64);

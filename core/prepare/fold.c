@@ -9,12 +9,14 @@
 
 /* ---- what to fold ---- */
 
-static gboolean
-is_free_view_of_leaf (const MorokNode *n)
+/* @n below its free views (those that read in place: not a pad, not a
+ * cat). */
+static MorokNode *
+under_free_views (MorokNode *n)
 {
   while (morok_op_is_view (n->op) && n->op != MOROK_OP_PAD && n->op != MOROK_OP_CAT)
     n = n->src[0];
-  return n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_CONST;
+  return n;
 }
 
 /* A folded node is resident for the program's life at its size at the
@@ -78,9 +80,7 @@ find_foldable (MorokNode *n, gboolean consumer_live, GHashTable *seen, GPtrArray
 {
   if (n->weight_only)
     {
-      MorokNode *root = n;
-      while (morok_op_is_view (root->op) && root->op != MOROK_OP_PAD && root->op != MOROK_OP_CAT)
-        root = root->src[0];
+      MorokNode *root = under_free_views (n);
       if (g_hash_table_contains (seen, root))
         {
           g_hash_table_add (seen, n);
@@ -88,7 +88,7 @@ find_foldable (MorokNode *n, gboolean consumer_live, GHashTable *seen, GPtrArray
         }
       g_hash_table_add (seen, n);
       g_hash_table_add (seen, root);
-      if (!consumer_live || is_free_view_of_leaf (n))
+      if (!consumer_live || root->op == MOROK_OP_WEIGHT || root->op == MOROK_OP_CONST)
         return;
       if (worth_folding (root))
         {
@@ -236,7 +236,7 @@ fold_copy (const MorokNode *root)
     w = w->src[0];
   const gsize esize = morok_dtype_size (root->dtype);
   const gint64 numel = morok_node_numel_max (root);
-  guint8 *data = aligned_alloc (64, MAX ((numel * esize + 63) / 64 * 64, 64));
+  guint8 *data = aligned_alloc (64, morok_round_64 (numel * esize));
   if (!data)
     return NULL; /* the plan that computes it says so */
   const guint8 *src = w->data;
@@ -305,7 +305,7 @@ prepare_fold (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
     {
       const MorokBuffer *b = morok_plan_output (sub, i);
       /* 64-byte aligned, as the plan's own buffers */
-      gpointer data = aligned_alloc (64, MAX ((b->bytes + 63) / 64 * 64, 64));
+      gpointer data = aligned_alloc (64, morok_round_64 (b->bytes));
       if (data == NULL)
         {
           g_set_error (error, MOROK_RUNTIME_ERROR, MOROK_RUNTIME_ERROR_MEMORY,

@@ -90,7 +90,7 @@ prepare_pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
       = { .kind = MOROK_BUFFER_SCRATCH,
           .first = -1,
           .last = -1,
-          .bytes = (scratch_stride * prepare_plan_threads (opts) + 63) / 64 * 64 + 64 };
+          .bytes = morok_round_64 (scratch_stride * prepare_plan_threads (opts)) + 64 };
   g_array_append_val (sched->buffers, s);
   for (guint k = 0; k < sched->kernels->len; k++)
     {

@@ -17,6 +17,7 @@
 
 #include "prepare/morok-prepare.h"
 #include "graph/morok-schedule.h"
+#include "base/cache-line.h"
 #include "runtime/morok-program-builder.h"
 
 G_BEGIN_DECLS

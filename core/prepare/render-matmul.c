@@ -4,6 +4,7 @@
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/render-private.h"
 #include "kernels/weight-pack.h"
+#include "base/cache-line.h"
 #include <math.h>
 #include <string.h>
 
@@ -83,7 +84,7 @@ render_matmul_kernel (Ctx *c)
       gint64 arows = morok_weight_pack_a_rows (rows);
       if (int8)
         {
-          gsize qbytes = ((gsize) arows * lda + 63) / 64 * 64;
+          gsize qbytes = morok_round_64 ((gsize) arows * lda);
           render_line (c, "uint8_t *restrict qa = (uint8_t *) scratch + %" G_GSIZE_FORMAT ";", block);
           render_line (c, "float *restrict sa = (float *) (qa + %" G_GSIZE_FORMAT ");", qbytes);
         }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/morok-program-builder.h"
+#include "base/cache-line.h"
 
 typedef struct
 {
@@ -71,14 +72,6 @@ struct _MorokProgram
  * context costs no time for its size when made, packed panels are
  * written once) and they are resident only where touched. */
 #define MOROK_MAP_MIN ((gsize) 1 << 20)
-/* @bytes rounded up to whole cache lines (at least one): the size of a
- * program's or context's own buffer of @bytes. */
-static inline gsize
-morok_round_64 (gsize bytes)
-{
-  return MAX ((bytes + 63) / 64 * 64, 64);
-}
-
 /* A set of mapped blocks, unmapped when it is unreffed. (transfer full) */
 GArray *morok_mapped_blocks_new (void);
 /* A new zeroed, page-aligned block of @bytes in @blocks; NULL when out of
