@@ -19,30 +19,8 @@
  * runs of at least 0.2 s, after one untimed call. The largest difference from
  * OpenBLAS, relative to the row's sum of |a||b|, is printed as a sanity check.
  *
- * On the development machine (Xeon, Sapphire Rapids, 2 cores, f32 FMA peak
- * ~176 GFLOP/s per core; clang 14; OpenBLAS 0.3.21; pinned with taskset -c 1;
- * the portable object is built for baseline x86-64, SSE2 only), GFLOP/s:
- *
- *   M x N x K          B   avx512   avx2  portable  openblas
- *   512 x 512 x 512    nn   160.5   99.7     27.0     140.8
- *   512 x 512 x 512    nt   158.2   96.7     27.0     153.1
- *   250 x 3072 x 768   nn   147.7   90.2     25.3     140.3
- *   250 x 3072 x 768   nt   145.5   91.9     23.5     148.1
- *   250 x 768 x 3072   nn   154.6   92.6     25.3     142.0
- *   250 x 768 x 3072   nt   138.7   92.7     25.4     140.9
- *   250 x 768 x 768    nn   151.2   93.7     25.5     138.6
- *   250 x 768 x 768    nt   150.6   95.7     26.5     141.3
- *   125 x 3072 x 768   nn   132.1   84.9     23.0     122.4
- *   125 x 3072 x 768   nt   136.1   86.2     23.3     122.0
- *   64 x 768 x 768     nn   126.7   83.8     22.9     103.3
- *   64 x 768 x 768     nt   127.0   85.7     25.8     107.7
- *   1 x 768 x 768      nn    18.7   18.9     12.8      18.5
- *   1 x 768 x 768      nt    17.9   16.3     13.0      20.6
- *   1 x 3072 x 768     nn     8.3   12.0      9.0       3.9
- *   1 x 3072 x 768     nt    10.3   10.3      8.6       5.0
- *
- * Run to run the figures move by about 5 %. M = 1 is bound by reading B
- * from memory. The AVX2 path runs at its own peak (8-wide FMA, ~88-100).
+ * Results: docs/benchmarks.md, "GEMM against OpenBLAS". M = 1 is bound by
+ * reading B from memory; the AVX2 path runs at its own peak (8-wide FMA).
  */
 #include <math.h>
 #include <stdint.h>
@@ -55,6 +33,7 @@
 
 #include "kernel-headers-export.h"
 #include "kernels/weight-pack.h"
+#include "base/cache-line.h"
 
 static double
 now (void)
@@ -125,7 +104,7 @@ measure (const Run *r)
 static float *
 random_floats (int64_t n)
 {
-  float *p = aligned_alloc (64, ((n * sizeof (float) + 63) / 64) * 64);
+  float *p = aligned_alloc (64, morok_round_64 (n * sizeof (float)));
   for (int64_t i = 0; i < n; i++)
     p[i] = (float)rand () / RAND_MAX * 2.0f - 1.0f;
   return p;
@@ -230,7 +209,7 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
               continue;
             }
           size_t bytes = morok_weight_pack_bytes (K, N, nr, pr);
-          void *bp = aligned_alloc (64, (bytes + 63) / 64 * 64);
+          void *bp = aligned_alloc (64, morok_round_64 (bytes));
           morok_weight_pack (b, K, N, 1, K, nr, pr, bp); /* B = W^T, W [N, K] */
           /* int8's quads, or bf16x3's hi and lo pairs: 4 (K + 64) bytes a row */
           int64_t rows = morok_weight_pack_a_rows (M), lda = 4 * (K + 64);

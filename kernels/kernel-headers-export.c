@@ -34,6 +34,7 @@
 #include "morok-half.h"
 #include "morok-vmath.h"
 #include "morok-gemm.h"
+#include "morok-gemm-f16.h"
 #include "morok-gemm-amx.h"
 #include "morok-gemm-bf16.h"
 #include "morok-gemm-i8.h"

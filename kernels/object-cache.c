@@ -5,7 +5,7 @@
  * Folder and entries are checked as object-cache.h says; the entry's own
  * SHA-256 catches a damaged or swapped file, the owner and mode checks keep
  * out files that anyone but the user could have written.
- * Running `cc --version` costs a process (80 ms for clang 14), so its
+ * Running `cc --version` costs a process, so its
  * output is kept per compiler path for the life of the process, and in the
  * cache per compiler file (compiler_version). */
 
@@ -91,9 +91,8 @@ run_version (const char *cc_path, GError **error)
 
 /* Output of `@cc_path --version`: kept per path for the life of the
  * process and, with a @cache, in the cache under version_key, so that a
- * process that finds its kernels there runs no compiler at all (clang 14's
- * `--version` alone took 80 ms, most of a warm Silero prepare on a Zen 5
- * VM). A wrapper script keeps its entry when the compiler behind it
+ * process that finds its kernels there runs no compiler at all (clang's
+ * `--version` alone was most of a warm Silero prepare). A wrapper script keeps its entry when the compiler behind it
  * changes: its objects are then those of the compiler before, still
  * correct for this CPU and source. (transfer full) */
 static char *

@@ -2,6 +2,7 @@
 /* Constant matmul operands in the GEMM's panel layout: see weight-pack.h. */
 #include "kernels/weight-pack.h"
 #include "base/morok-dtype.h"
+#include "base/cache-line.h"
 #include "kernels/cpu-features.h"
 #include <math.h>
 #include <string.h>
@@ -94,13 +95,13 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, gint64 n, MorokPrecision
   /* then A rounded (bf16 on vdpbf16ps), K2 words a row, hi (and lo) */
   guint rounded = morok_weight_pack_rounded_a_parts (format, n);
   if (rounded)
-    return block + (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * rounded + 63) / 64 * 64;
+    return block + morok_round_64 (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * rounded);
   if (format != MOROK_PRECISION_INT8)
     return block;
   /* then A quantised (morok-gemm-i8.h), 4 * K4 bytes a row, then a scale
    * per row */
-  return block + (qrows * (gsize) morok_weight_pack_quads (k) * 4 + 63) / 64 * 64
-         + (qrows * sizeof (float) + 63) / 64 * 64; /* the next thread's slice 64-byte aligned */
+  return block + morok_round_64 (qrows * (gsize) morok_weight_pack_quads (k) * 4)
+         + morok_round_64 (qrows * sizeof (float)); /* the next thread's slice 64-byte aligned */
 }
 
 gint64
@@ -151,9 +152,8 @@ morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
 /* Rows of B a block, and the widest panel (the avx512 ISA's): the
  * packers walk B a block of one panel at a time, PACK_KB rows by nr
  * columns (4 KB), so that its reads along B's contiguous axis and its
- * writes into the panel both stay in L1. Element by element, across the
- * panels, GigaAM's 883 MB took 1.1-1.4 s on one Zen 5 core; so, 0.7 s
- * (with its panels in one block of huge pages, prepare.c). */
+ * writes into the panel both stay in L1 (element by element across the
+ * panels, GigaAM's packing took about twice as long). */
 #define PACK_KB 16
 #define PACK_NR_MAX 64
 

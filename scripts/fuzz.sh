@@ -30,7 +30,7 @@ if [ ! -f "$runtime" ]; then
   exit 2
 fi
 [ -d build ] || meson setup build >/dev/null
-ninja -C build libmorok-1.0.so >/dev/null
+meson compile -C build morok-1.0 >/dev/null # the library, by its meson name
 mkdir -p "$out"
 
 # The sources of fuzz-replay-TARGET but its main (fuzz-replay.c).

@@ -892,6 +892,36 @@ test_error_missing_compiler (void)
   g_clear_error (&e);
 }
 
+/* A precision the plan's ISA cannot run, or one that is not a precision,
+ * fails the build with MOROK_GRAPH_ERROR_PRECISION naming it: bf16 needs
+ * the avx512 ISA, which the portable one is not, whatever the CPU. */
+static void
+test_error_precision_not_run (void)
+{
+  const struct
+  {
+    MorokPrecision precision;
+    const char *named;
+  } cases[] = { { MOROK_PRECISION_BF16, "bf16" }, { (MorokPrecision) 99, "precision 99" } };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      GError *e = NULL;
+      MorokGraph *g = morok_graph_new ();
+      const MorokSym *sh[1];
+      morok_tensor_syms (g, (gint64[]){ 4 }, 1, sh);
+      MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sh, 1);
+      MorokTensor *y = morok_tensor_exp (x, &e);
+      MorokPlanOptions opts;
+      morok_plan_options_init (&opts);
+      opts.isa = MOROK_ISA_PORTABLE;
+      opts.precision = cases[c].precision;
+      g_assert_null (morok_plan_build (g, &y, 1, &x, 1, &opts, &e));
+      g_assert_error (e, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_PRECISION);
+      g_assert_nonnull (strstr (e->message, cases[c].named));
+      g_clear_error (&e);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -923,6 +953,7 @@ main (int argc, char **argv)
   g_test_add_func ("/plan/errors/variable-out-of-bounds", test_error_variable_out_of_bounds);
   g_test_add_func ("/plan/errors/mismatched-shapes", test_error_mismatched_shapes);
   g_test_add_func ("/plan/errors/missing-compiler", test_error_missing_compiler);
+  g_test_add_func ("/plan/errors/precision-not-run-here", test_error_precision_not_run);
   int r = g_test_run ();
   g_rand_free (rng);
   return r;

@@ -27,13 +27,16 @@
 G_BEGIN_DECLS
 
 /* The graph area's errors: rewriting (graph/morok-pattern.h), scheduling
- * and rendering a scheduled graph into kernels. */
+ * and rendering a scheduled graph into kernels, and a plan's precision. */
 #define MOROK_GRAPH_ERROR (morok_graph_error_quark ())
 GQuark morok_graph_error_quark (void);
 typedef enum
 {
   MOROK_GRAPH_ERROR_REWRITE,  /* rules kept rewriting past the cap */
   MOROK_GRAPH_ERROR_SCHEDULE, /* the graph cannot be made into kernels */
+  /* the plan's precision is not one, or does not run on the plan's ISA or
+   * this CPU (morok_plan_precision_supported) */
+  MOROK_GRAPH_ERROR_PRECISION,
 } MorokGraphError;
 #define MOROK_MAX_SRC 4 /* sources of a node: ATTENTION has the most */
 

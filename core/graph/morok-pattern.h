@@ -78,7 +78,5 @@ MorokNode *morok_captures_get (const MorokCaptures *cap, const char *name);
  * applies. Fails (MOROK_GRAPH_ERROR_REWRITE) if rewriting does not settle. */
 gboolean morok_graph_rewrite (MorokNode **roots, guint n_roots, const MorokRuleSet *const *sets,
                               guint n_sets, GError **error);
-/* Number of rules applied by this process, for tests and debug logs. */
-guint64 morok_graph_rewrite_count (void);
 
 G_END_DECLS

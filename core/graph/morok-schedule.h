@@ -123,8 +123,7 @@ guint morok_schedule_buffer_of (const MorokSchedule *sched, const MorokNode *nod
 /* Whether a step of @ker may be split over the pool's threads: estimated
  * at 4 MFLOP or 1 MiB moved and more. Below, it runs on the calling thread
  * (handing a step to the pool costs a few µs when a worker is spinning and
- * tens of µs when it sleeps, about what 4 MFLOP take on one core; a
- * memory-bound element-wise step over [250, 768] floats takes ~50 µs). */
+ * tens of µs when it sleeps, about what 4 MFLOP take on one core). */
 gboolean morok_schedule_kernel_splits (const MorokScheduleKernel *ker);
 /* @node as a strided view of a realized node; FALSE if it is not one. */
 gboolean morok_schedule_strided (const MorokSchedule *sched, MorokNode *node, MorokStrided *out);

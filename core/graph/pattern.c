@@ -6,14 +6,6 @@
 /* Rewrites allowed per graph node before we call it endless. */
 #define REWRITES_PER_NODE 64
 
-static guint64 rewrite_count;
-
-guint64
-morok_graph_rewrite_count (void)
-{
-  return g_atomic_pointer_get (&rewrite_count);
-}
-
 MorokNode *
 morok_captures_get (const MorokCaptures *cap, const char *name)
 {
@@ -121,7 +113,6 @@ rewrite_node (Rewriter *rw, MorokNode *n)
         }
       if (!next)
         break;
-      g_atomic_pointer_add (&rewrite_count, 1);
       if (rw->budget-- == 0)
         {
           g_autofree char *d = morok_node_describe (cur);

@@ -75,9 +75,9 @@ ew_path (Planner *p, MorokNode *n)
 /* TRUE if another reflect pad reads @n through views that are inlined:
  * rendered inline, each of the outer pad's three guarded reads would
  * carry the inner pad's three, clang turns the nested index choices into
- * gathers, and the loop runs 5x slower than with @n stored (Silero's frame
- * folds read the chunk's reflect padding through the frames' own: 12.9 ->
- * 2.7 us at b = 64). */
+ * gathers, and the loop runs several times slower than with @n stored
+ * (Silero's frame folds read the chunk's reflect padding through the
+ * frames' own). */
 static gboolean
 reflect_above (Planner *p, MorokNode *n)
 {
@@ -207,8 +207,7 @@ stored_base (Planner *p, MorokNode *n)
  * sources are stored and all but one of them broadcasts (a layer norm's
  * x - mean): each reader computes it again, for the reads of x it makes in
  * place of those of the node, and the kernel that wrote it and its buffer's
- * round trip go (GigaAM: 96 of its 637 kernels, whose sub kernels took
- * 5.7-7.6 ms an execute at 10 s). Not where a reader needs it stored (a
+ * round trip go (GigaAM: 96 of its 637 kernels). Not where a reader needs it stored (a
  * product's operand) or it is an output. */
 static void
 recompute_cheap (Planner *p)

@@ -72,23 +72,6 @@ morok_pb_read_varint (MorokPbReader *r, guint64 *out_value, GError **error)
   return FALSE;
 }
 
-guint64
-morok_pb_decode_varint_unchecked (const guint8 **pos)
-{
-  const guint8 *p = *pos;
-  guint64 v = 0;
-
-  for (guint i = 0; i < 10; i++)
-    {
-      guint8 b = *p++;
-      v |= (guint64)(b & 0x7f) << (7 * i);
-      if (!(b & 0x80))
-        break;
-    }
-  *pos = p;
-  return v;
-}
-
 gboolean
 morok_pb_read_tag (MorokPbReader *r, guint32 *out_field, MorokPbWire *out_wire, GError **error)
 {

@@ -100,8 +100,4 @@ gboolean morok_pb_expect_wire (MorokPbReader *r, guint32 field, MorokPbWire wire
 gboolean morok_pb_count_packed_varints (const MorokPbReader *r, const guint8 *data, gsize len,
                                         gsize *out_count, GError **error);
 
-/* Decodes the varint at *pos (already validated, see
- * morok_pb_count_packed_varints) and advances *pos. */
-guint64 morok_pb_decode_varint_unchecked (const guint8 **pos);
-
 G_END_DECLS

@@ -37,9 +37,10 @@ MorokPlan *morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint
                              MorokNode *const *inputs, guint n_inputs,
                              const MorokPlanOptions *opts, GError **error);
 
-/* FALSE, with an error saying why, unless @precision is F32, or F16 with
- * @isa AVX512 on a CPU with AVX512-FP16, or BF16 or BF16X3 with @isa AVX512
- * on a CPU with AMX-BF16 that lets this process use it. */
+/* FALSE, with MOROK_GRAPH_ERROR_PRECISION saying why, unless @precision
+ * is F32, or F16 with @isa AVX512 on a CPU with AVX512-FP16, or BF16 or
+ * BF16X3 with @isa AVX512 on a CPU with AVX512-BF16 or AMX-BF16 that lets
+ * this process use it, or INT8 with @isa AVX2, or AVX512 with VNNI. */
 gboolean morok_plan_precision_supported (MorokIsa isa, MorokPrecision precision, GError **error);
 
 /* Plans built by this process (folding sub-plans included): a test reads it

@@ -9,7 +9,7 @@
  * reads, then the scratch (morok_render_kernel_bindings says which plan
  * buffer each slot is), so that kernels of the same computation over other
  * buffers, as the layers of an encoder, are one function, rendered and
- * compiled once. Prepare (prepare/prepare.c) renders a schedule, compiles
+ * compiled once. Prepare (prepare/compile-job.c) renders a schedule, compiles
  * its functions in one or more units side by side and calls each kernel k
  * through function_of[k] with its table:
  *

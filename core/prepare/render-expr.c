@@ -55,7 +55,7 @@ render_line (Ctx *c, const char *fmt, ...)
 /* clang vectorises a loop over several buffers behind run-time checks
  * that they do not overlap, which it cannot make for a conditional load:
  * a loop with guarded loads stayed scalar (GigaAM's depthwise convolution,
- * five taps of a zero-padded input, 0.53 ms a layer at 10 s). A kernel's
+ * five taps of a zero-padded input). A kernel's
  * buffers never overlap (they are declared restrict, which clang does not
  * carry from locals into the loops), so such a loop is marked as safe. */
 gsize
@@ -576,7 +576,7 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
  * where @cond is false; clamped indices inside the innermost loop are not
  * affine, and clang left such loops scalar. In scalar code the index is
  * clamped (view_index) and the loads are plain: conditional loads there
- * are branches, mispredicted (Silero v4's depthwise taps: 19 -> 51 us). */
+ * are branches, mispredicted (Silero v4's depthwise taps ran slower). */
 static char *
 render_guarded (Ctx *c, MorokNode *n, char **idx, const char *cond)
 {
@@ -597,8 +597,8 @@ render_guarded (Ctx *c, MorokNode *n, char **idx, const char *cond)
  * index along the padded axis wherever the value is used: a read that
  * cannot happen there is not rendered, nor its select, and one that always
  * happens needs no guard of its own (Silero's frame folds, before its STFT
- * was an FFT, kept the mirrored side alone: one reversed load in place of three guarded ones and two
- * selects; kernels 0.21 -> 0.12 us each). */
+ * was an FFT, kept the mirrored side alone: one reversed load in place of
+ * three guarded ones and two selects). */
 static char *
 render_reflect (Ctx *c, MorokNode *n, char **idx, const gint64 *range)
 {

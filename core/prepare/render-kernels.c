@@ -136,8 +136,7 @@ render_dims_flat (const MorokNode *n, guint count, char **idx)
  * loops, before, inside and after, each reading its source at one affine
  * index, instead of one loop choosing among three guarded reads for every
  * element, which clang turns into gathers (Silero's reflect-padded chunk,
- * [b, 640] of [b, 576]: 14.5 -> 2.7 us at b = 64). FALSE (nothing
- * rendered) for other roots. */
+ * [b, 640] of [b, 576]). FALSE (nothing rendered) for other roots. */
 static gboolean
 render_reflect_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
 {
@@ -207,7 +206,7 @@ cat_parts (const Ctx *c, MorokNode *n, guint axis, gint64 off, MorokNode **parts
 /* A cat of the last axis as the kernel's root: the row in one loop per
  * part, each reading its part at an affine index, instead of one loop
  * whose every element chooses among the parts (Silero's batched im2col,
- * [b, 256] of two convolutions' rows: 1.9 us at b = 64).
+ * [b, 256] of two convolutions' rows).
  * FALSE (nothing rendered) for other roots. */
 static gboolean
 render_cat_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
@@ -322,12 +321,11 @@ cmp_gint64 (gconstpointer a, gconstpointer b)
 /* The row of an element-wise root that reads a reflect pad or a cat of
  * the last axis in one loop per region between the edges of the pads and
  * cats it reads along that axis (at most 4), so that clang sees which
- * choice each region takes and drops the others (measured on Silero's
- * frame folds before its STFT was an FFT, [b, 4, 129] of reflect-padded frames: 11.7 -> 4.2 us at b = 64, min of
- * 3000 calls). Constant pads alone stay one loop: their masked loads
- * vectorise, and a region of 127 leaves a scalar remainder (the
- * magnitude, 9.1 -> 12.8 us so). FALSE (nothing rendered) where there is
- * one region. */
+ * choice each region takes and drops the others (several times faster
+ * on reflect-padded frames, [b, 4, 129]). Constant pads alone stay one
+ * loop: their masked loads vectorise, and a region of 127 leaves a scalar
+ * remainder (slower so). FALSE (nothing rendered) where there is one
+ * region. */
 static gboolean
 render_region_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
 {
@@ -421,7 +419,7 @@ render_pad_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
  * [b, T', d]: GigaAM's heads, rotated or out of attention) is rendered in
  * the shape it reads: the same bytes in the same order, with an inner loop
  * along dh whose reads are affine, where the loop along d divided each
- * index by dh (a gather per vector: 0.32 ms a layer for the rotation). */
+ * index by dh (a gather per vector). */
 static MorokNode *
 loop_root (MorokNode *root)
 {

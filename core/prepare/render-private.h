@@ -15,11 +15,8 @@ G_BEGIN_DECLS
  * where a step of four fits, one otherwise, as clang chose for them).
  * Their trip counts are mostly literals, and clang fully unrolled them,
  * every vector of a row of 768 spelled out, which cost more compile time
- * than anything else in a unit and nothing measurable at run time. Zen 4,
- * clang 14: Silero v5's larger unit 0.42 -> 0.13 s of clang, the full
- * GigaAM's 1.2 -> 0.8-0.9 s; Silero's plan and the batched VAD's run as
- * fast as before, and GigaAM's 375 loop kernels take 57.1 ms of a 10 s
- * execute against 56.6. Reductions keep clang's choice (no compile time
+ * than anything else in a unit and nothing measurable at run time (Silero's
+ * and GigaAM's plans run as fast either way). Reductions keep clang's choice (no compile time
  * to gain there). Per loop, not -fno-unroll-loops for the unit: that flag
  * also stops clang's own unrolling of the loops around the GEMM tiles (a
  * unit compiled without the kernel library holds the GEMM bodies) and the

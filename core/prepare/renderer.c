@@ -41,11 +41,10 @@ render_body (const MorokSchedule *sched, guint k, GError **error)
 
 /* Relative compile time of a function by kind, clang -O2 here. Without
  * the kernel library most of a unit's time goes to the GEMM micro-kernels
- * it calls (noinline, once per unit: Silero v5's 17 kernels 4.0 s in one
- * unit, 3.8 + 3.4 s in two), so a contraction adds little; attention, with
- * two general GEMMs inlined and its softmax loops, costs 4.3 s alone
- * (GigaAM full size: 5.3 s in one unit, 4.8 + 1.6 s with attention on its
- * own). With the library, both are calls. */
+ * it calls (noinline, compiled once per unit, so a second unit costs
+ * nearly as much as the first), and a contraction adds little; attention,
+ * with two general GEMMs inlined and its softmax loops, costs most of
+ * GigaAM's unit alone. With the library, both are calls. */
 static const guint compile_cost[] = {
   [MOROK_KERNEL_LOOP] = 1, [MOROK_KERNEL_MATMUL] = 3, [MOROK_KERNEL_ATTENTION] = 90,
   [MOROK_KERNEL_DFT] = 3
@@ -54,10 +53,9 @@ static const guint compile_cost[] = {
 /* Units are split only when there is a function as costly as the
  * micro-kernels that every further unit compiles again. With the library
  * what each unit compiles again is the prelude's declarations and inline
- * helpers, about 0.1 s, some 5 of these units (Silero v5's 17 functions,
- * cost 33, took 0.45 s in one unit): split from 12, where two units end
- * sooner on two cores (Silero v5's cold prepare 0.46-0.66 s -> 0.37-0.41 s,
- * clang then its whole time). */
+ * helpers, about a fifth of a unit of cost 33 (Silero v5's 17 functions):
+ * split from 12, where two units end sooner on two cores (for Silero v5's
+ * cold prepare, clang then its whole time). */
 #define UNIT_SPLIT_COST 90
 #define UNIT_SPLIT_COST_LIB 12
 
@@ -65,10 +63,9 @@ static const guint compile_cost[] = {
  * over threads (morok_schedule_kernel_splits) calls it with nthreads a
  * literal 1, so that the shares of rows and the matmuls' blocks and tasks
  * fold to constants (their 64-bit divisions by nthreads, nt and mt were 5
- * to 8 a kernel: Silero 11.06 -> 10.96 µs a chunk); one that may split
- * calls it as it is (its divisions are nothing beside its 4 MFLOP, and a
- * second copy for one thread doubled its compile time: the full GigaAM's
- * cold prepare 1.2-2.5 -> 3.9 s). */
+ * to 8 a kernel, a measurable share of Silero's small kernels); one that
+ * may split calls it as it is (its divisions are nothing beside its
+ * 4 MFLOP, and a second copy for one thread doubled its compile time). */
 #define KERNEL_HEAD                                                                                \
   "\n/* %s%s */\nstatic inline __attribute__ ((always_inline)) void\nmorok_b%u (void *const "     \
   "*bufs, const int64_t *restrict v, uint32_t tid, uint32_t nthreads)\n%s"                      \

@@ -138,13 +138,6 @@ morok_context_free (MorokContext *ctx)
   g_free (ctx);
 }
 
-MorokProgram *
-morok_context_program (MorokContext *ctx)
-{
-  g_return_val_if_fail (ctx != NULL, NULL);
-  return ctx->program;
-}
-
 void
 morok_context_set_threads (MorokContext *ctx, guint threads)
 {

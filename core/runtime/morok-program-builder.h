@@ -73,7 +73,7 @@ gpointer morok_program_builder_buffer_constant (MorokProgramBuilder *b, guint bu
 /* Makes the next @n buffer_constant calls, of @bytes in all, share one
  * block, mapped in huge pages and made resident at once: a prepare that
  * writes hundreds of MB of panels spent more on faulting their pages in
- * one at a time than on packing (GigaAM f32, Zen 5 VM). Call it once,
+ * one at a time than on packing (GigaAM f32). Call it once,
  * before them; a constant past the reservation gets memory of its own.
  * FALSE when out of memory. */
 gboolean morok_program_builder_reserve_constants (MorokProgramBuilder *b, gsize bytes, guint n);

@@ -87,7 +87,7 @@ gsize morok_program_arena_bytes (const MorokProgram *program);
 /* Bytes of buffers each context allocates: the arena, inputs, outputs and
  * the GEMM scratch (*@out_scratch, nullable, gets the scratch alone). */
 gsize morok_program_context_bytes (const MorokProgram *program, gsize *out_scratch);
-/* Bytes of constant weights packed at prepare for the GEMM (prepare/prepare.c). */
+/* Bytes of constant weights packed at prepare for the GEMM (prepare/pack.c). */
 gsize morok_program_packed_bytes (const MorokProgram *program);
 /* Variables, by slot: names and bounds copied at prepare. */
 guint morok_program_n_vars (const MorokProgram *program);
@@ -107,8 +107,6 @@ MorokContext *morok_context_new (MorokProgram *program, GError **error);
 void morok_context_free (MorokContext *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokContext, morok_context_free)
 
-/* (transfer none) */
-MorokProgram *morok_context_program (MorokContext *ctx);
 /* The most threads of the process-wide pool a step of @ctx uses (at most
  * what the program was prepared for); 1 runs every step on the calling
  * thread. A step whose pool is busy with another context runs on its
@@ -150,7 +148,6 @@ MorokContext *morok_plan_context (MorokPlan *plan);
 
 /* The plan's context and program, as the calls above. */
 MorokBuffer *morok_plan_input (MorokPlan *plan, guint index);
-guint morok_plan_n_inputs (const MorokPlan *plan);
 const MorokBuffer *morok_plan_output (MorokPlan *plan, guint index);
 guint morok_plan_n_outputs (const MorokPlan *plan);
 guint morok_plan_n_steps (const MorokPlan *plan);

@@ -55,12 +55,6 @@ morok_plan_input (MorokPlan *plan, guint index)
   return morok_context_input (plan->context, index);
 }
 
-guint
-morok_plan_n_inputs (const MorokPlan *plan)
-{
-  return morok_program_n_inputs (plan->program);
-}
-
 const MorokBuffer *
 morok_plan_output (MorokPlan *plan, guint index)
 {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/morok-program-builder.h"
+#include "base/cache-line.h"
 
 typedef struct
 {
@@ -71,22 +72,13 @@ struct _MorokProgram
  * context costs no time for its size when made, packed panels are
  * written once) and they are resident only where touched. */
 #define MOROK_MAP_MIN ((gsize) 1 << 20)
-/* @bytes rounded up to whole cache lines (at least one): the size of a
- * program's or context's own buffer of @bytes. */
-static inline gsize
-morok_round_64 (gsize bytes)
-{
-  return MAX ((bytes + 63) / 64 * 64, 64);
-}
-
 /* A set of mapped blocks, unmapped when it is unreffed. (transfer full) */
 GArray *morok_mapped_blocks_new (void);
 /* A new zeroed, page-aligned block of @bytes in @blocks; NULL when out of
  * memory. @filled: the caller writes all of it at once (a program's packed
  * panels and copied weights): the block is asked for huge pages and
- * populated in one call. Page by page, first touches were most of a warm
- * GigaAM prepare on a Zen 5 VM: 900 MB written in 3.4-4.0 s faulting 4 KB
- * pages, 1.9 s faulting huge pages, 0.5 s populated (Linux 6.18). */
+ * populated in one call: faulted in page by page, first touches were most
+ * of a warm GigaAM prepare (docs/benchmarks.md). */
 gpointer morok_mapped_block (GArray *blocks, gsize bytes, gboolean filled);
 
 /* Evaluates output @io's shape program over @vars into @out. */

@@ -328,7 +328,7 @@ morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTen
     }
   /* one product of [x | h] by [w_ih | w_hh] (a weight folded at prepare),
    * not two added: one stream over the weights and no second pass over the
-   * gates (Silero v5, one chunk: 1.5 % of its time) */
+   * gates */
   MorokTensor *xh[2] = { x, h }, *w[2] = { w_ih, w_hh };
   MorokTensor *b = b_ih && b_hh ? morok_tensor_add (b_ih, b_hh, error) : b_ih ? b_ih : b_hh;
   MorokTensor *gates = morok_tensor_linear (morok_tensor_cat (xh, 2, 1, error),

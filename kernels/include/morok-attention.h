@@ -13,8 +13,8 @@
  * and v are s*e, the row strides s*r. A row whose keys are all masked gives
  * NaN (0 / 0), as the unfused formula does. A function of the kernel
  * library (MOROK_KERNEL_FN, morok-prelude.h): units that define
- * MOROK_KERNEL_LIB call libmorok's copy instead of compiling it (4.3 s of
- * clang for GigaAM's attention unit).
+ * MOROK_KERNEL_LIB call libmorok's copy instead of compiling it (most of
+ * the clang time of GigaAM's units).
  *
  *   // 64 query rows of one head, keys of an item with 250 valid frames
  *   morok_attention_f32 (64, 250, 48, 48, q, 768, 1, k, 768, 1, v, 768, 1, mask, 1,
@@ -31,7 +31,7 @@
  * accT += v^T sT [values, queries]. Their M (keys, value columns: 256, 48)
  * then fills the micro-kernel's row tiles and their N (64 queries) its
  * panels, where q k^T and p v left a third of a tile or a quarter of a
- * panel idle (one GigaAM layer at 30 s, 16 heads: 25.7 -> 20.1 ms), and the
+ * panel idle, and the
  * softmax runs down the keys with one vector lane per query.
  *
  * Where a panel is MOROK_ATT_QB columns wide (AVX-512) and d fits one k
@@ -39,9 +39,7 @@
  * packed once a call, not once a key block, sT is already one B panel
  * (rows of QB floats), and the rows of k and the columns of v are read in
  * place (with one panel of B, the block reads column-major A so): packing
- * sT and v^T for each block took a sixth of the kernel's time. With the exponentials'
- * pass below, one GigaAM layer (16 heads, T' = 250, one thread, median of
- * 31) 4.58 -> 3.68 ms, at T' = 750 42.3 -> 35.1 ms. */
+ * sT and v^T for each block took a sixth of the kernel's time. */
 #if MOROK_GEMM_NR == MOROK_ATT_QB && MOROK_GEMM_VL > 1
 #define MOROK_ATT_TILES 1
 #endif

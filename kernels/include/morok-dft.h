@@ -14,9 +14,9 @@
  * (MOROK_TRANSPOSE16, morok-prelude.h: 16 lanes whatever the ISA, which
  * clang splits where the vectors are narrower).
  * About 5 M log2 M + 14 M flops a frame against the 2 L (L/2 + 1) of the
- * matrix product with a DFT basis: Silero's 256-point frames at 64 streams
- * 1.2 against 2.8-3.4 us a stream-chunk for the folded products, the
- * frame folds and the square root (plan profiles). A function of the kernel library
+ * matrix product with a DFT basis (for Silero's 256-point frames, less
+ * than half the time of the folded products, the frame folds and the
+ * square root). A function of the kernel library
  * (MOROK_KERNEL_FN, morok-prelude.h).
  *
  *   // 4 frames of 256 samples every 128 of a padded chunk, Hann window w
@@ -165,13 +165,12 @@ morok_dft_parts_in (int64_t rows, int64_t S, int64_t Q, const float *const *fram
 /* Up to 4 frames: each frame's M points split into S sub-sequences
  * z[S m + p] of Q = M / S points, a lane each (frame r, part p in lane
  * r S + p), so that rows S lanes of 16 work where one frame a lane would
- * leave most idle (Silero's 4 frames a chunk, the function alone, medians
- * of 3000 calls: 2.8 -> 1.5 us). The lanes' Q-point FFTs are the first
+ * leave most idle (Silero's 4 frames a chunk). The lanes' Q-point FFTs are the first
  * log2 Q stages of the frame's own, in the block of p's bit reversal: the
  * lanes go back to points by 16 x 16 transposes, each frame finishes its
  * last log2 S stages and its bins 16 points at a time (the samples into
- * the lanes, the points out of them and the bins one at a time were 80 %
- * of a call: 4 x 256 points 2.6 -> 0.9 us). */
+ * the lanes, the points out of them and the bins one at a time were most
+ * of a call). */
 MOROK_INLINE MOROK_VEC512 void
 morok_dft_mag_parts (int64_t rows, int64_t L, int64_t S, const float *const *frames, int64_t se,
                      const float *win, int64_t sw, const float *cs, const float *sn, float *out)
@@ -267,7 +266,7 @@ morok_dft_mag_f32 (int64_t rows, int64_t L, const float *const *frames, int64_t 
   const float *cs = tw, *sn = tw + F;
   /* parts of a frame: as many as fill the lanes, 8 points each at least;
    * only for up to 4 frames (8 frames in two parts each ran no faster than
-   * a frame a lane: 2.9 against 2.7 us for Silero's) */
+   * a frame a lane) */
   int64_t S = 1;
   while (rows <= 4 && rows * S * 2 <= MOROK_DFT_LANES && M / (S * 2) >= 8)
     S *= 2;
@@ -307,8 +306,7 @@ morok_dft_mag_f32 (int64_t rows, int64_t L, const float *const *frames, int64_t 
   for (int64_t k = 0; k <= M; k++)
     {
       /* Z[k] and Z[M - k], both mod M, without dividing: two divisions a
-       * bin cost Silero's batched dft_mag at 64 streams 6 % on Zen 5
-       * (40.2-41.0 -> 37.3-38.7 us a run) */
+       * bin were a measurable share of Silero's batched dft_mag */
       const int64_t ka = k == M ? 0 : k, kb = k == 0 ? 0 : M - k;
       morok_f32x16 p = MOROK_DFT_BIN (re[ka], im[ka], re[kb], im[kb], cs[k], sn[k]);
 #pragma clang loop unroll(full)

@@ -158,11 +158,9 @@ morok_gemm_bf16_round (int64_t M, int64_t K, const float *A, int64_t sam, int64_
  * kernels/weight-pack.h), and for bf16x3 its lo copy (blo; 0 for bf16).
  * A plan that calls this for several blocks of 128 columns of the same A
  * rounds it once: rounding it in every call took a tenth of the product's
- * time (250 x 3072 x 768 in 128-column calls on a Zen 4: 0.029 ms of A's
- * rounding in each 0.26 ms call). With one call the block rounded here is
- * faster (its pairs contiguous, just written; the same Zen 4, medians of
- * 2001 calls, rounding included: [128, 384] x [384, 128] 70 us against 81
- * with A rounded first, K = 387 71 against 91). */
+ * time (250 x 3072 x 768 in 128-column calls). With one call the block
+ * rounded here is faster (its pairs contiguous, just written) than A
+ * rounded first. */
 MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                         const uint32_t *ahi, const uint32_t *alo, int64_t lda,

@@ -66,10 +66,9 @@ morok_amx8_block (const uint8_t *a, int64_t lda, const int8_t *b, int64_t k4, in
 /* The lines of the 32-column block of B at b (k4 quads: two lines each)
  * asked into L2. While the first row block runs, each block of columns
  * asks for the next one's: in a plan B comes from memory (GigaAM's int8
- * weights are 113 MB), and a harness that runs the plan's 128-column calls
- * on 48 copies of B (cold) took 0.79-0.96 of the time without it, in the
- * VM's slow and fast tile states alike (250 x 768 x 768 gains most); with B
- * in cache the prefetches cost 5-7 %. */
+ * weights are 113 MB), and the plan's 128-column calls on cold copies of
+ * B ran faster with it in the slow and fast tile states alike (250 x 768 x
+ * 768 gains most); with B in cache the prefetches cost a little. */
 static __attribute__ ((unused)) void
 morok_amx8_prefetch (const int8_t *b, int64_t k4)
 {

@@ -32,8 +32,8 @@
  * sums: corr / 2). The weights keep their 8 bits and their packing; the
  * price is A's doubled rounding step (docs/jit-wrapper.md, "Precision").
  * Exact 8-bit A (|a| times b with a's sign, vpsignb) costs two more
- * instructions per eight and ran the full encoder 1.37 times slower on a
- * Zen 3 EPYC; AVX-512 without VNNI (no vpsignb, no VNNI) is left out. */
+ * instructions per eight and ran the full encoder markedly slower; AVX-512
+ * without VNNI (no vpsignb, no VNNI) is left out. */
 #pragma once
 
 #if (defined(MOROK_ISA_AVX512) && defined(__AVX512VNNI__))                                         \
@@ -75,8 +75,8 @@ typedef uint8_t morok_gemm8_qvecu __attribute__ ((ext_vector_type (MOROK_GEMM_VL
 
 /* A contiguous row's largest magnitude as bits (the loop over a strided
  * row vectorises as gathers, and its rounding not at all: vroundss; in the
- * full encoder's int8 plan on AMX the quantisation took 22 % of the time of
- * the products it feeds that way, 14 % this way, perf) */
+ * full encoder's int8 plan on AMX the quantisation took a markedly larger
+ * share of the products' time that way, perf) */
 MOROK_INLINE uint32_t
 morok_gemm8_row_max (int64_t K, const float *a)
 {
@@ -159,10 +159,9 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
 #if defined(MOROK_GEMM8_VNNI) || defined(MOROK_ISA_AVX2)
 /* k per block (weight-pack.h's MOROK_WEIGHT_PACK_INT8_KC): 256 quads x 64
  * columns, 64 KB of B, which the tile streams from L2 at 4 lines per 24
- * vpdpbusd. 1024 against 512 on the encoder's products (250 rows; 3072 x
- * 768, 768 x 3072, 768 x 768, 1536 x 768), one thread on a Zen 4 EPYC, CPU
- * time: 5 % faster in sum (fewer tile starts and stores: K = 768 is one
- * block, not 512 + 256); 2048 no faster than 1024. */
+ * vpdpbusd. 1024 rather than 512 on the encoder's products (250 rows;
+ * 3072 x 768, 768 x 3072, 768 x 768, 1536 x 768): fewer tile starts and
+ * stores, K = 768 being one block, not 512 + 256; 2048 is no faster. */
 #define MOROK_GEMM8_KC 1024
 typedef int32_t morok_gemm8_ivec __attribute__ ((ext_vector_type (MOROK_GEMM_VL)));
 typedef int32_t morok_gemm8_ivecu __attribute__ ((ext_vector_type (MOROK_GEMM_VL), aligned (4)));

@@ -11,14 +11,15 @@
  * the packed-weight entry points share its register tile and block sizes,
  * and the whole header is pasted into every generated translation unit, so
  * splitting it would only add headers that must always come together (the
- * reduced precisions have their own: morok-gemm-bf16.h, -i8.h, -amx.h).
+ * reduced precisions have their own: morok-gemm-f16.h, -bf16.h, -i8.h,
+ * -amx.h).
  *
  * GotoBLAS/BLIS structure, in C with clang vector extensions: B is packed by
  * blocks of KC x NC into panels NR columns wide (kept in L2; one panel, KC x NR
  * floats, in L1 while the micro-kernel walks down M), and an MR x NR register
  * tile of C accumulates over KC. A needs no packing when its rows are
  * contiguous in k (sak == 1, the layout of activations): the micro-kernel
- * broadcasts straight from MR rows, which measured 8 % faster than packing;
+ * broadcasts straight from MR rows, which measured faster than packing;
  * nor when its columns are contiguous in m (sam == 1) and B is one panel
  * (each tile then reads them once, as packing would); other strides, and a
  * last partial panel of rows, are packed MR-interleaved.
@@ -30,19 +31,18 @@
  * (N small: the same on C^T = B^T A^T). Otherwise M == 1 and N == 1 take a
  * matrix-vector path that streams the matrix once.
  *
- * The entry points (MOROK_KERNEL_FN: morok_gemm_f32, _f32_packed,
- * _f16_packed) belong to the kernel library (morok-prelude.h): where the
- * renderer defines MOROK_KERNEL_LIB, a unit gets their declarations and
- * calls libmorok's copy, compiled once at build time from this text;
- * everything else here stays static and is compiled only where called.
+ * The entry points (MOROK_KERNEL_FN: morok_gemm_f32, _f32_packed) belong
+ * to the kernel library (morok-prelude.h): where the renderer defines
+ * MOROK_KERNEL_LIB, a unit gets their declarations and calls libmorok's
+ * copy, compiled once at build time from this text; everything else here
+ * stays static and is compiled only where called.
  *
  *   ISA               tile              vectors
  *   MOROK_ISA_AVX512  6 x 64 (24 zmm)   16 x f32
  *   MOROK_ISA_AVX2    6 x 16 (12 ymm)    8 x f32
  *   portable          4 x 4             scalar
  *
- * One thread, GFLOP/s (kernels/bench-gemm.c; OpenBLAS 0.3.21 SkylakeX):
- * see the table in that file's header comment.
+ * Against OpenBLAS: kernels/bench-gemm.c, and its table in docs/benchmarks.md.
  *
  *   // C[250 x 768] = X[250 x 3072] . W^T, W stored [768 x 3072]
  *   morok_gemm_f32 (250, 768, 3072, x, 3072, 1, w, 1, 3072, c, 768, 0);
@@ -56,7 +56,7 @@
 /* Tiles and blocks, picked by measurement on this machine (SPR, 48 KB L1d,
  * 2 MB L2; kernels/bench-gemm.c): on AVX-512, 6 x 64 (24 zmm accumulators, 4
  * loads and 6 broadcasts per 24 FMAs) beat 12 x 32, 14 x 32, 8 x 48 and
- * 8 x 32 by 5-10 % on average over the encoder shapes, with KC = 128 so that
+ * 8 x 32 on average over the encoder shapes, with KC = 128 so that
  * the B panel (KC x 64 floats, 32 KB) stays in L1d. MC x KC of A and the
  * KC x NC packed block of B stay in L2. AVX2 keeps the usual 6 x 16 (12 of its
  * 16 ymm registers). Stack use is about MOROK_GEMM_STACK_BYTES: 169 KB on
@@ -100,8 +100,8 @@ morok_gemm_min (int64_t a, int64_t b)
 
 /* row[i] = a + i * ars for the MR rows of a tile's A, each pointer opaque
  * to the compiler: from a[i*ars] it derives every row's address from the
- * last one, a chain of dependent adds in each step that measured 7 %
- * slower (SPR, operands in L1). */
+ * last one, a chain of dependent adds in each step that measured
+ * slower (operands in L1). */
 #define MOROK_GEMM_ROWS(row, a, ars)                                                               \
   _Pragma ("clang loop unroll(full)") for (int i_ = 0; i_ < MOROK_GEMM_MR; i_++)                   \
   {                                                                                                \
@@ -178,7 +178,7 @@ morok_gemm_tile_nv (const int nv, int64_t kc, const float *restrict a, int64_t a
 }
 
 /* The whole tile. One out-of-line copy serves both kinds of A: inlined at
- * each call site it measured no faster and cost ~80 ms more compile time. */
+ * each call site it measured no faster and cost more compile time. */
 static MOROK_VEC512 __attribute__ ((noinline, unused)) void
 morok_gemm_tile (int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
                  const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
@@ -394,10 +394,9 @@ morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float 
 /* The k loops of these paths are not unrolled with 512-bit vectors: clang
  * unrolled them by 4 to 8, more B vectors live than the 32 registers hold
  * beside the accumulators, and the loops spilled to the stack (Silero's
- * [4, 387] x [387, 128], one call on hot data: 4.3 -> 3.6 us; [2, 384] x
- * [384, 64] 1.27 -> 0.97; [1, 128] x [128, 64] 0.40 -> 0.27; the
- * one-row products over 512 columns as before). With 256-bit vectors the
- * unrolled loops ran as fast, or 5 % faster. */
+ * small products ran faster rolled; the one-row products over 512 columns
+ * as fast). With 256-bit vectors the unrolled loops ran as fast or
+ * faster. */
 #if defined(MOROK_ISA_AVX512)
 #define MOROK_GEMM_K_LOOP _Pragma ("clang loop unroll(disable)")
 #else
@@ -666,9 +665,8 @@ morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const
 
 /* All N columns for mb rows: blocks of BACC / mb vectors, then of 4, then
  * what is left: one masked block of 4 vectors when it spans more than one
- * (single vectors leave too few FMA chains to hide their latency: Silero's
- * folded STFT, 127 columns, 1.31 -> 1.20 us), else single vectors, the last
- * one masked. */
+ * (single vectors leave too few FMA chains to hide their latency), else
+ * single vectors, the last one masked. */
 MOROK_INLINE MOROK_VEC512 void
 morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a, int64_t sak,
                        const float *B, int64_t sbk, float *C, int64_t csm, int64_t csn, int64_t mr,
@@ -678,7 +676,7 @@ morok_gemm_bcast_rows (const int mb, int64_t N, int64_t K, const float *const *a
   int64_t n0 = 0;
   /* 4 rows over 4k + 1 vectors (the STFT cosines, 129 columns = 9): blocks
    * of 3, the last one masked, not 4-vector blocks and one vector of 4
-   * FMA chains (1612 -> 1422 ns at [4, 129] x [129, 129]) */
+   * FMA chains, which measured slower */
   int64_t vectors = (N + MOROK_GEMM_VL - 1) / MOROK_GEMM_VL;
   if (nv == 4 && vectors > 1 && vectors % 4 == 1)
     {
@@ -757,8 +755,8 @@ typedef struct
 
 /* Part t of @parts of @pf's lines, each asked into L2 (prefetcht1). The
  * run and line are stepped, not divided out of each line's number: two
- * 64-bit divisions a line cost Silero's batched LSTM product (64 x 256 x
- * 512, about 90 lines a tile) 6 % of its time on Zen 5. */
+ * 64-bit divisions a line were a measurable share of Silero's batched LSTM
+ * product (64 x 256 x 512, about 90 lines a tile). */
 MOROK_INLINE void
 morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
 {
@@ -780,16 +778,13 @@ morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
  * last, the next nc columns' first kc (none past N). B is in panels of @nr
  * columns, @panel_bytes apart, @k_bytes per k within a panel; nc and kc
  * are the caller's block sizes. The weights of a model come from memory:
- * a product asks for its next block while it works on this one (250 x 384
- * x 768 with a fresh B on every call: 148 -> 155-165 GFLOP/s). The AMX
+ * a product asks for its next block while it works on this one. The AMX
  * kernel walks its own: its k steps are a few hundred cycles, too short for
- * the divisions of morok_gemm_prefetch_part at each (bf16x3 5-10 % slower).
- * A B of at most MOROK_GEMM_PREFETCH_MIN bytes is not asked for: it fits
- * in L2 (1 MB on Zen 4 and 5, 2 MB on Sapphire Rapids), and the requests
- * only took issue slots from the tiles (Silero's batched plan at 64
- * streams, Zen 5: its LSTM product, 512 KB of B, 95-104 -> 87-89 us, the
- * first convolution's 68 -> 64; GigaAM's products, every B above 2 MB,
- * keep them). */
+ * the divisions of morok_gemm_prefetch_part at each. A B of at most
+ * MOROK_GEMM_PREFETCH_MIN bytes is not asked for: it fits in L2 (1 MB on
+ * Zen 4 and 5, 2 MB on Sapphire Rapids), and the requests only took issue
+ * slots from the tiles (Silero's batched plan; GigaAM's products, every B
+ * above 2 MB, keep them). */
 #define MOROK_GEMM_PREFETCH_MIN (1 << 20)
 MOROK_INLINE MorokGemmPrefetch
 morok_gemm_next_block (const void *bp, int64_t nr, int64_t panel_bytes, int64_t k_bytes,
@@ -907,8 +902,7 @@ morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, in
 /* k per block of a packed product: K in even blocks of at most KC, or
  * of at most KC_MAX where that saves a short last block, whose pass over
  * every tile of C costs its loads and stores for a few FMAs (Silero's
- * K = 129, 258 and 387: 128 + 1, ..., now blocks of 129; [256, 127] x
- * [127, 129] 53.3 -> 50.4 us, min of 2000 calls). */
+ * K = 129, 258 and 387: blocks of 129, not 128 + 1, ...). */
 MOROK_INLINE int64_t
 morok_gemm_packed_kc (int64_t K)
 {
@@ -944,186 +938,4 @@ morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
                           K * MOROK_GEMM_NR, C + jc, ldc, accumulate || pc > 0, pf);
       }
 }
-#endif
-
-#if defined(MOROK_ISA_AVX512) && defined(__AVX512FP16__)
-/* ---- f16 products, f32 sums (MorokPlanOptions.precision = MOROK_PRECISION_F16) ----
- *
- * AVX512-FP16 multiplies 32 halves per FMA, twice the lanes of f32. A is
- * rounded to f16 as it is packed, B comes packed in f16 at prepare. Summing
- * a whole dot product in f16 would lose too much, so k is taken in pairs:
- * lane 2j of an accumulator sums B[2q][j] * A[2q] over the pairs q, lane
- * 2j + 1 sums B[2q + 1][j] * A[2q + 1] (A's pair broadcast as one 32-bit
- * word, B's pairs side by side: kernels/weight-pack.h), and every
- * MOROK_GEMM16_KB pairs the two lanes are added and the sum is moved into
- * f32. So at most 2 * KB products are summed in f16. Each row of A is scaled
- * by a power of two into [-1, 1] as it is packed (and the sums scaled back
- * as they move into f32), so that activations of any size neither overflow
- * f16 (65504) nor fall into its subnormals. The tile is 6 x 64 as in f32 (24
- * zmm of halves); its f32 sums wait on the stack (L1). The error this costs
- * is measured in tests/test-nn.c and docs/benchmarks.md. */
-typedef _Float16 morok_h16x32 __attribute__ ((ext_vector_type (32)));
-typedef _Float16 morok_h16x16 __attribute__ ((ext_vector_type (16)));
-typedef uint32_t morok_u32x16 __attribute__ ((ext_vector_type (16)));
-typedef uint16_t morok_u16x16 __attribute__ ((ext_vector_type (16)));
-#define MOROK_GEMM16_KC 256 /* k per block: a panel is 128 pairs x 64 columns, 32 KB */
-#ifndef MOROK_GEMM16_KB
-#define MOROK_GEMM16_KB 16 /* pairs summed in f16 between moves into f32 */
-#endif
-
-/* The MR x 64 tile at c (=|+=) A-pairs . B-pairs over kq pairs: a[i*ars + q]
- * is row i's pair q, scaled by 1 / scale[i]; b[q*128 + 2j + h] is column j's
- * value at k = 2q + h. */
-static MOROK_VEC512 __attribute__ ((noinline, unused)) void
-morok_gemm16_tile (int64_t kq, const uint32_t *restrict a, int64_t ars,
-                   const float *restrict scale, const uint16_t *restrict b, float *restrict c,
-                   int64_t ldc, int64_t mr, int64_t nr, int load_c)
-{
-  float sum[MOROK_GEMM_MR * 64] __attribute__ ((aligned (64)));
-#pragma clang loop unroll(full)
-  for (int i = 0; i < MOROK_GEMM_MR * 4; i++)
-    *(morok_f32x16 *)(sum + i * 16) = (morok_f32x16)0.0f;
-  for (int64_t q0 = 0; q0 < kq; q0 += MOROK_GEMM16_KB)
-    {
-      int64_t qe = morok_gemm_min (kq, q0 + MOROK_GEMM16_KB);
-      morok_h16x32 acc[MOROK_GEMM_MR][4];
-#pragma clang loop unroll(full)
-      for (int i = 0; i < MOROK_GEMM_MR; i++)
-#pragma clang loop unroll(full)
-        for (int v = 0; v < 4; v++)
-          acc[i][v] = (morok_h16x32)0.0f16;
-      for (int64_t q = q0; q < qe; q++)
-        {
-          morok_h16x32 bv[4];
-#pragma clang loop unroll(full)
-          for (int v = 0; v < 4; v++)
-            bv[v] = *(const morok_h16x32 *)(b + q * 128 + v * 32);
-#pragma clang loop unroll(full)
-          for (int i = 0; i < MOROK_GEMM_MR; i++)
-            {
-              morok_h16x32 av = (morok_h16x32)(morok_u32x16)a[i * ars + q];
-#pragma clang loop unroll(full)
-              for (int v = 0; v < 4; v++)
-                acc[i][v] += av * bv[v];
-            }
-        }
-      /* lane 2j + 1 onto lane 2j, the even lanes to f32 */
-#pragma clang loop unroll(full)
-      for (int i = 0; i < MOROK_GEMM_MR; i++)
-#pragma clang loop unroll(full)
-        for (int v = 0; v < 4; v++)
-          {
-            morok_h16x32 t = acc[i][v] + (morok_h16x32)((morok_u32x16)acc[i][v] >> 16);
-            morok_u16x16 even = __builtin_convertvector ((morok_u32x16)t, morok_u16x16);
-            *(morok_f32x16 *)(sum + i * 64 + v * 16)
-                += __builtin_convertvector ((morok_h16x16)even, morok_f32x16) * scale[i];
-          }
-    }
-  for (int64_t i = 0; i < mr; i++)
-    {
-      float *row = c + i * ldc;
-      int64_t j = 0;
-      for (; j + 16 <= nr; j += 16)
-        {
-          morok_gemm_vecu *p = (morok_gemm_vecu *)(row + j);
-          morok_f32x16 s = *(const morok_f32x16 *)(sum + i * 64 + j);
-          *p = load_c ? *p + s : s;
-        }
-      for (; j < nr; j++)
-        row[j] = (load_c ? row[j] : 0.0f) + sum[i * 64 + j];
-    }
-}
-
-/* Row i of A over kc (<= MOROK_GEMM16_KC) in f16, divided by scale, the
- * power of two just above its largest magnitude (1 for a row of zeros or
- * one that is not finite), zero-padded to an even length: dst[k], read by
- * the tile as pairs. */
-MOROK_INLINE void
-morok_gemm16_pack_row (int64_t kc, const float *a, int64_t sak, _Float16 *dst, float *scale)
-{
-  /* the largest magnitude as bits (an integer max vectorises; a float one
-   * does not, for NaN's sake); NaN and inf come out above every number */
-  uint32_t m = 0;
-  if (sak == 1)
-    for (int64_t k = 0; k < kc; k++)
-      {
-        uint32_t u = morok_f32_bits (a[k]) & 0x7fffffffu;
-        m = u > m ? u : m;
-      }
-  else
-    for (int64_t k = 0; k < kc; k++)
-      {
-        uint32_t u = morok_f32_bits (a[k * sak]) & 0x7fffffffu;
-        m = u > m ? u : m;
-      }
-  /* 2^(e + 1) for m = f * 2^e, 1 <= f < 2: the exponent field plus one */
-  uint32_t e = m >> 23;
-  int usable = m != 0 && e < 253u;
-  float inv = usable ? morok_f32_from_bits ((253u - e) << 23) : 1.0f;
-  *scale = usable ? morok_f32_from_bits ((e + 1u) << 23) : 1.0f;
-  if (sak == 1)
-    for (int64_t k = 0; k < kc; k++)
-      dst[k] = (_Float16)(a[k] * inv);
-  else
-    for (int64_t k = 0; k < kc; k++)
-      dst[k] = (_Float16)(a[k * sak] * inv);
-  if (kc & 1)
-    dst[kc] = 0.0f16;
-}
-
-/* morok_gemm_f32_packed in f16: bp holds B's pairs in panels of 64
- * columns, bp[((p*K2 + q)*64 + j)*2 + h], K2 = ceil (K / 2)
- * (kernels/weight-pack.h). */
-MOROK_KERNEL_FN MOROK_VEC512 void
-morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
-                       const uint16_t *bp, float *C, int64_t ldc, int accumulate)
-#if defined(MOROK_KERNEL_LIB)
-;
-#else
-{
-  if (M <= 0 || N <= 0 || K <= 0)
-    return;
-  /* rows of A in f16 pairs, an MR-row panel's rows kq apart */
-  uint32_t apack[MOROK_GEMM_MC * MOROK_GEMM16_KC / 2] __attribute__ ((aligned (64)));
-  float ascale[MOROK_GEMM_MC];
-  int64_t k2 = (K + 1) / 2;
-  for (int64_t jc = 0; jc < N; jc += MOROK_GEMM_NC)
-    {
-      int64_t nc = morok_gemm_min (MOROK_GEMM_NC, N - jc);
-      for (int64_t pc = 0; pc < K; pc += MOROK_GEMM16_KC)
-        {
-          int64_t kc = morok_gemm_min (MOROK_GEMM16_KC, K - pc), kq = (kc + 1) / 2;
-          int load_c = accumulate || pc > 0;
-          /* a panel: k2 pairs of 64 columns, 128 bytes per k */
-          MorokGemmPrefetch pf = morok_gemm_next_block (bp, 64, k2 * 256, 128, jc, MOROK_GEMM_NC,
-                                                        pc, MOROK_GEMM16_KC, N, K);
-          int64_t tiles = (M + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR * ((nc + 63) / 64), t = 0;
-          for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
-            {
-              int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
-              int64_t panels = (mc + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR * MOROK_GEMM_MR;
-              for (int64_t i = 0; i < panels; i++)
-                if (i < mc)
-                  morok_gemm16_pack_row (kc, A + (ic + i) * sam + pc * sak, sak,
-                                         (_Float16 *)(apack + i * kq), ascale + i);
-                else /* rows past M: zeros, never stored */
-                  for (int64_t q = 0; q < kq; q++)
-                    apack[i * kq + q] = 0u, ascale[i] = 1.0f;
-              for (int64_t jr = 0; jr < nc; jr += 64)
-                {
-                  const uint16_t *b = bp + ((jc + jr) / 64 * k2 + pc / 2) * 128;
-                  for (int64_t ir = 0; ir < mc; ir += MOROK_GEMM_MR, t++)
-                    {
-                      morok_gemm_prefetch_part (pf, t, tiles);
-                      morok_gemm16_tile (kq, apack + ir * kq, kq, ascale + ir, b,
-                                         C + (ic + ir) * ldc + jc + jr, ldc,
-                                         morok_gemm_min (MOROK_GEMM_MR, mc - ir),
-                                         morok_gemm_min (64, nc - jr), load_c);
-                    }
-                }
-            }
-        }
-    }
-}
-#endif
 #endif

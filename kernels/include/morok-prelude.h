@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Prelude of every generated kernel translation unit: fixed-width types,
  * vector types from clang's ext_vector_type (no system intrinsics headers:
- * <immintrin.h> alone costs ~120 ms per compile), and the memset/memcpy that
+ * <immintrin.h> alone costs a large share of each compile), and the memset/memcpy that
  * clang may emit calls to even in freestanding code. Compiled with
  * -ffreestanding: nothing here may call libc or libm. */
 #pragma once

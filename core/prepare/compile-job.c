@@ -4,9 +4,9 @@
  * runs while prepare packs the weights (GigaAM full size: 1.2 GB of panels,
  * about as long as the compile), then looked up for each kernel. */
 #define G_LOG_DOMAIN "morok-prepare"
-#include "prepare/link-private.h"
+#include "prepare/compile-job-private.h"
 
-struct _Link
+struct _CompileJob
 {
   MorokRendered *rendered;
   GArray *unit_of;  /* guint per function */
@@ -18,19 +18,19 @@ struct _Link
 };
 
 /* Bytes of panels from which packing alone outlasts the compile of one unit. */
-#define LINK_PACKING_ALONE (64u << 20)
+#define COMPILE_PACKING_ALONE (64u << 20)
 
 static gpointer
 compile_units (gpointer data)
 {
-  Link *l = data;
-  morok_compile_units ((const char *const *) l->units->pdata, l->units->len, &l->opts, l->objects,
-                       &l->error);
+  CompileJob *job = data;
+  morok_compile_units ((const char *const *) job->units->pdata, job->units->len, &job->opts, job->objects,
+                       &job->error);
   return NULL;
 }
 
-Link *
-link_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions *opts,
+CompileJob *
+compile_job_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions *opts,
             GError **error)
 {
   const char *why = NULL;
@@ -41,41 +41,40 @@ link_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions 
   MorokRendered *r = morok_render_schedule (sched, isa, lib, error);
   if (!r)
     return NULL;
-  Link *l = g_new0 (Link, 1);
-  l->rendered = r;
-  l->opts = *opts;
-  l->opts.lib = lib;
-  l->unit_of = g_array_new (FALSE, FALSE, sizeof (guint));
+  CompileJob *job = g_new0 (CompileJob, 1);
+  job->rendered = r;
+  job->opts = *opts;
+  job->opts.lib = lib;
+  job->unit_of = g_array_new (FALSE, FALSE, sizeof (guint));
   /* compilers side by side, one per core, unless prepare packs many
    * weights meanwhile: with the library, one unit then hides behind the
    * packing, and a second clang slowed the packing threads more than it
-   * saved (GigaAM full size, 883 MB of panels, cold: 2.2-2.3 s with one
-   * unit, 2.5-3.1 s with two) */
+   * saved (GigaAM full size, cold) */
   gsize packed = 0;
   for (guint i = 0; i < sched->buffers->len; i++)
     {
       const MorokScheduleBuffer *buf = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
       packed += buf->kind == MOROK_BUFFER_PACKED ? buf->bytes : 0;
     }
-  guint max_units = lib && packed > LINK_PACKING_ALONE ? 1 : g_get_num_processors ();
-  l->units = morok_render_units (r, max_units, l->unit_of);
-  l->objects = g_new0 (MorokObject *, l->units->len);
+  guint max_units = lib && packed > COMPILE_PACKING_ALONE ? 1 : g_get_num_processors ();
+  job->units = morok_render_units (r, max_units, job->unit_of);
+  job->objects = g_new0 (MorokObject *, job->units->len);
   /* without a thread (none to be had), the compile runs here and now */
-  l->thread = g_thread_try_new ("morok-compile", compile_units, l, NULL);
-  if (!l->thread)
-    compile_units (l);
-  return l;
+  job->thread = g_thread_try_new ("morok-compile", compile_units, job, NULL);
+  if (!job->thread)
+    compile_units (job);
+  return job;
 }
 
 MorokKernelFn *
-link_finish (Link *l, MorokProgramBuilder *b, GError **error)
+compile_job_finish (CompileJob *job, MorokProgramBuilder *b, GError **error)
 {
-  if (l->thread)
-    g_thread_join (l->thread);
-  const MorokRendered *r = l->rendered;
+  if (job->thread)
+    g_thread_join (job->thread);
+  const MorokRendered *r = job->rendered;
   MorokKernelFn *fns = NULL;
-  if (l->error)
-    g_propagate_error (error, g_steal_pointer (&l->error));
+  if (job->error)
+    g_propagate_error (error, g_steal_pointer (&job->error));
   else if (b)
     {
       g_autofree MorokKernelFn *by_function = g_new (MorokKernelFn, MAX (r->functions->len, 1));
@@ -84,21 +83,21 @@ link_finish (Link *l, MorokProgramBuilder *b, GError **error)
         {
           char name[32];
           g_snprintf (name, sizeof name, "morok_f%u", f);
-          MorokObject *object = l->objects[g_array_index (l->unit_of, guint, f)];
+          MorokObject *object = job->objects[g_array_index (job->unit_of, guint, f)];
           ok = (by_function[f] = (MorokKernelFn) morok_object_lookup (object, name, error)) != NULL;
         }
-      for (guint u = 0; u < l->units->len; u++)
-        morok_program_builder_add_object (b, g_steal_pointer (&l->objects[u]));
+      for (guint u = 0; u < job->units->len; u++)
+        morok_program_builder_add_object (b, g_steal_pointer (&job->objects[u]));
       fns = ok ? g_new (MorokKernelFn, MAX (r->function_of->len, 1)) : NULL;
       for (guint k = 0; fns && k < r->function_of->len; k++)
         fns[k] = by_function[g_array_index (r->function_of, guint, k)];
     }
-  for (guint u = 0; u < l->units->len; u++)
-    morok_object_free (l->objects[u]);
-  g_free (l->objects);
-  g_ptr_array_unref (l->units);
-  g_array_unref (l->unit_of);
-  morok_rendered_free (l->rendered);
-  g_free (l);
+  for (guint u = 0; u < job->units->len; u++)
+    morok_object_free (job->objects[u]);
+  g_free (job->objects);
+  g_ptr_array_unref (job->units);
+  g_array_unref (job->unit_of);
+  morok_rendered_free (job->rendered);
+  g_free (job);
   return fns;
 }
