@@ -109,8 +109,9 @@ head_prepare (Bench *b, Head *h, guint threads, GError **error)
   if (!b->rnnt)
     {
       h->ctc = gigaam_ctc_jit_new (morok_gigaam_ref (b->model));
-      h->tokens = g_new (MorokCtcToken,
-                         morok_gigaam_encoded_frames (b->model, morok_gigaam_max_samples (b->model)));
+      h->tokens
+          = g_new (MorokCtcToken,
+                   morok_gigaam_encoded_frames (b->model, morok_gigaam_max_samples (b->model)));
       return gigaam_ctc_jit_prepare_at_bounds (h->ctc, config, error);
     }
   h->rnnt = gigaam_rnnt_jit_new (morok_gigaam_ref (b->model));
@@ -171,7 +172,7 @@ time_encoder (Bench *b, guint threads, const int *seconds, guint n_lengths, Case
   g_autofree double *t = g_new (double, b->reps);
   for (guint s = 0; s < n_lengths; s++)
     {
-      gint64 n = (gint64)seconds[s] * SR;
+      gint64 n = (gint64) seconds[s] * SR;
       for (guint r = 0; r <= b->reps; r++)
         {
           double t1 = bench_now_us ();
@@ -194,7 +195,7 @@ time_head (Bench *b, Head *h, const int *seconds, guint n_lengths, Case *cases, 
   g_autofree double *total = g_new (double, b->reps);
   for (guint s = 0; s < n_lengths; s++)
     {
-      gint64 n = (gint64)seconds[s] * SR;
+      gint64 n = (gint64) seconds[s] * SR;
       for (guint r = 0; r <= b->reps; r++)
         {
           double t0 = bench_now_us ();
@@ -240,7 +241,7 @@ write_token (GigaAmPredictorJit *pred, StepToken *st, GError **error)
   MorokBuffer *emb = gigaam_predictor_jit_emb_mut (pred, error);
   if (!emb)
     return FALSE;
-  memcpy (emb->data, st->embed + (gsize)st->token * st->H, st->H * sizeof (float));
+  memcpy (emb->data, st->embed + (gsize) st->token * st->H, st->H * sizeof (float));
   st->token = (st->token * 31 + 7) % (st->C - 1);
   return TRUE;
 }
@@ -285,7 +286,7 @@ static void
 report (Bench *b, guint threads, int seconds, const Case *c, double step_us, double exec_us,
         double joint_us)
 {
-  gint64 frames = morok_gigaam_encoded_frames (b->model, (gint64)seconds * SR);
+  gint64 frames = morok_gigaam_encoded_frames (b->model, (gint64) seconds * SR);
   double rest_us = c->decode * 1e6 - c->steps * step_us - c->joints * joint_us;
   printf ("%s, %u thread(s), %d s (%" G_GINT64_FORMAT " frames): encoder %.4f s, %s %.4f s + "
           "decoding %.4f s (%.2f%% of the encoder); %u tokens, %u words: \"%s...\"\n",
@@ -326,8 +327,9 @@ bench_threads (Bench *b, guint threads, const int *seconds, guint n_lengths, GEr
   double t0 = bench_now_us ();
   gboolean ok = head_prepare (b, &h, threads, error);
   if (ok)
-    printf ("prepare %s, %u thread(s): %.2f s\n", b->rnnt ? "GigaAmRnntJit + decoder" : "GigaAmCtcJit",
-            threads, (bench_now_us () - t0) / 1e6);
+    printf ("prepare %s, %u thread(s): %.2f s\n",
+            b->rnnt ? "GigaAmRnntJit + decoder" : "GigaAmCtcJit", threads,
+            (bench_now_us () - t0) / 1e6);
   ok = ok && time_head (b, &h, seconds, n_lengths, cases, error);
   double step_us = 0, exec_us = 0, joint_us = 0;
   ok = ok && (!b->rnnt || time_steps (b, &h, &step_us, &exec_us, &joint_us, error));
@@ -352,9 +354,9 @@ main (int argc, char **argv)
   guint reps = argc > 3 ? MAX (1, atoi (argv[3])) : 3;
   guint threads[8] = { 1, 2 }, n_threads = 2;
   if (argc > 4)
-    for (n_threads = 0; n_threads < G_N_ELEMENTS (threads) && n_threads + 4 < (guint)argc;
+    for (n_threads = 0; n_threads < G_N_ELEMENTS (threads) && n_threads + 4 < (guint) argc;
          n_threads++)
-      threads[n_threads] = (guint)atoi (argv[4 + n_threads]);
+      threads[n_threads] = (guint) atoi (argv[4 + n_threads]);
   int seconds[MAX_LENGTHS];
   guint n_lengths = lengths (seconds);
   int longest = 0;
@@ -368,13 +370,13 @@ main (int argc, char **argv)
   g_autofree float *audio = a ? morok_safetensor_dup_f32 (a, &error) : NULL;
   if (!audio)
     return !fail (error);
-  if (n_lengths == 0 || a->n_elements < (gint64)longest * SR)
+  if (n_lengths == 0 || a->n_elements < (gint64) longest * SR)
     {
       fprintf (stderr, "bench-asr: audio.speech holds %.1f s, BENCH_ASR_SECONDS wants %d s\n",
-               a->n_elements / (double)SR, longest);
+               a->n_elements / (double) SR, longest);
       return 1;
     }
-  morok_gigaam_set_limits (model, 1, (gint64)longest * SR);
+  morok_gigaam_set_limits (model, 1, (gint64) longest * SR);
   const MorokGigaAmConfig *cfg = morok_gigaam_config (model);
   Bench b = { model, cfg, cfg->head == MOROK_GIGAAM_HEAD_RNNT, audio, reps };
   printf ("%s: %u layers, d_model %u; %s head, %u classes", morok_gigaam_path (model),

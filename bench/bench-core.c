@@ -24,8 +24,11 @@ prepare_20_ops (double salt, const MorokPlanOptions *opts, double *out_ms)
   MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sh, 2);
   MorokTensor *y = x;
   for (int i = 0; i < 6; i++) /* 18 element-wise ops */
-    y = morok_tensor_tanh (morok_tensor_add_scalar (morok_tensor_mul_scalar (y, 0.9 + salt, NULL), 0.1 * i, NULL), NULL);
-  y = morok_tensor_sum (morok_tensor_transpose (y, 0, 1, NULL), (gint[]){ 1 }, 1, FALSE, NULL); /* 2 */
+    y = morok_tensor_tanh (
+        morok_tensor_add_scalar (morok_tensor_mul_scalar (y, 0.9 + salt, NULL), 0.1 * i, NULL),
+        NULL);
+  y = morok_tensor_sum (morok_tensor_transpose (y, 0, 1, NULL), (gint[]){ 1 }, 1, FALSE,
+                        NULL); /* 2 */
   double t0 = bench_now_us ();
   MorokPlan *plan = morok_plan_build (g, &y, 1, &x, 1, opts, NULL);
   *out_ms = (bench_now_us () - t0) / 1e3;
@@ -40,7 +43,10 @@ bench_prepare (void)
   morok_plan_options_init (&opts);
   opts.compile.cache_dir = dir;
   opts.compile.use_cache = TRUE;
-  enum { RUNS = 9 };
+  enum
+  {
+    RUNS = 9
+  };
   double cold[RUNS], warm[RUNS];
   for (int i = 0; i < RUNS; i++)
     {
@@ -54,7 +60,13 @@ bench_prepare (void)
 static void
 bench_mlp (void)
 {
-  enum { IN = 64, H = 128, OUT = 10, B = 8 };
+  enum
+  {
+    IN = 64,
+    H = 128,
+    OUT = 10,
+    B = 8
+  };
   static float w1[H * IN], w2[H * H], w3[OUT * H], b1[H], b2[H], b3[OUT];
   for (int i = 0; i < H * H; i++)
     w2[i] = sinf (i) * 0.1f;
@@ -66,14 +78,20 @@ bench_mlp (void)
   const MorokSym *sh[2];
   morok_tensor_syms (g, (gint64[]){ B, IN }, 2, sh);
   MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sh, 2);
-#define W(name, d, ...) morok_tensor_weight (g, name, MOROK_DTYPE_F32, d, (gint64[]){ __VA_ARGS__ }, G_N_ELEMENTS (((gint64[]){ __VA_ARGS__ })))
-  MorokTensor *h = morok_tensor_relu (morok_tensor_linear (x, W ("w1", w1, H, IN), W ("b1", b1, H), NULL), NULL);
+#define W(name, d, ...)                                                                            \
+  morok_tensor_weight (g, name, MOROK_DTYPE_F32, d, (gint64[]){ __VA_ARGS__ },                     \
+                       G_N_ELEMENTS (((gint64[]){ __VA_ARGS__ })))
+  MorokTensor *h = morok_tensor_relu (
+      morok_tensor_linear (x, W ("w1", w1, H, IN), W ("b1", b1, H), NULL), NULL);
   h = morok_tensor_relu (morok_tensor_linear (h, W ("w2", w2, H, H), W ("b2", b2, H), NULL), NULL);
   MorokTensor *y = morok_tensor_linear (h, W ("w3", w3, OUT, H), W ("b3", b3, OUT), NULL);
   g_autoptr (MorokPlan) plan = morok_plan_build (g, &y, 1, &x, 1, NULL, NULL);
   if (!plan)
     return;
-  enum { CALLS = 20000 };
+  enum
+  {
+    CALLS = 20000
+  };
   static double t[CALLS];
   for (int i = 0; i < CALLS; i++)
     {
@@ -81,8 +99,8 @@ bench_mlp (void)
       morok_plan_execute (plan, NULL, 0, NULL);
       t[i] = bench_now_us () - t0;
     }
-  printf ("MLP [%d x %d] -> %d -> %d -> %d: %u kernels, execute median %.2f us (%d calls)\n", B,
-          IN, H, H, OUT, morok_plan_n_steps (plan), bench_median (t, CALLS), CALLS);
+  printf ("MLP [%d x %d] -> %d -> %d -> %d: %u kernels, execute median %.2f us (%d calls)\n", B, IN,
+          H, H, OUT, morok_plan_n_steps (plan), bench_median (t, CALLS), CALLS);
 }
 
 int

@@ -56,7 +56,7 @@ load_input (GigaAmEncoderJit *jit, const float *samples, gint64 n, GError **erro
   if (!len)
     return FALSE;
   memcpy (wav->data, samples, n * sizeof (float));
-  ((gint64 *)len->data)[0] = n;
+  ((gint64 *) len->data)[0] = n;
   return TRUE;
 }
 
@@ -111,7 +111,7 @@ check (GigaAmEncoderJit *jit, MorokSafetensors *inputs, GError **error)
   double err = 0, big = 0;
   for (gint64 i = 0; i < r->n_elements; i++)
     {
-      double d = fabs ((double)o[i] - ref[i]);
+      double d = fabs ((double) o[i] - ref[i]);
       err = d <= err ? err : d; /* a NaN sticks */
       big = fmax (big, fabs (ref[i]));
     }
@@ -260,7 +260,7 @@ profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, guint th
       if (error && *error)
         return FALSE;
       fprintf (stderr, "bench-gigaam: the %d s plan has other kernels; no GFLOP figures\n",
-               (int)(n / 16000));
+               (int) (n / 16000));
     }
   for (guint i = 0; i < rows->len; i++)
     g_array_index (rows, Row, i).flops = flops ? flops[i] : NAN;
@@ -276,12 +276,12 @@ profile (GigaAmEncoderJit *jit, MorokGigaAm *model, const float *bench, guint th
     }
   g_array_sort (rows, cmp_row);
   const char *top_env = g_getenv ("BENCH_GIGAAM_TOP");
-  guint top = top_env ? (guint)atoi (top_env) : 10;
+  guint top = top_env ? (guint) atoi (top_env) : 10;
   printf ("morok profile, %d s (T' = %" G_GINT64_FORMAT "), %u thread(s), %u kernels, median of %d "
           "profiled executes;\nGFLOP: the estimates of the same kernels in a plan bound at %d s"
           ":\n%9s %6s %9s %8s  %s\n",
-          (int)(n / 16000), frames, threads, rows->len, PROFILE_REPS, (int)(n / 16000), "ms", "share", "GFLOP",
-          "GFLOP/s", "kernel");
+          (int) (n / 16000), frames, threads, rows->len, PROFILE_REPS, (int) (n / 16000), "ms",
+          "share", "GFLOP", "GFLOP/s", "kernel");
   for (guint i = 0; i < MIN (top, rows->len); i++)
     {
       Row *r = &g_array_index (rows, Row, i);
@@ -323,12 +323,12 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: bench-gigaam [--cold] MODEL INPUTS [REPS [THREADS...]]\n");
       return 2;
     }
-  guint reps = argc > 3 ? (guint)atoi (argv[3]) : 5;
+  guint reps = argc > 3 ? (guint) atoi (argv[3]) : 5;
   guint threads[8] = { 1, 2 }, n_threads = 2;
   if (argc > 4)
-    for (n_threads = 0; n_threads < G_N_ELEMENTS (threads) && n_threads + 4 < (guint)argc;
+    for (n_threads = 0; n_threads < G_N_ELEMENTS (threads) && n_threads + 4 < (guint) argc;
          n_threads++)
-      threads[n_threads] = (guint)atoi (argv[4 + n_threads]);
+      threads[n_threads] = (guint) atoi (argv[4 + n_threads]);
   if (reps < 1)
     reps = 1;
   g_autoptr (GError) error = NULL;
@@ -377,8 +377,7 @@ main (int argc, char **argv)
       fflush (stdout);
       if ((i == 0 && !check (jit, inputs, &error))
           || !time_lengths (jit, threads[i], bench, reps, &error)
-          || (threads[i] == profile_threads ()
-              && !profile (jit, model, bench, threads[i], &error)))
+          || (threads[i] == profile_threads () && !profile (jit, model, bench, threads[i], &error)))
         return !fail (error);
     }
   if (cache_dir)

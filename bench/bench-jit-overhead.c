@@ -70,9 +70,9 @@ static MorokTensor *
 cell_build (Tiny *model, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError **error)
 {
   MorokTensor *half = morok_tensor_mul_scalar (h, 0.5, error);
-  MorokTensor *parts[] = { morok_tensor_mul_scalar (x, 2, error),
-                           morok_tensor_add_scalar (half, 1, error),
-                           morok_tensor_add (c, half, error) };
+  MorokTensor *parts[]
+      = { morok_tensor_mul_scalar (x, 2, error), morok_tensor_add_scalar (half, 1, error),
+          morok_tensor_add (c, half, error) };
   return morok_tensor_cat (parts, 3, 1, error);
 }
 
@@ -132,8 +132,7 @@ main (void)
       fprintf (stderr, "prepare: %s\n", error->message);
       return 1;
     }
-  g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (cell, 1, 4, 2, &error);
+  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (cell, 1, 4, 2, &error);
   float *x = cell_jit_x_mut (cell, &error)->data;
   MorokPlan *cell_plan = morok_jit_plan (cell_jit_jit (cell));
   for (int i = 0; i < CALLS; i++)

@@ -110,7 +110,7 @@ typedef struct
 static void
 word_clear (gpointer p)
 {
-  g_free (((Word *)p)->text);
+  g_free (((Word *) p)->text);
 }
 
 static double
@@ -137,12 +137,12 @@ wav_read (const char *path, Wav *wav, GError **error)
 {
   g_autofree guint8 *d = NULL;
   gsize len;
-  if (!g_file_get_contents (path, (char **)&d, &len, error))
+  if (!g_file_get_contents (path, (char **) &d, &len, error))
     return FALSE;
   gboolean have_fmt = FALSE;
   for (gsize at = 12; len >= 12 && memcmp (d, "RIFF", 4) == 0 && at + 8 <= len;)
     {
-      gsize size = d[at + 4] | d[at + 5] << 8 | d[at + 6] << 16 | (gsize)d[at + 7] << 24;
+      gsize size = d[at + 4] | d[at + 5] << 8 | d[at + 6] << 16 | (gsize) d[at + 7] << 24;
       size = MIN (size, len - at - 8);
       const guint8 *c = d + at + 8;
       if (memcmp (d + at, "fmt ", 4) == 0 && size >= 16)
@@ -253,7 +253,7 @@ on_output (GstPad *pad, GstPadProbeInfo *info, gpointer data)
   GstMapInfo map;
   if (gst_buffer_map (buf, &map, GST_MAP_READ))
     {
-      w.text = g_strndup ((const char *)map.data, map.size);
+      w.text = g_strndup ((const char *) map.data, map.size);
       gst_buffer_unmap (buf, &map);
     }
   g_array_append_val (run->words, w); /* the streaming thread only */
@@ -271,7 +271,7 @@ on_message_sync (GstBus *bus, GstMessage *msg, gpointer data)
       && gst_structure_has_name (s, "moroktranscriber-interim")
       && gst_structure_get_uint64 (s, "end", &end))
     {
-      double ms = ((double)running_time (run->pipeline) - (double)end) / GST_MSECOND;
+      double ms = ((double) running_time (run->pipeline) - (double) end) / GST_MSECOND;
       g_array_append_val (run->interim_delays, ms);
     }
   return GST_BUS_PASS;
@@ -283,7 +283,7 @@ feed (gpointer data)
   Feeder *f = data;
   g_autoptr (GstClock) clock = gst_element_get_clock (f->run->pipeline);
   GstClockTime base = gst_element_get_base_time (f->run->pipeline);
-  gsize chunk = (gsize)f->wav->rate * CHUNK_MS / 1000, bpf = 2 * f->wav->channels;
+  gsize chunk = (gsize) f->wav->rate * CHUNK_MS / 1000, bpf = 2 * f->wav->channels;
   f->run->offset = gst_clock_get_time (clock) - base;
   for (gsize at = 0; at < f->wav->frames && !g_atomic_int_get (&f->stop); at += chunk)
     {
@@ -349,7 +349,7 @@ run_pipeline (Run *run, const char *model, const char *path, const Wav *wav, cha
       g_autoptr (GstCaps) caps = gst_caps_new_simple (
           "audio/x-raw", "format", G_TYPE_STRING, "S16LE", "layout", G_TYPE_STRING, "interleaved",
           "rate", G_TYPE_INT, wav->rate, "channels", G_TYPE_INT, wav->channels, NULL);
-      g_object_set (src, "caps", caps, "min-latency", (gint64)CHUNK_MS * GST_MSECOND, NULL);
+      g_object_set (src, "caps", caps, "min-latency", (gint64) CHUNK_MS * GST_MSECOND, NULL);
     }
   else
     g_object_set (src, "location", path, NULL);
@@ -384,12 +384,8 @@ run_pipeline (Run *run, const char *model, const char *path, const Wav *wav, cha
           done = TRUE;
           break;
         case GST_MESSAGE_EOS:
-        case GST_MESSAGE_APPLICATION:
-          done = TRUE;
-          break;
-        case GST_MESSAGE_LATENCY:
-          gst_bin_recalculate_latency (GST_BIN (run->pipeline));
-          break;
+        case GST_MESSAGE_APPLICATION: done = TRUE; break;
+        case GST_MESSAGE_LATENCY: gst_bin_recalculate_latency (GST_BIN (run->pipeline)); break;
         case GST_MESSAGE_ASYNC_DONE:
           if (GST_MESSAGE_SRC (msg) == GST_OBJECT (run->pipeline) && run->latency == 0)
             run->latency = query_latency (run->pipeline);
@@ -412,8 +408,7 @@ run_pipeline (Run *run, const char *model, const char *path, const Wav *wav, cha
           if (gst_structure_has_name (s, "moroktranscriber"))
             run->finals++;
           break;
-        default:
-          break;
+        default: break;
         }
     }
   run->cpu_s = cpu_seconds () - cpu0;
@@ -463,7 +458,7 @@ same_word (const Word *ref, const Word *hyp, gboolean timed)
   if (strcmp (ref->text, hyp->text) != 0)
     return FALSE;
   GstClockTimeDiff d = GST_CLOCK_DIFF (ref->start, hyp->start);
-  return !timed || ABS (d) < (GstClockTimeDiff)MATCH_NS;
+  return !timed || ABS (d) < (GstClockTimeDiff) MATCH_NS;
 }
 
 /* Edits from @ref to @hyp (words of the same text, started within
@@ -496,7 +491,7 @@ align (GArray *ref, GArray *hyp, gboolean timed, int *out_match)
       if (D (i, j) == D (i - 1, j - 1) + !eq)
         {
           if (eq)
-            out_match[j - 1] = (int)i - 1;
+            out_match[j - 1] = (int) i - 1;
           i--, j--;
         }
       else if (D (i, j) == D (i - 1, j) + 1)
@@ -512,13 +507,13 @@ align (GArray *ref, GArray *hyp, gboolean timed, int *out_match)
 static double
 wer (guint edits, guint n)
 {
-  return n ? (double)edits / n : edits ? 1 : 0;
+  return n ? (double) edits / n : edits ? 1 : 0;
 }
 
 static int
 cmp_double (const void *a, const void *b)
 {
-  double x = *(const double *)a, y = *(const double *)b;
+  double x = *(const double *) a, y = *(const double *) b;
   return x < y ? -1 : x > y;
 }
 
@@ -529,7 +524,7 @@ percentile (GArray *v, double p)
   if (v->len == 0)
     return 0;
   qsort (v->data, v->len, sizeof (double), cmp_double);
-  guint k = (guint)ceil (p * v->len);
+  guint k = (guint) ceil (p * v->len);
   return g_array_index (v, double, MAX (k, 1) - 1);
 }
 
@@ -552,13 +547,13 @@ report (Run *live, Run *offline, GArray *truth, double audio_s, char **props, gb
       if (match[j] >= 0)
         {
           GstClockTime end = g_array_index (ref, Word, match[j]).end + live->offset;
-          delay = ((double)w->arrival - (double)end) / GST_MSECOND;
+          delay = ((double) w->arrival - (double) end) / GST_MSECOND;
           g_array_append_val (delays, delay);
         }
       if (verbose)
         printf ("word %-12s pts %.3f end %.3f arrival %.3f deadline %.3f delay_ms %.0f\n", w->text,
-                (double)w->pts / GST_SECOND, (double)(w->end + live->offset) / GST_SECOND,
-                (double)w->arrival / GST_SECOND, (double)w->deadline / GST_SECOND, delay);
+                (double) w->pts / GST_SECOND, (double) (w->end + live->offset) / GST_SECOND,
+                (double) w->arrival / GST_SECOND, (double) w->deadline / GST_SECOND, delay);
     }
   guint matched = delays->len;
   printf ("RESULT live");
@@ -615,7 +610,7 @@ main (int argc, char **argv)
       fprintf (stderr, "bench-live: %s\n", error->message);
       return 1;
     }
-  double audio_s = (double)wav.frames / wav.rate;
+  double audio_s = (double) wav.frames / wav.rate;
   Run offline, live;
   run_init (&offline, FALSE);
   run_init (&live, TRUE);

@@ -47,8 +47,8 @@ bench_profile_add (BenchProfile *p, GArray *prof)
   for (guint i = p->rows->len; i < prof->len; i++)
     {
       const MorokKernelProfile *k = &g_array_index (prof, MorokKernelProfile, i);
-      BenchProfileRow r = { k->name, k->flops, k->bytes, g_array_new (FALSE, FALSE, sizeof (double)),
-                            0 };
+      BenchProfileRow r
+          = { k->name, k->flops, k->bytes, g_array_new (FALSE, FALSE, sizeof (double)), 0 };
       g_array_append_val (p->rows, r);
     }
   for (guint i = 0; i < prof->len; i++)

@@ -33,7 +33,7 @@ main (int argc, char **argv)
 {
   g_setenv ("MOROK_THREADS", "1", FALSE);
   const char *version = argc > 1 ? argv[1] : "v5";
-  guint rate = argc > 2 ? (guint)atoi (argv[2]) : 16000;
+  guint rate = argc > 2 ? (guint) atoi (argv[2]) : 16000;
   const char *dir = argc > 3 ? argv[3] : g_getenv ("MOROK_MODEL_DIR");
   g_autofree char *default_dir = g_build_filename (MOROK_SOURCE_ROOT, "models", NULL);
   g_autofree char *file = g_strdup_printf ("silero_vad_%s.onnx", version);
@@ -61,7 +61,7 @@ main (int argc, char **argv)
   MorokGraph *g = morok_graph_new ();
   const MorokSym *as[2], *ss[1];
   morok_tensor_syms (g, (gint64[]){ 1, C + N }, 2, as);
-  morok_tensor_syms (g, (gint64[]){ (gint64)S }, 1, ss);
+  morok_tensor_syms (g, (gint64[]){ (gint64) S }, 1, ss);
   MorokTensor *in[] = { morok_tensor_input (g, "audio", MOROK_DTYPE_F32, as, 2),
                         morok_tensor_input (g, "state", MOROK_DTYPE_F32, ss, 1) };
   MorokTensor *out = morok_silero_vad_forward (vad, rate, in[0], in[1], &error);

@@ -79,8 +79,8 @@ main (int argc, char **argv)
   gint64 rss1 = rss_kib (), heap1 = heap_kib ();
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND,
-                                                GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  GstMessage *msg
+      = gst_bus_timed_pop_filtered (bus, 300 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   if (!msg || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS)
     {
       fprintf (stderr, "no EOS\n");
@@ -88,9 +88,9 @@ main (int argc, char **argv)
     }
   gst_message_unref (msg);
   gint64 rss2 = rss_kib (), heap2 = heap_kib ();
-  printf ("%s x %u: PAUSED in %.1f ms; at PAUSED: RSS +%" G_GINT64_FORMAT " KiB, heap +%"
-          G_GINT64_FORMAT " KiB; at EOS: RSS +%" G_GINT64_FORMAT " KiB, heap +%" G_GINT64_FORMAT
-          " KiB\n",
+  printf ("%s x %u: PAUSED in %.1f ms; at PAUSED: RSS +%" G_GINT64_FORMAT
+          " KiB, heap +%" G_GINT64_FORMAT " KiB; at EOS: RSS +%" G_GINT64_FORMAT
+          " KiB, heap +%" G_GINT64_FORMAT " KiB\n",
           element, n, paused_ms, rss1 - rss0, heap1 - heap0, rss2 - rss0, heap2 - heap0);
   gst_object_unref (bus);
   gst_element_set_state (pipeline, GST_STATE_NULL);

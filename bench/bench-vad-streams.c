@@ -139,8 +139,8 @@ profile_batched (MorokSileroVad *vad, guint streams, const float *speech, gsize 
           else
             memset (state + i * S, 0, S * sizeof (float));
         }
-      bench_profile_add (profile, silero_vad_batch_jit_execute_with_vars_profiled (jit, &b, 1,
-                                                                                   error));
+      bench_profile_add (profile,
+                         silero_vad_batch_jit_execute_with_vars_profiled (jit, &b, 1, error));
     }
   double t[ROUNDS];
   for (guint r = 0; r < ROUNDS; r++)
@@ -151,7 +151,8 @@ profile_batched (MorokSileroVad *vad, guint streams, const float *speech, gsize 
       t[r] = (bench_now_us () - t0) / streams;
     }
   printf ("Silero 16 kHz, batched plan at %u streams: execute %.2f us per stream-chunk (median of "
-          "%d)\n", streams, bench_median (t, ROUNDS), ROUNDS);
+          "%d)\n",
+          streams, bench_median (t, ROUNDS), ROUNDS);
   bench_profile_print (profile, streams);
   bench_profile_free (profile);
   return TRUE;
@@ -168,7 +169,8 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (path, &error);
   gsize n = 0;
-  g_autofree float *speech = bench_read_wav (MOROK_SOURCE_ROOT "/tests/fixtures/speech-16k.wav", &n);
+  g_autofree float *speech
+      = bench_read_wav (MOROK_SOURCE_ROOT "/tests/fixtures/speech-16k.wav", &n);
   if (!vad || !speech)
     {
       fprintf (stderr, "%s\n", vad ? "speech-16k.wav not readable" : error->message);
@@ -184,8 +186,8 @@ main (int argc, char **argv)
   /* the batched plan in f32 (or as MOROK_PRECISION says) and in each
    * reduced precision this CPU runs that suits Silero (not int8:
    * docs/morokvad.md, "Precision") */
-  static const MorokPrecision reduced[] = { MOROK_PRECISION_BF16, MOROK_PRECISION_BF16X3,
-                                            MOROK_PRECISION_F16 };
+  static const MorokPrecision reduced[]
+      = { MOROK_PRECISION_BF16, MOROK_PRECISION_BF16X3, MOROK_PRECISION_F16 };
   MorokPrepareConfig *configs[1 + G_N_ELEMENTS (reduced)] = { morok_prepare_config_from_env () };
   MorokPrecision precision[G_N_ELEMENTS (configs)];
   guint n_configs = 1;

@@ -28,7 +28,7 @@ thread_seconds (void)
 {
   struct timespec t;
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+  return (double) t.tv_sec + (double) t.tv_nsec * 1e-9;
 }
 
 /* an instruction into accumulator @i (0-9) of register kind @r ("zmm" or
@@ -36,12 +36,14 @@ thread_seconds (void)
 #define ACC(op, r, i) op " %%" r "14, %%" r "15, %%" r #i "\n\t"
 #define TEN(op, r)                                                                                 \
   ACC (op, r, 0)                                                                                   \
-  ACC (op, r, 1) ACC (op, r, 2) ACC (op, r, 3) ACC (op, r, 4) ACC (op, r, 5) ACC (op, r, 6)        \
-      ACC (op, r, 7) ACC (op, r, 8) ACC (op, r, 9)
+  ACC (op, r, 1)                                                                                   \
+  ACC (op, r, 2) ACC (op, r, 3) ACC (op, r, 4) ACC (op, r, 5) ACC (op, r, 6) ACC (op, r, 7)        \
+      ACC (op, r, 8) ACC (op, r, 9)
 #define TWELVE_TENS(op, r)                                                                         \
   TEN (op, r)                                                                                      \
+  TEN (op, r)                                                                                      \
   TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r)  \
-      TEN (op, r) TEN (op, r) TEN (op, r)
+      TEN (op, r) TEN (op, r)
 
 /* time_<name>: one timed loop of @op on @r registers, their sources first
  * cleared with @zero (vpxord for zmm, vpxor for ymm), compiled for @isa;
@@ -52,10 +54,10 @@ thread_seconds (void)
   {                                                                                                \
     double t0 = thread_seconds ();                                                                 \
     __asm__ volatile(zero " %%" r "14, %%" r "14, %%" r "14\n\t" zero " %%" r "15, %%" r           \
-                     "15, %%" r "15\n\t"                                                           \
-                     "mov %0, %%rcx\n"                                                             \
-                     "1:\n\t" TWELVE_TENS (op, r) "dec %%rcx\n\t"                                  \
-                                                  "jnz 1b\n"                                       \
+                          "15, %%" r "15\n\t"                                                      \
+                          "mov %0, %%rcx\n"                                                        \
+                          "1:\n\t" TWELVE_TENS (op, r) "dec %%rcx\n\t"                             \
+                                                       "jnz 1b\n"                                  \
                      :                                                                             \
                      : "r"(INSNS / PER_ITER)                                                       \
                      : "rcx", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",      \
@@ -123,7 +125,7 @@ main (void)
             best = s;
         }
       long done = INSNS / PER_ITER * PER_ITER;
-      printf ("%-9s %-16s %12.1f\n", p->what, p->insn, (double)done * p->ops / best / 1e9);
+      printf ("%-9s %-16s %12.1f\n", p->what, p->insn, (double) done * p->ops / best / 1e9);
     }
   return 0;
 }

@@ -36,33 +36,33 @@
 
 enum
 {
-  C = 64,        /* context samples */
-  N = 512,       /* new samples */
-  X = C + N,     /* input */
-  L = 256,       /* STFT window */
-  HOP = 128,     /* = L / 2 */
-  F = 129,       /* bins */
-  T = 4,         /* frames */
-  FE = 144,      /* the folded frames' row, 129 padded for whole vectors */
-  FC = 144,      /* cosine columns, padded to 9 vectors */
-  FS = 128,      /* sine columns (bins 1 .. 127), padded to 8 vectors */
-  H = 128,       /* LSTM units */
-  G = 4 * H,     /* gate rows */
+  C = 64,    /* context samples */
+  N = 512,   /* new samples */
+  X = C + N, /* input */
+  L = 256,   /* STFT window */
+  HOP = 128, /* = L / 2 */
+  F = 129,   /* bins */
+  T = 4,     /* frames */
+  FE = 144,  /* the folded frames' row, 129 padded for whole vectors */
+  FC = 144,  /* cosine columns, padded to 9 vectors */
+  FS = 128,  /* sine columns (bins 1 .. 127), padded to 8 vectors */
+  H = 128,   /* LSTM units */
+  G = 4 * H, /* gate rows */
 };
 
 /* The weights, 64-byte aligned, laid out for the loops. */
 typedef struct
 {
-  float *cos;   /* [F][FC]: cosine n (0 .. 128) by bin */
-  float *sin;   /* [127][FS]: sine n (1 .. 127) by bin 1 .. 127 */
-  float *w0;    /* [3][F][128]: tap, input channel, output */
-  float *w1;    /* [3][128][64] */
-  float *w2;    /* [2][64][64]: taps 1 and 2 (tap 0 only reads padding) */
-  float *w3;    /* [64][128]: tap 1 */
-  float *b[4];  /* [128], [64], [64], [128] */
-  float *wl;    /* [2 H][G]: rows x then h; columns by pass p, gate q, unit: p 256 + q 64 + u */
-  float *bl;    /* [G]: b_ih + b_hh, the same columns */
-  float *head;  /* [H] */
+  float *cos;  /* [F][FC]: cosine n (0 .. 128) by bin */
+  float *sin;  /* [127][FS]: sine n (1 .. 127) by bin 1 .. 127 */
+  float *w0;   /* [3][F][128]: tap, input channel, output */
+  float *w1;   /* [3][128][64] */
+  float *w2;   /* [2][64][64]: taps 1 and 2 (tap 0 only reads padding) */
+  float *w3;   /* [64][128]: tap 1 */
+  float *b[4]; /* [128], [64], [64], [128] */
+  float *wl;   /* [2 H][G]: rows x then h; columns by pass p, gate q, unit: p 256 + q 64 + u */
+  float *bl;   /* [G]: b_ih + b_hh, the same columns */
+  float *head; /* [H] */
   float head_b;
 } Hand;
 
@@ -79,8 +79,8 @@ aligned_zero (gsize floats)
 static void
 hand_free (Hand *h)
 {
-  float **all[] = { &h->cos, &h->sin, &h->w0, &h->w1, &h->w2, &h->w3, &h->b[0], &h->b[1],
-                    &h->b[2], &h->b[3], &h->wl, &h->bl, &h->head };
+  float **all[] = { &h->cos,  &h->sin,  &h->w0,   &h->w1, &h->w2, &h->w3,  &h->b[0],
+                    &h->b[1], &h->b[2], &h->b[3], &h->wl, &h->bl, &h->head };
   for (guint i = 0; i < G_N_ELEMENTS (all); i++)
     g_clear_pointer (all[i], free);
 }
@@ -214,8 +214,8 @@ v_exp (__m512 x)
                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 r = _mm512_fnmadd_ps (k, _mm512_set1_ps (0.693145751953125f), x);
   r = _mm512_fnmadd_ps (k, _mm512_set1_ps (1.42860682e-6f), r);
-  static const float c[] = { 1 / 5040.0f, 1 / 720.0f, 1 / 120.0f, 1 / 24.0f, 1 / 6.0f, 0.5f,
-                             1.0f, 1.0f };
+  static const float c[]
+      = { 1 / 5040.0f, 1 / 720.0f, 1 / 120.0f, 1 / 24.0f, 1 / 6.0f, 0.5f, 1.0f, 1.0f };
   __m512 p = _mm512_set1_ps (c[0]);
   for (int i = 1; i < 8; i++)
     p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (c[i]));
@@ -297,7 +297,8 @@ hand_forward (const Hand *w, const float *x, const float *state, float *out_stat
       for (int f = 0; f < FC; f += 16)
         {
           __m512 r = _mm512_load_ps (re[t] + f), i = _mm512_load_ps (im[t] + f);
-          _mm512_store_ps (mag[t] + f, _mm512_sqrt_ps (_mm512_fmadd_ps (r, r, _mm512_mul_ps (i, i))));
+          _mm512_store_ps (mag[t] + f,
+                           _mm512_sqrt_ps (_mm512_fmadd_ps (r, r, _mm512_mul_ps (i, i))));
         }
     }
 
@@ -484,7 +485,7 @@ main (int argc, char **argv)
   if (!vad || !samples || !hand_init (&w, vad))
     {
       fprintf (stderr, "silero-hand: %s\n",
-               !vad ? error->message
+               !vad       ? error->message
                : !samples ? "speech-16k.wav not readable"
                           : "the model is not v5/v6 at 16 kHz");
       return 1;
@@ -502,8 +503,8 @@ main (int argc, char **argv)
    * both see the same speed of the machine */
   g_autofree float *probs = g_new (float, chunks);
   g_autofree float *plan_probs = g_new (float, chunks);
-  g_autofree double *us = g_new (double, chunks * PASSES);
-  g_autofree double *plan_us = g_new (double, chunks * PASSES);
+  g_autofree double *us = g_new (double, chunks *PASSES);
+  g_autofree double *plan_us = g_new (double, chunks *PASSES);
   gboolean ok = TRUE;
   for (guint pass = 0; pass < PASSES && ok; pass++)
     {

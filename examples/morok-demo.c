@@ -43,12 +43,14 @@ main (void)
   const MorokSym *shape[] = { morok_sym_var (t), morok_sym_const (pool, IN) };
   MorokTensor *x = morok_tensor_input (g, "frames", MOROK_DTYPE_F32, shape, 2);
   MorokTensor *h = morok_tensor_tanh (
-      morok_tensor_linear (x, morok_tensor_weight (g, "w1", MOROK_DTYPE_F32, w1, (gint64[]){ HIDDEN, IN }, 2),
-                           morok_tensor_weight (g, "b1", MOROK_DTYPE_F32, b1, (gint64[]){ HIDDEN }, 1), &error),
+      morok_tensor_linear (
+          x, morok_tensor_weight (g, "w1", MOROK_DTYPE_F32, w1, (gint64[]){ HIDDEN, IN }, 2),
+          morok_tensor_weight (g, "b1", MOROK_DTYPE_F32, b1, (gint64[]){ HIDDEN }, 1), &error),
       &error);
   MorokTensor *y = morok_tensor_softmax (
-      morok_tensor_linear (h, morok_tensor_weight (g, "w2", MOROK_DTYPE_F32, w2, (gint64[]){ OUT, HIDDEN }, 2),
-                           morok_tensor_weight (g, "b2", MOROK_DTYPE_F32, b2, (gint64[]){ OUT }, 1), &error),
+      morok_tensor_linear (
+          h, morok_tensor_weight (g, "w2", MOROK_DTYPE_F32, w2, (gint64[]){ OUT, HIDDEN }, 2),
+          morok_tensor_weight (g, "b2", MOROK_DTYPE_F32, b2, (gint64[]){ OUT }, 1), &error),
       -1, &error);
   if (!y)
     {

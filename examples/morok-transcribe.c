@@ -234,12 +234,12 @@ main (int argc, char **argv)
                               : "autoaudiosrc";
   g_autofree char *desc = g_strdup_printf ("%s ! audioconvert ! audioresample ! "
                                            "morokvad remove-silence=true ! "
-                                           "moroktranscriber name=asr ! fakesink", source);
+                                           "moroktranscriber name=asr ! fakesink",
+                                           source);
   g_autoptr (GError) error = NULL;
   /* fatal errors: a missing element (the plugin not on GST_PLUGIN_PATH)
    * gives no pipeline rather than one with a hole */
-  GstElement *pipeline
-      = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &error);
+  GstElement *pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS, &error);
   if (!pipeline)
     {
       fprintf (stderr, "%s\n", error->message);

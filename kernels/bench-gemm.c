@@ -12,12 +12,12 @@
  * the products a plan runs with a constant weight ([N, K], packed by
  * morok_weight_pack): f32, bf16 and bf16x3 on vdpbf16ps (AVX512-BF16) and
  * int8 (vpdpbusd with VNNI, else vpmaddubsw + vpmaddwd; A quantised, or
- * rounded to bf16, in each call, as in a plan), "-" where this CPU lacks the instructions, each with its largest error against a double
- * product relative to the largest |C|; int8 counts 2 M N K operations.
- * Each shape runs with B stored [K, N] ("nn") and [N, K] ("nt", PyTorch's
- * Linear weight); A is [M, K], C is [M, N]. Each figure is the best of a few
- * runs of at least 0.2 s, after one untimed call. The largest difference from
- * OpenBLAS, relative to the row's sum of |a||b|, is printed as a sanity check.
+ * rounded to bf16, in each call, as in a plan), "-" where this CPU lacks the instructions, each
+ * with its largest error against a double product relative to the largest |C|; int8 counts 2 M N K
+ * operations. Each shape runs with B stored [K, N] ("nn") and [N, K] ("nt", PyTorch's Linear
+ * weight); A is [M, K], C is [M, N]. Each figure is the best of a few runs of at least 0.2 s, after
+ * one untimed call. The largest difference from OpenBLAS, relative to the row's sum of |a||b|, is
+ * printed as a sanity check.
  *
  * Results: docs/benchmarks.md, "GEMM against OpenBLAS". M = 1 is bound by
  * reading B from memory; the AVX2 path runs at its own peak (8-wide FMA).
@@ -106,7 +106,7 @@ random_floats (int64_t n)
 {
   float *p = aligned_alloc (64, morok_round_64 (n * sizeof (float)));
   for (int64_t i = 0; i < n; i++)
-    p[i] = (float)rand () / RAND_MAX * 2.0f - 1.0f;
+    p[i] = (float) rand () / RAND_MAX * 2.0f - 1.0f;
   return p;
 }
 
@@ -136,20 +136,20 @@ packed_once (const PackedRun *r)
   else if (r->precision == MOROK_PRECISION_INT8)
     {
       int64_t lda = morok_weight_pack_quads (K) * 4;
-      const float *sb = (const float *)((const int8_t *)r->bp + panels * nr * lda);
+      const float *sb = (const float *) ((const int8_t *) r->bp + panels * nr * lda);
       k->i8_quantize (M, K, r->a, K, 1, r->qa, r->sa, lda);
-      (r->amx ? k->gemm_i8_amx_packed : k->gemm_i8_packed) (
-          M, N, r->qa, r->sa, lda, r->bp, sb, (const int32_t *)(sb + panels * nr), panels * nr,
-          r->c, N, 0);
+      (r->amx ? k->gemm_i8_amx_packed : k->gemm_i8_packed) (M, N, r->qa, r->sa, lda, r->bp, sb,
+                                                            (const int32_t *) (sb + panels * nr),
+                                                            panels * nr, r->c, N, 0);
     }
   else
     {
-      const uint16_t *lo = r->precision == MOROK_PRECISION_BF16X3
-                               ? (const uint16_t *)r->bp + r->bytes / 4 : NULL;
+      const uint16_t *lo
+          = r->precision == MOROK_PRECISION_BF16X3 ? (const uint16_t *) r->bp + r->bytes / 4 : NULL;
       /* A rounded first where a plan would (more than one block of 128
        * columns), else a block at a time in the call */
       int64_t lda = morok_weight_pack_pairs (K, r->precision);
-      uint32_t *ahi = N > MOROK_WEIGHT_PACK_TASK_COLS ? (uint32_t *)r->qa : NULL;
+      uint32_t *ahi = N > MOROK_WEIGHT_PACK_TASK_COLS ? (uint32_t *) r->qa : NULL;
       uint32_t *alo = ahi && lo ? ahi + morok_weight_pack_a_rows (M) * lda : NULL;
       if (ahi)
         k->bf16_round (M, K, r->a, K, 1, ahi, alo, lda);
@@ -176,9 +176,9 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
       return 0;
     }
   int64_t nr = morok_weight_pack_nr (isa);
-  printf ("%s products (panels of %ld columns)\n", k->name, (long)nr);
-  static const MorokPrecision precisions[] = { MOROK_PRECISION_F32, MOROK_PRECISION_BF16,
-                                               MOROK_PRECISION_BF16X3, MOROK_PRECISION_INT8 };
+  printf ("%s products (panels of %ld columns)\n", k->name, (long) nr);
+  static const MorokPrecision precisions[]
+      = { MOROK_PRECISION_F32, MOROK_PRECISION_BF16, MOROK_PRECISION_BF16X3, MOROK_PRECISION_INT8 };
   /* int8 twice where the CPU has AMX-INT8: on vpdpbusd, then on the tiles */
   int amx = k->gemm_i8_amx_packed && morok_weight_pack_int8_amx (nr);
   printf ("%-18s %18s %18s %18s %18s %18s\n", "M x N x K", "f32 GF/s (err)", "bf16", "bf16x3",
@@ -192,15 +192,15 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
         for (int64_t n = 0; n < N; n++)
           {
             for (int64_t kk = 0; kk < K; kk++)
-              ref[m * N + n] += (double)a[m * K + kk] * b[n * K + kk];
+              ref[m * N + n] += (double) a[m * K + kk] * b[n * K + kk];
             cmax = fmax (cmax, fabs (ref[m * N + n]));
           }
       char name[64], cell[5][32] = { "", "", "", "", "" };
-      snprintf (name, sizeof name, "%ld x %ld x %ld", (long)M, (long)N, (long)K);
+      snprintf (name, sizeof name, "%ld x %ld x %ld", (long) M, (long) N, (long) K);
       for (int p = 0; p < 4 + amx; p++)
         {
           MorokPrecision pr = precisions[p < 4 ? p : 3];
-          int has = pr == MOROK_PRECISION_F32   ? 1
+          int has = pr == MOROK_PRECISION_F32    ? 1
                     : pr == MOROK_PRECISION_INT8 ? k->gemm_i8_packed != NULL
                                                  : k->gemm_bf16_packed != NULL;
           if (!has || morok_weight_pack_missing (isa, pr))
@@ -213,8 +213,19 @@ bench_packed (int64_t (*shapes)[3], int n_shapes)
           morok_weight_pack (b, K, N, 1, K, nr, pr, bp); /* B = W^T, W [N, K] */
           /* int8's quads, or bf16x3's hi and lo pairs: 4 (K + 64) bytes a row */
           int64_t rows = morok_weight_pack_a_rows (M), lda = 4 * (K + 64);
-          PackedRun r = { M, N, K, pr, a, bp, bytes, aligned_alloc (64, rows * lda),
-                          calloc (rows, sizeof (float)), c, k, nr, p == 4 };
+          PackedRun r = { M,
+                          N,
+                          K,
+                          pr,
+                          a,
+                          bp,
+                          bytes,
+                          aligned_alloc (64, rows * lda),
+                          calloc (rows, sizeof (float)),
+                          c,
+                          k,
+                          nr,
+                          p == 4 };
           double g = measure_calls (packed_call, &r, 2.0 * M * N * K), err = 0;
           for (int64_t i = 0; i < M * N; i++)
             err = fmax (err, fabs (c[i] - ref[i]));
@@ -236,7 +247,7 @@ main (int argc, char **argv)
     { 512, 512, 512 },  { 250, 3072, 768 }, { 250, 768, 3072 }, { 250, 768, 768 },
     { 125, 3072, 768 }, { 64, 768, 768 },   { 1, 768, 768 },    { 1, 3072, 768 },
   };
-  int64_t (*shapes)[3] = (int64_t (*)[3])default_shapes;
+  int64_t (*shapes)[3] = (int64_t (*)[3]) default_shapes;
   int n_shapes = sizeof (default_shapes) / sizeof (default_shapes[0]);
   int best_only = argc > 1 && strcmp (argv[1], "--best") == 0;
   int packed = argc > 1 && strcmp (argv[1], "--packed") == 0;
@@ -287,7 +298,7 @@ main (int argc, char **argv)
                 }
           }
         char name[64];
-        snprintf (name, sizeof name, "%ld x %ld x %ld", (long)M, (long)N, (long)K);
+        snprintf (name, sizeof name, "%ld x %ld x %ld", (long) M, (long) N, (long) K);
         char gs[3][16];
         for (int i = 0; i < 3; i++)
           snprintf (gs[i], sizeof gs[i], isnan (g[i]) ? "-" : "%.1f", g[i]);

@@ -26,7 +26,7 @@
  * ones that explain the rest. */
 #define STDERR_MAX 4096
 
-G_DEFINE_QUARK (morok-compile-error-quark, morok_compile_error)
+G_DEFINE_QUARK (morok - compile - error - quark, morok_compile_error)
 
 static atomic_uint_fast64_t n_invocations;
 static atomic_uint_fast64_t n_cache_hits;
@@ -39,9 +39,22 @@ static atomic_uint_fast64_t n_cache_hits;
  * reductions while keeping NaN and Inf. kernels/meson.build builds the
  * library with the same list (kernel_jit_flags). */
 static const char *const base_flags[] = {
-  "-x", "c", "-std=c11", "-c", "-ffreestanding", "-fno-math-errno", "-fPIC", "-fno-plt",
-  "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-fassociative-math",
-  "-fno-signed-zeros", "-fno-trapping-math", "-ffp-contract=fast", "-fvisibility=default", "-mprefer-vector-width=512",
+  "-x",
+  "c",
+  "-std=c11",
+  "-c",
+  "-ffreestanding",
+  "-fno-math-errno",
+  "-fPIC",
+  "-fno-plt",
+  "-fno-stack-protector",
+  "-fno-asynchronous-unwind-tables",
+  "-fassociative-math",
+  "-fno-signed-zeros",
+  "-fno-trapping-math",
+  "-ffp-contract=fast",
+  "-fvisibility=default",
+  "-mprefer-vector-width=512",
 };
 
 void
@@ -155,8 +168,7 @@ dump_source (const char *dir, const char *key, const char *source)
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GError) error = NULL;
 
-  if (g_mkdir_with_parents (dir, 0755) != 0
-      || !g_file_set_contents (path, source, -1, &error))
+  if (g_mkdir_with_parents (dir, 0755) != 0 || !g_file_set_contents (path, source, -1, &error))
     g_warning ("cannot dump kernel source to '%s': %s", path,
                error ? error->message : g_strerror (errno));
 }
@@ -237,11 +249,11 @@ spawn_compiler (const char *cc_path, GPtrArray *flags, const char *source, GErro
   int in_fd = source_fd (source, error);
   if (in_fd < 0)
     return NULL;
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  launcher
+      = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_take_stdin_fd (launcher, in_fd);
-  GSubprocess *proc = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata,
-                                                    &local);
+  GSubprocess *proc
+      = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv->pdata, &local);
   if (proc == NULL)
     {
       g_set_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER,
@@ -287,8 +299,8 @@ finish_compiler (GSubprocess *proc, const char *cc_path, GError **error)
 typedef struct
 {
   const char *source;
-  char *key;          /* cache key; NULL without cache or dump */
-  GSubprocess *proc;  /* the compiler, while it runs */
+  char *key;         /* cache key; NULL without cache or dump */
+  GSubprocess *proc; /* the compiler, while it runs */
   MorokObject *obj;
 } Unit;
 

@@ -45,17 +45,12 @@ morok_cpu_has (MorokCpuFeature feature)
     {
     case MOROK_CPU_AVX2_FMA:
       return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
-    case MOROK_CPU_AVX512F:
-      return __builtin_cpu_supports ("avx512f") != 0;
-    case MOROK_CPU_AVX512_FP16:
-      return cpuid7_bit (0, 3, 23); /* EDX 23 */
-    case MOROK_CPU_AVX512_BF16:
-      return cpuid7_bit (1, 0, 5); /* (7, 1).EAX 5 */
-    case MOROK_CPU_AVX512_VNNI:
-      return cpuid7_bit (0, 2, 11); /* ECX 11 */
-    case MOROK_CPU_AVX_VNNI:
-      return cpuid7_bit (1, 0, 4); /* (7, 1).EAX 4 */
-    case MOROK_CPU_AMX_BF16: /* EDX 22 */
+    case MOROK_CPU_AVX512F: return __builtin_cpu_supports ("avx512f") != 0;
+    case MOROK_CPU_AVX512_FP16: return cpuid7_bit (0, 3, 23); /* EDX 23 */
+    case MOROK_CPU_AVX512_BF16: return cpuid7_bit (1, 0, 5);  /* (7, 1).EAX 5 */
+    case MOROK_CPU_AVX512_VNNI: return cpuid7_bit (0, 2, 11); /* ECX 11 */
+    case MOROK_CPU_AVX_VNNI: return cpuid7_bit (1, 0, 4);     /* (7, 1).EAX 4 */
+    case MOROK_CPU_AMX_BF16:                                  /* EDX 22 */
       return cpuid7_bit (0, 3, 22) && GPOINTER_TO_INT (g_once (&amx, request_amx, NULL));
     case MOROK_CPU_AMX_INT8: /* EDX 25 */
       return cpuid7_bit (0, 3, 25) && GPOINTER_TO_INT (g_once (&amx, request_amx, NULL));
@@ -68,9 +63,8 @@ morok_cpu_has (MorokCpuFeature feature)
 const char *
 morok_cpu_feature_name (MorokCpuFeature feature)
 {
-  static const char *const names[] = { "AVX2 and FMA", "AVX512F", "AVX512-FP16", "AVX512-BF16",
-                                       "AVX512-VNNI", "AVX-VNNI", "AMX-BF16",
-                                       "AMX-INT8" };
+  static const char *const names[] = { "AVX2 and FMA", "AVX512F",  "AVX512-FP16", "AVX512-BF16",
+                                       "AVX512-VNNI",  "AVX-VNNI", "AMX-BF16",    "AMX-INT8" };
   return (guint) feature < G_N_ELEMENTS (names) ? names[feature] : "?";
 }
 
@@ -96,16 +90,14 @@ morok_cpu_signature (void)
       if (s->len == 0)
         {
           __builtin_cpu_init ();
-          g_string_append_printf (s, "sse4.2=%d avx=%d avx2=%d fma=%d avx512f=%d avx512bw=%d "
-                                  "avx512vl=%d avx512vnni=%d",
-                                  !!__builtin_cpu_supports ("sse4.2"),
-                                  !!__builtin_cpu_supports ("avx"),
-                                  !!__builtin_cpu_supports ("avx2"),
-                                  !!__builtin_cpu_supports ("fma"),
-                                  !!__builtin_cpu_supports ("avx512f"),
-                                  !!__builtin_cpu_supports ("avx512bw"),
-                                  !!__builtin_cpu_supports ("avx512vl"),
-                                  !!__builtin_cpu_supports ("avx512vnni"));
+          g_string_append_printf (
+              s,
+              "sse4.2=%d avx=%d avx2=%d fma=%d avx512f=%d avx512bw=%d "
+              "avx512vl=%d avx512vnni=%d",
+              !!__builtin_cpu_supports ("sse4.2"), !!__builtin_cpu_supports ("avx"),
+              !!__builtin_cpu_supports ("avx2"), !!__builtin_cpu_supports ("fma"),
+              !!__builtin_cpu_supports ("avx512f"), !!__builtin_cpu_supports ("avx512bw"),
+              !!__builtin_cpu_supports ("avx512vl"), !!__builtin_cpu_supports ("avx512vnni"));
         }
       g_once_init_leave (&features, g_string_free (s, FALSE));
     }

@@ -63,7 +63,7 @@ typedef struct
   Elf64_Ehdr eh;
   Elf64_Shdr *sh; /* copies of the e_shnum section headers */
   guint shnum;
-  guint symtab;     /* index of the one SHT_SYMTAB section */
+  guint symtab; /* index of the one SHT_SYMTAB section */
   gsize nsyms;
   gsize *sec_offset; /* per section: its offset in the image, or NOT_LOADED */
   gsize *got_slot;   /* per symbol: offset of its GOT slot, or NOT_LOADED */
@@ -89,7 +89,7 @@ page_size (void)
 }
 
 static gboolean G_GNUC_PRINTF (3, 4)
-fail (GError **error, MorokCompileError code, const char *format, ...)
+    fail (GError **error, MorokCompileError code, const char *format, ...)
 {
   g_autofree char *message = NULL;
   va_list args;
@@ -199,8 +199,8 @@ check_sections (Loader *l, GError **error)
         return BAD ("section %u: extended section indices are not supported", i);
     }
   if (shstr->sh_type != SHT_STRTAB)
-    return BAD ("section name table (section %u) has type %u, not a string table",
-                l->eh.e_shstrndx, shstr->sh_type);
+    return BAD ("section name table (section %u) has type %u, not a string table", l->eh.e_shstrndx,
+                shstr->sh_type);
   for (guint i = 0; i < l->shnum; i++)
     if (section_name (l, i) == NULL)
       return BAD ("section %u: name offset %u lies outside the section name table", i,
@@ -238,8 +238,7 @@ symbol_name (Loader *l, const Elf64_Sym *sym)
 static gboolean
 is_got_relocation (guint32 type)
 {
-  return type == R_X86_64_GOTPCREL || type == R_X86_64_GOTPCRELX
-         || type == R_X86_64_REX_GOTPCRELX;
+  return type == R_X86_64_GOTPCREL || type == R_X86_64_GOTPCRELX || type == R_X86_64_REX_GOTPCRELX;
 }
 
 /* Checks the headers of every relocation section and gives one GOT slot to
@@ -330,8 +329,7 @@ lay_out (Loader *l, GError **error)
         continue;
       /* .eh_frame (X86_64_UNWIND) is harmless data; init arrays would be
        * constructors that nobody runs, so refuse them. */
-      if (s->sh_type != SHT_PROGBITS && s->sh_type != SHT_NOBITS
-          && s->sh_type != SHT_X86_64_UNWIND)
+      if (s->sh_type != SHT_PROGBITS && s->sh_type != SHT_NOBITS && s->sh_type != SHT_X86_64_UNWIND)
         return BAD ("section '%s' has type %u, which the loader does not support",
                     section_name (l, i), s->sh_type);
       if ((s->sh_flags & SHF_WRITE) && (s->sh_flags & SHF_EXECINSTR))
@@ -422,8 +420,8 @@ resolve_symbol (Loader *l, gsize idx, const char *where, guint64 *out_addr, GErr
     }
   if (sym.st_shndx == SHN_COMMON)
     return fail (error, MOROK_COMPILE_ERROR_RELOCATION,
-                 "common symbol '%s' (used at %s) is not supported: compile with -fno-common",
-                 name, where);
+                 "common symbol '%s' (used at %s) is not supported: compile with -fno-common", name,
+                 where);
   if (sym.st_shndx >= l->shnum)
     return BAD ("symbol '%s' is in section %u, the object has %u", name, sym.st_shndx, l->shnum);
   if (l->sec_offset[sym.st_shndx] == NOT_LOADED)
@@ -492,12 +490,8 @@ apply_one (Loader *l, guint rs, const Elf64_Rela *r, GError **error)
 
   switch (type)
     {
-    case R_X86_64_64:
-      v = S + A;
-      break;
-    case R_X86_64_PC64:
-      v = S + A - P;
-      break;
+    case R_X86_64_64: v = S + A; break;
+    case R_X86_64_PC64: v = S + A - P; break;
     case R_X86_64_32:
       v = S + A;
       if (v > G_MAXUINT32)
@@ -562,8 +556,8 @@ collect_functions (Loader *l, GHashTable *functions, GError **error)
         return BAD ("symbol %" G_GSIZE_FORMAT ": name offset %u lies outside the string table", i,
                     sym.st_name);
       if (sym.st_value >= l->sh[sym.st_shndx].sh_size)
-        return BAD ("function '%s' at offset %" G_GUINT64_FORMAT " lies past the end of '%s'",
-                    name, (guint64) sym.st_value, section_name (l, sym.st_shndx));
+        return BAD ("function '%s' at offset %" G_GUINT64_FORMAT " lies past the end of '%s'", name,
+                    (guint64) sym.st_value, section_name (l, sym.st_shndx));
       if (!g_hash_table_contains (functions, name))
         g_hash_table_insert (functions, g_strdup (name),
                              l->image + l->sec_offset[sym.st_shndx] + sym.st_value);
@@ -583,8 +577,9 @@ protect_segments (Loader *l, GError **error)
       gsize end = (l->seg_end[seg] + ps - 1) & ~(ps - 1);
 
       if (end > start && mprotect (l->image + start, end - start, prot[seg]) != 0)
-        return fail (error, MOROK_COMPILE_ERROR_MEMORY, "mprotect of %" G_GSIZE_FORMAT
-                     " bytes failed: %s", end - start, g_strerror (errno));
+        return fail (error, MOROK_COMPILE_ERROR_MEMORY,
+                     "mprotect of %" G_GSIZE_FORMAT " bytes failed: %s", end - start,
+                     g_strerror (errno));
     }
   return TRUE;
 }

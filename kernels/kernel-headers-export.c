@@ -88,10 +88,10 @@ typedef float f32x16u __attribute__ ((ext_vector_type (16), aligned (4)));
   {                                                                                                \
     if (width == 16)                                                                               \
       for (int64_t i = 0; i + 16 <= n; i += 16)                                                    \
-        *(f32x16u *)(out + i) = V16 (*(const f32x16u *)(x + i));                                   \
+        *(f32x16u *) (out + i) = V16 (*(const f32x16u *) (x + i));                                 \
     else if (width == 8)                                                                           \
       for (int64_t i = 0; i + 8 <= n; i += 8)                                                      \
-        *(f32x8u *)(out + i) = V8 (*(const f32x8u *)(x + i));                                      \
+        *(f32x8u *) (out + i) = V8 (*(const f32x8u *) (x + i));                                    \
     else                                                                                           \
       for (int64_t i = 0; i < n; i++)                                                              \
         out[i] = SCALAR (x[i]);                                                                    \
@@ -107,18 +107,10 @@ vmath (MorokVmathFn fn, int width, const float *x, const float *y, float *out, i
 {
   switch (fn)
     {
-    case MOROK_VMATH_EXP:
-      vm_exp (width, x, out, n);
-      break;
-    case MOROK_VMATH_LOG:
-      vm_log (width, x, out, n);
-      break;
-    case MOROK_VMATH_TANH:
-      vm_tanh (width, x, out, n);
-      break;
-    case MOROK_VMATH_SIGMOID:
-      vm_sigmoid (width, x, out, n);
-      break;
+    case MOROK_VMATH_EXP: vm_exp (width, x, out, n); break;
+    case MOROK_VMATH_LOG: vm_log (width, x, out, n); break;
+    case MOROK_VMATH_TANH: vm_tanh (width, x, out, n); break;
+    case MOROK_VMATH_SIGMOID: vm_sigmoid (width, x, out, n); break;
     case MOROK_VMATH_ERF:
       for (int64_t i = 0; i < n; i++)
         out[i] = morok_erff (x[i]);
@@ -168,16 +160,17 @@ const MorokKernelExports MOROK_EXPORT_NAME (morok_kernel_exports, MOROK_EXPORT_I
 };
 
 /* name as generated code calls it -> this ISA's function */
-#define SYMBOL(fn) { #fn, (void *) fn }
+#define SYMBOL(fn)                                                                                 \
+  {                                                                                                \
+#fn, (void *) fn                                                                               \
+  }
 const MorokKernelSymbol MOROK_EXPORT_NAME (morok_kernel_lib_symbols, MOROK_EXPORT_ISA)[] = {
-  SYMBOL (morok_gemm_f32),
-  SYMBOL (morok_gemm_f32_packed),
+  SYMBOL (morok_gemm_f32),           SYMBOL (morok_gemm_f32_packed),
 #if defined(MOROK_ISA_AVX512) && defined(__AVX512FP16__)
   SYMBOL (morok_gemm_f16_packed),
 #endif
 #if defined(MOROK_GEMMBF_KC)
-  SYMBOL (morok_gemm_bf16_round),
-  SYMBOL (morok_gemm_bf16_packed),
+  SYMBOL (morok_gemm_bf16_round),    SYMBOL (morok_gemm_bf16_packed),
 #endif
 #if defined(MOROK_ISA_AVX512) && defined(__AMXBF16__) && defined(__AVX512BF16__)
   SYMBOL (morok_gemm_amx_packed),
@@ -189,7 +182,5 @@ const MorokKernelSymbol MOROK_EXPORT_NAME (morok_kernel_lib_symbols, MOROK_EXPOR
 #if defined(MOROK_AMX8_NC)
   SYMBOL (morok_gemm_i8_amx_packed),
 #endif
-  SYMBOL (morok_attention_f32),
-  SYMBOL (morok_dft_mag_f32),
-  { 0, 0 },
+  SYMBOL (morok_attention_f32),      SYMBOL (morok_dft_mag_f32),      { 0, 0 },
 };

@@ -54,14 +54,14 @@ typedef struct
    * portable objects). */
   void (*gemm_f32_packed) (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
                            int64_t sak, const float *bp, float *C, int64_t ldc, int accumulate);
-  void (*bf16_round) (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
-                      uint32_t *ahi, uint32_t *alo, int64_t lda);
+  void (*bf16_round) (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, uint32_t *ahi,
+                      uint32_t *alo, int64_t lda);
   void (*gemm_bf16_packed) (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
                             int64_t sak, const uint32_t *ahi, const uint32_t *alo, int64_t lda,
                             const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C,
                             int64_t ldc, int accumulate);
-  void (*i8_quantize) (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
-                       uint8_t *qa, float *sa, int64_t lda);
+  void (*i8_quantize) (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, uint8_t *qa,
+                       float *sa, int64_t lda);
   /* the largest |round (a / sa)| of i8_quantize, which adds it + 1: 127,
    * or 63 on AVX2 without VNNI (morok-gemm-i8.h) */
   int i8_amax;
@@ -70,9 +70,9 @@ typedef struct
                           float *C, int64_t ldc, int accumulate);
   /* the same on AMX tiles (morok-gemm-i8-amx.h): lda a multiple of 64, qa
    * rows to M rounded up to 32; NULL where the object has no AMX-INT8 */
-  void (*gemm_i8_amx_packed) (int64_t M, int64_t N, const uint8_t *qa, const float *sa,
-                              int64_t lda, const int8_t *bq, const float *sb, const int32_t *corr,
-                              int64_t cs, float *C, int64_t ldc, int accumulate);
+  void (*gemm_i8_amx_packed) (int64_t M, int64_t N, const uint8_t *qa, const float *sa, int64_t lda,
+                              const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs,
+                              float *C, int64_t ldc, int accumulate);
   /* |DFT| of up to 16 windowed frames (morok-dft.h), tw its table */
   void (*dft_mag_f32) (int64_t rows, int64_t L, const float *const *frames, int64_t se,
                        const float *win, int64_t sw, const float *tw, float *out);
@@ -113,7 +113,6 @@ morok_kernel_exports_runnable (const MorokKernelExports *k)
              && __builtin_cpu_supports ("avx512bw") && __builtin_cpu_supports ("avx512dq");
     case MOROK_EXPORT_ISA_AVX2:
       return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
-    default:
-      return 1;
+    default: return 1;
     }
 }

@@ -77,15 +77,15 @@ typedef struct _MorokKernelLib MorokKernelLib;
 
 typedef struct
 {
-  const char *cc;        /* compiler; NULL: $MOROK_CC, else "clang" on PATH */
-  int opt_level;         /* -O<n>, default 2 */
-  gboolean use_cache;    /* default TRUE unless MOROK_CACHE=0 */
-  const char *cache_dir; /* NULL: $MOROK_CACHE_DIR, else $XDG_CACHE_HOME/morok */
-  const char *dump_dir;  /* if set, the source is also written there as <hash>.c */
-  const char *march;     /* NULL: $MOROK_MARCH, else "native" */
+  const char *cc;                 /* compiler; NULL: $MOROK_CC, else "clang" on PATH */
+  int opt_level;                  /* -O<n>, default 2 */
+  gboolean use_cache;             /* default TRUE unless MOROK_CACHE=0 */
+  const char *cache_dir;          /* NULL: $MOROK_CACHE_DIR, else $XDG_CACHE_HOME/morok */
+  const char *dump_dir;           /* if set, the source is also written there as <hash>.c */
+  const char *march;              /* NULL: $MOROK_MARCH, else "native" */
   const char *const *extra_flags; /* NULL-terminated, may be NULL */
-  const MorokKernelLib *lib; /* the library the units may call (morok_kernel_lib_find);
-                              * NULL: none, every undefined symbol is an error */
+  const MorokKernelLib *lib;      /* the library the units may call (morok_kernel_lib_find);
+                                   * NULL: none, every undefined symbol is an error */
 } MorokCompileOptions;
 
 typedef struct _MorokObject MorokObject;

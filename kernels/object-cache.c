@@ -54,10 +54,10 @@ version_key (const char *cc_path)
   struct stat st;
   if (real == NULL || stat (real, &st) != 0)
     return NULL;
-  g_autofree char *id = g_strdup_printf (
-      "%s\n%ju %ju %jd %jd.%09ld %jd.%09ld", real, (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
-      (intmax_t) st.st_size, (intmax_t) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-      (intmax_t) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+  g_autofree char *id
+      = g_strdup_printf ("%s\n%ju %ju %jd %jd.%09ld %jd.%09ld", real, (uintmax_t) st.st_dev,
+                         (uintmax_t) st.st_ino, (intmax_t) st.st_size, (intmax_t) st.st_mtim.tv_sec,
+                         st.st_mtim.tv_nsec, (intmax_t) st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
   g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
   add_field (sum, "cc --version of", id);
   return g_strdup (g_checksum_get_string (sum));
@@ -92,9 +92,9 @@ run_version (const char *cc_path, GError **error)
 /* Output of `@cc_path --version`: kept per path for the life of the
  * process and, with a @cache, in the cache under version_key, so that a
  * process that finds its kernels there runs no compiler at all (clang's
- * `--version` alone was most of a warm Silero prepare). A wrapper script keeps its entry when the compiler behind it
- * changes: its objects are then those of the compiler before, still
- * correct for this CPU and source. (transfer full) */
+ * `--version` alone was most of a warm Silero prepare). A wrapper script keeps its entry when the
+ * compiler behind it changes: its objects are then those of the compiler before, still correct for
+ * this CPU and source. (transfer full) */
 static char *
 compiler_version (const char *cc_path, MorokObjectCache *cache, GError **error)
 {
@@ -144,7 +144,6 @@ morok_object_cache_key (MorokObjectCache *cache, const char *cc_path, const char
   add_field (sum, "source", source);
   return g_strdup (g_checksum_get_string (sum));
 }
-
 
 char *
 morok_object_cache_dir (const MorokCompileOptions *opts)
@@ -242,8 +241,8 @@ morok_object_cache_close (MorokObjectCache *cache)
 
 #define ENTRY_MAGIC "MOROKOBJ"
 #define ENTRY_VERSION 1
-#define KEY_CHARS 64                 /* hex SHA-256 */
-#define ENTRY_MAX_BYTES (1u << 30)   /* larger than any plan's object */
+#define KEY_CHARS 64               /* hex SHA-256 */
+#define ENTRY_MAX_BYTES (1u << 30) /* larger than any plan's object */
 
 /* The first bytes of an entry; the object follows. Host byte order: entries
  * are read only by the machine (and ABI) that wrote them. */
@@ -435,8 +434,7 @@ cache_write (MorokObjectCache *cache, const char *key, const char *suffix, GByte
 }
 
 gboolean
-morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *object,
-                          GError **error)
+morok_object_cache_write (MorokObjectCache *cache, const char *key, GBytes *object, GError **error)
 {
   return cache_write (cache, key, ".obj", object, error);
 }

@@ -31,10 +31,8 @@ morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
   gboolean avx512 = isa == MOROK_ISA_AVX512;
   switch (precision)
     {
-    case MOROK_PRECISION_F32:
-      return NULL;
-    case MOROK_PRECISION_F16:
-      return !avx512 ? "the avx512 ISA" : unless (MOROK_CPU_AVX512_FP16);
+    case MOROK_PRECISION_F32: return NULL;
+    case MOROK_PRECISION_F16: return !avx512 ? "the avx512 ISA" : unless (MOROK_CPU_AVX512_FP16);
     case MOROK_PRECISION_BF16:
     case MOROK_PRECISION_BF16X3:
       if (!avx512)
@@ -48,8 +46,7 @@ morok_weight_pack_missing (MorokIsa isa, MorokPrecision precision)
       if (avx512)
         return unless (MOROK_CPU_AVX512_VNNI);
       return isa == MOROK_ISA_AVX2 ? NULL : "the avx512 or avx2 ISA";
-    default:
-      return "a known precision";
+    default: return "a known precision";
     }
 }
 
@@ -95,7 +92,8 @@ morok_weight_pack_scratch_bytes (gint64 rows, gint64 k, gint64 n, MorokPrecision
   /* then A rounded (bf16 on vdpbf16ps), K2 words a row, hi (and lo) */
   guint rounded = morok_weight_pack_rounded_a_parts (format, n);
   if (rounded)
-    return block + morok_round_64 (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * rounded);
+    return block
+           + morok_round_64 (qrows * (gsize) morok_weight_pack_pairs (k, format) * 4 * rounded);
   if (format != MOROK_PRECISION_INT8)
     return block;
   /* then A quantised (morok-gemm-i8.h), 4 * K4 bytes a row, then a scale
@@ -142,8 +140,9 @@ morok_weight_pack_bytes (gint64 k, gint64 n, guint nr, MorokPrecision format)
   gint64 panels = (n + nr - 1) / nr;
   gint64 copies = MAX (morok_weight_pack_bf16_parts (format), 1);
   if (format == MOROK_PRECISION_INT8) /* quads, then a scale and corrections per column */
-    return (gsize) (panels * nr
-                    * (morok_weight_pack_quads (k) * 4 + 4 + 4 * morok_weight_pack_int8_blocks (k)));
+    return (
+        gsize) (panels * nr
+                * (morok_weight_pack_quads (k) * 4 + 4 + 4 * morok_weight_pack_int8_blocks (k)));
   if (format != MOROK_PRECISION_F32)
     return (gsize) (copies * panels * morok_weight_pack_pairs (k, format) * nr * 2 * 2);
   return (gsize) (panels * k * nr * 4);
@@ -189,7 +188,7 @@ pack_int8 (const float *b, gint64 k, gint64 n, gint64 sbk, gint64 sbn, guint nr,
   float *scale = (float *) (dst + panels * k4 * nr * 4);
   gint32 *corr = (gint32 *) (scale + panels * nr);
   float t[PACK_KB * PACK_NR_MAX];
-  g_autofree float *inv = g_new0 (float, panels * nr);
+  g_autofree float *inv = g_new0 (float, panels *nr);
   for (gint64 p = 0; p < panels; p++)
     for (gint64 k0 = 0; k0 < k; k0 += PACK_KB)
       {
@@ -233,12 +232,8 @@ put_pairs (const float *t, gint64 kk, gint64 p, gint64 k2, guint nr, MorokPrecis
   for (guint j = 0; j < nr; j++)
     switch (format)
       {
-      case MOROK_PRECISION_F16:
-        row[j * 2] = morok_f32_to_f16 (t[j]);
-        break;
-      case MOROK_PRECISION_BF16:
-        row[j * 2] = morok_f32_to_bf16 (t[j]);
-        break;
+      case MOROK_PRECISION_F16: row[j * 2] = morok_f32_to_f16 (t[j]); break;
+      case MOROK_PRECISION_BF16: row[j * 2] = morok_f32_to_bf16 (t[j]); break;
       default: /* bf16x3 */
         {
           guint16 hi = morok_f32_to_bf16 (t[j]);

@@ -26,7 +26,8 @@
  *        128 adds (kernels/include/morok-gemm-i8.h).
  *
  *   gsize bytes = morok_weight_pack_bytes (768, 3072, 64, MOROK_PRECISION_F16);
- *   morok_weight_pack (w, 768, 3072, 1, 768, 64, MOROK_PRECISION_F16, dst);  // W^T of [3072, 768] */
+ *   morok_weight_pack (w, 768, 3072, 1, 768, 64, MOROK_PRECISION_F16, dst);  // W^T of [3072, 768]
+ */
 #pragma once
 
 #include "kernels/morok-isa.h"

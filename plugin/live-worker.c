@@ -28,8 +28,8 @@ struct _MorokLiveWorker
   gboolean busy;      /* a decode or gap runs (without the lock) */
   gboolean stop, flushing;
   guint64 serials;
-  GstClockTime gap;    /* a GAP up to there once idle; NONE: none */
-  GstFlowReturn flow;  /* of the last decode */
+  GstClockTime gap;   /* a GAP up to there once idle; NONE: none */
+  GstFlowReturn flow; /* of the last decode */
 };
 
 /* With the lock: the work there is, or FALSE. */

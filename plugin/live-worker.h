@@ -37,8 +37,7 @@ typedef struct
 typedef struct
 {
   /* Decodes the first @n samples of @utt (@final: all of it). */
-  GstFlowReturn (*decode) (gpointer user, const MorokLiveUtterance *utt, gint64 n,
-                           gboolean final);
+  GstFlowReturn (*decode) (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final);
   /* Downstream may learn that no output comes before @until. */
   void (*gap) (gpointer user, GstClockTime until);
 } MorokLiveCallbacks;
@@ -56,10 +55,9 @@ MorokLiveWorker *morok_live_worker_new (guint rate, gint64 max_samples, gint64 i
 void morok_live_worker_free (MorokLiveWorker *worker);
 
 /* Appends @n samples, the first at @pts (the time of every sample comes
- * from the caller's clock; a new utterance takes its first's), ending the utterance at max_samples and going on in the next.
- * Waits only while every slot is taken (or, paced, until the decodes
- * have caught up). Returns the worker's last flow
- * (FLUSHING once flushing started). */
+ * from the caller's clock; a new utterance takes its first's), ending the utterance at max_samples
+ * and going on in the next. Waits only while every slot is taken (or, paced, until the decodes have
+ * caught up). Returns the worker's last flow (FLUSHING once flushing started). */
 GstFlowReturn morok_live_worker_append (MorokLiveWorker *worker, const float *samples, gsize n,
                                         GstClockTime pts);
 /* Ends the open utterance (nothing when none is open). */

@@ -5,8 +5,8 @@
 char *
 morok_model_path_find (const char *file_name, GError **error)
 {
-  const char *dirs[] = { g_getenv ("MOROK_MODEL_DIR"), MOROK_INSTALLED_MODEL_DIR,
-                         MOROK_SOURCE_MODEL_DIR };
+  const char *dirs[]
+      = { g_getenv ("MOROK_MODEL_DIR"), MOROK_INSTALLED_MODEL_DIR, MOROK_SOURCE_MODEL_DIR };
   g_autoptr (GString) searched = g_string_new (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
     {

@@ -15,5 +15,5 @@ plugin_init (GstPlugin *plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, morok,
-                   "Neural speech models compiled once, replayed per buffer", plugin_init,
-                   "0.1.0", "MIT", "morok", "Unknown package origin")
+                   "Neural speech models compiled once, replayed per buffer", plugin_init, "0.1.0",
+                   "MIT", "morok", "Unknown package origin")

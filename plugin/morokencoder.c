@@ -38,7 +38,8 @@
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample ! \
- *   morokvad remove-silence=true ! morokencoder model=gigaam-v3.safetensors output=log-probs ! fakesink
+ *   morokvad remove-silence=true ! morokencoder model=gigaam-v3.safetensors output=log-probs !
+ * fakesink
  * ]|
  */
 #include "morokencoder.h"
@@ -65,7 +66,8 @@ enum
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("other/tensors, format = (string) flexible, framerate = (fraction) 0/1"));
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("other/tensors, format = (string) flexible, framerate = (fraction) 0/1"));
 
 struct _MorokEncoder
 {
@@ -145,7 +147,7 @@ morok_encoder_run (MorokUtteranceElement *element, const MorokUtterance *utts,
   gboolean log_probs = self->prepared_output == MOROK_ENCODER_OUTPUT_LOG_PROBS;
   gboolean ok = log_probs ? gigaam_ctc_jit_run (self->ctc, waves, n, count, &error)
                           : gigaam_encoder_jit_run (self->encoder, waves, n, count, &error);
-  const MorokBuffer *out = !ok          ? NULL
+  const MorokBuffer *out = !ok         ? NULL
                            : log_probs ? gigaam_ctc_jit_output (self->ctc, &error)
                                        : gigaam_encoder_jit_output (self->encoder, &error);
   if (!out)
@@ -174,9 +176,10 @@ morok_encoder_run (MorokUtteranceElement *element, const MorokUtterance *utts,
       GST_BUFFER_PTS (buf) = utts[i].pts;
       GST_BUFFER_DURATION (buf)
           = gst_util_uint64_scale_int (utts[i].n, GST_SECOND, MOROK_UTTERANCE_RATE);
-      GST_DEBUG_OBJECT (self, "utterance %u of %u, %" G_GINT64_FORMAT " samples at %"
-                        GST_TIME_FORMAT ": [%u, %u]", i + 1, count, utts[i].n,
-                        GST_TIME_ARGS (utts[i].pts), rows, cols);
+      GST_DEBUG_OBJECT (self,
+                        "utterance %u of %u, %" G_GINT64_FORMAT " samples at %" GST_TIME_FORMAT
+                        ": [%u, %u]",
+                        i + 1, count, utts[i].n, GST_TIME_ARGS (utts[i].pts), rows, cols);
       ret = morok_utterance_element_push (element, buf);
     }
   return ret;
@@ -221,16 +224,17 @@ morok_encoder_class_init (MorokEncoderClass *klass)
   GST_DEBUG_CATEGORY_INIT (morok_encoder_debug, "morokencoder", 0, "GigaAM encoder on Morok");
   gobject_class->set_property = morok_encoder_set_property;
   gobject_class->get_property = morok_encoder_get_property;
-  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+  g_object_class_install_property (
+      gobject_class, PROP_OUTPUT,
       g_param_spec_enum ("output", "Output", "What each tensor buffer holds",
                          MOROK_TYPE_ENCODER_OUTPUT, DEFAULT_OUTPUT,
                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class, "Morok GigaAM speech encoder",
-                                         "Filter/Converter/Audio",
-                                         "Encodes each utterance with the GigaAM Conformer compiled "
-                                         "by Morok, as NNStreamer flexible tensors",
-                                         "Morok developers");
+  gst_element_class_set_static_metadata (
+      element_class, "Morok GigaAM speech encoder", "Filter/Converter/Audio",
+      "Encodes each utterance with the GigaAM Conformer compiled "
+      "by Morok, as NNStreamer flexible tensors",
+      "Morok developers");
   utterance_class->read_settings = morok_encoder_read_settings;
   utterance_class->open = morok_encoder_open;
   utterance_class->release = morok_encoder_release;

@@ -70,12 +70,12 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 
 #define DEFAULT_OUTPUT MOROK_TRANSCRIBER_OUTPUT_WORD
 #define DEFAULT_MODE MOROK_TRANSCRIBER_MODE_AUTO
-#define DEFAULT_LATENCY_MS 0      /* measured (live) or OFFLINE_LATENCY_MS */
+#define DEFAULT_LATENCY_MS 0 /* measured (live) or OFFLINE_LATENCY_MS */
 #define OFFLINE_LATENCY_MS 3000
 #define DEFAULT_LATENESS_MS 0
-#define DEFAULT_INTERVAL_MS 0     /* from the decode's cost */
+#define DEFAULT_INTERVAL_MS 0 /* from the decode's cost */
 #define DEFAULT_HOLD_MS 600
-#define DEFAULT_WINDOW 2.5        /* s */
+#define DEFAULT_WINDOW 2.5 /* s */
 #define MIN_INTERVAL_MS 150
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
 #define INTERIM "moroktranscriber-interim"
@@ -133,21 +133,21 @@ struct _MorokTranscriber
 
   /* prepared on READY -> PAUSED */
   MorokGigaAm *gigaam;
-  GigaAmCtcJit *ctc;        /* CTC models */
-  GigaAmRnntJit *rnnt;      /* RNN-T models: the joint's encoder half */
+  GigaAmCtcJit *ctc;         /* CTC models */
+  GigaAmRnntJit *rnnt;       /* RNN-T models: the joint's encoder half */
   MorokRnntDecoder *decoder; /* RNN-T models: greedy, max-batch rows */
-  MorokCtcToken *tokens;    /* CTC: [encoded frames of max-duration] */
+  MorokCtcToken *tokens;     /* CTC: [encoded frames of max-duration] */
   MorokTranscriberOutput prepared_output;
 
   /* live mode: made by the first live LATENCY query or live_start, then
    * run by the worker thread alone */
-  GMutex live_lock;          /* making the stream and measuring it */
+  GMutex live_lock; /* making the stream and measuring it */
   MorokGigaAmStream *stream;
-  gint64 decode_ns;          /* a decode of a whole window, measured once */
+  gint64 decode_ns;                               /* a decode of a whole window, measured once */
   GstClockTime interval, hold, latency, lateness; /* in force */
-  guint64 serial;            /* the utterance the words below belong to */
-  GArray *words;             /* TimedWord: its committed words (texts owned) */
-  GstClockTime late_warned;  /* the largest delay warned about */
+  guint64 serial;                                 /* the utterance the words below belong to */
+  GArray *words;                                  /* TimedWord: its committed words (texts owned) */
+  GstClockTime late_warned;                       /* the largest delay warned about */
 };
 
 G_DEFINE_TYPE (MorokTranscriber, morok_transcriber, MOROK_TYPE_UTTERANCE_ELEMENT);
@@ -162,8 +162,10 @@ morok_transcriber_mode_get_type (void)
   static const GEnumValue values[] = {
     { MOROK_TRANSCRIBER_MODE_AUTO, "Live when upstream is live, else offline", "auto" },
     { MOROK_TRANSCRIBER_MODE_OFFLINE, "Each utterance decoded once it is complete", "offline" },
-    { MOROK_TRANSCRIBER_MODE_LIVE, "Utterances decoded while they grow, words committed as they "
-      "become stable", "live" },
+    { MOROK_TRANSCRIBER_MODE_LIVE,
+      "Utterances decoded while they grow, words committed as they "
+      "become stable",
+      "live" },
     { 0, NULL, NULL },
   };
   if (g_once_init_enter (&type))
@@ -256,9 +258,9 @@ append_words (GValue *array, const TimedWord *words, guint n, int committed)
     {
       GValue word = G_VALUE_INIT;
       g_value_init (&word, GST_TYPE_STRUCTURE);
-      GstStructure *w = gst_structure_new ("word", "word", G_TYPE_STRING, words[k].text, "start",
-                                           G_TYPE_UINT64, words[k].start, "end", G_TYPE_UINT64,
-                                           words[k].end, NULL);
+      GstStructure *w
+          = gst_structure_new ("word", "word", G_TYPE_STRING, words[k].text, "start", G_TYPE_UINT64,
+                               words[k].start, "end", G_TYPE_UINT64, words[k].end, NULL);
       if (committed >= 0)
         gst_structure_set (w, "committed", G_TYPE_BOOLEAN, committed, NULL);
       g_value_take_boxed (&word, w);
@@ -311,8 +313,8 @@ push_transcript (MorokTranscriber *self, const MorokUtterance *utt, const MorokT
   GstFlowReturn ret = GST_FLOW_OK;
   if (self->prepared_output == MOROK_TRANSCRIBER_OUTPUT_WORD)
     for (guint k = 0; k < tr->n_words && ret == GST_FLOW_OK; k++)
-      ret = morok_utterance_element_push (element,
-                                          text_buffer (words[k].text, words[k].start, words[k].end));
+      ret = morok_utterance_element_push (
+          element, text_buffer (words[k].text, words[k].start, words[k].end));
   else if (tr->text[0] != '\0')
     ret = morok_utterance_element_push (element, text_buffer (tr->text, start, end));
   if (ret == GST_FLOW_OK)
@@ -336,8 +338,9 @@ encode (MorokTranscriber *self, const float *const *waves, const gint64 *n, cons
   if (!gigaam_rnnt_jit_run (self->rnnt, waves, n, count, error))
     return NULL;
   const MorokBuffer *proj = gigaam_rnnt_jit_output (self->rnnt, error);
-  return proj && morok_rnnt_decoder_run (self->decoder, proj->data, proj->shape[1], frames, count,
-                                         error)
+  return proj
+                 && morok_rnnt_decoder_run (self->decoder, proj->data, proj->shape[1], frames,
+                                            count, error)
              ? proj
              : NULL;
 }
@@ -375,9 +378,8 @@ morok_transcriber_run (MorokUtteranceElement *element, const MorokUtterance *utt
                                               cfg->blank_id, self->tokens);
           tokens = self->tokens;
         }
-      g_autoptr (MorokTranscript) tr
-          = morok_transcript_new (tokens, n_tokens, &vocab,
-                                  morok_gigaam_frame_seconds (self->gigaam));
+      g_autoptr (MorokTranscript) tr = morok_transcript_new (
+          tokens, n_tokens, &vocab, morok_gigaam_frame_seconds (self->gigaam));
       ret = push_transcript (self, &utts[i], tr);
     }
   return ret;
@@ -406,7 +408,8 @@ ensure_stream (MorokTranscriber *self, GError **error)
   gdouble window = self->window;
   GST_OBJECT_UNLOCK (self);
   MorokGigaAmStreamSettings settings = {
-    .window = MIN ((gint64) (window * MOROK_UTTERANCE_RATE), morok_gigaam_max_samples (self->gigaam)),
+    .window
+    = MIN ((gint64) (window * MOROK_UTTERANCE_RATE), morok_gigaam_max_samples (self->gigaam)),
     .hold = to_samples (self->hold),
   };
   self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
@@ -496,7 +499,8 @@ morok_transcriber_live_start (MorokUtteranceElement *element, gboolean upstream_
   self->max_observed_delay_ms = 0;
   GST_OBJECT_UNLOCK (self);
   morok_utterance_element_set_live_shift (element, self->lateness);
-  GST_INFO_OBJECT (self, "live: a decode of the window takes %.1f ms; interval %" GST_TIME_FORMAT
+  GST_INFO_OBJECT (self,
+                   "live: a decode of the window takes %.1f ms; interval %" GST_TIME_FORMAT
                    ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
                    self->decode_ns / 1e6, GST_TIME_ARGS (self->interval),
                    GST_TIME_ARGS (self->hold), GST_TIME_ARGS (self->latency));
@@ -527,20 +531,21 @@ morok_transcriber_live_leaving (MorokUtteranceElement *element, GstBuffer *buf)
   if (GST_CLOCK_TIME_IS_VALID (allowed) && delay > allowed && delay > self->late_warned)
     {
       self->late_warned = delay;
-      g_autoptr (GError) warning = g_error_new (
-          GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-          "A word left %" G_GUINT64_FORMAT " ms after its time, past the pipeline's latency of %"
-          G_GUINT64_FORMAT " ms: the machine does not keep up",
-          delay / GST_MSECOND, allowed / GST_MSECOND);
-      g_autofree char *debug = g_strdup_printf (
-          "raise latency (now %" G_GUINT64_FORMAT " ms) or interval, or lower window",
-          self->latency / GST_MSECOND);
+      g_autoptr (GError) warning
+          = g_error_new (GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+                         "A word left %" G_GUINT64_FORMAT
+                         " ms after its time, past the pipeline's latency of %" G_GUINT64_FORMAT
+                         " ms: the machine does not keep up",
+                         delay / GST_MSECOND, allowed / GST_MSECOND);
+      g_autofree char *debug = g_strdup_printf ("raise latency (now %" G_GUINT64_FORMAT
+                                                " ms) or interval, or lower window",
+                                                self->latency / GST_MSECOND);
       GstStructure *details = gst_structure_new (EXCESSIVE_DELAY, "delay", G_TYPE_UINT64, delay,
                                                  "latency", G_TYPE_UINT64, allowed, NULL);
       GST_WARNING_OBJECT (self, "%s", warning->message);
-      gst_element_post_message (GST_ELEMENT (self),
-                                gst_message_new_warning_with_details (GST_OBJECT (self), warning,
-                                                                      debug, details));
+      gst_element_post_message (
+          GST_ELEMENT (self),
+          gst_message_new_warning_with_details (GST_OBJECT (self), warning, debug, details));
     }
 }
 
@@ -654,8 +659,8 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
       g_autoptr (GError) error = NULL;
       if (!morok_gigaam_stream_decode (self->stream, utt->samples, n, final, &more, &error))
         {
-          GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("transcribing failed: %s",
-                                                            error->message));
+          GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+                             ("transcribing failed: %s", error->message));
           return GST_FLOW_ERROR;
         }
       ret = push_committed (self, utt);
@@ -667,7 +672,8 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
   const MorokStreamCommit *sc = morok_gigaam_stream_commit (self->stream);
   /* nothing comes before the first frame not committed */
   morok_utterance_element_push_gap (
-      element, time_in (base, morok_stream_commit_frame (sc) * morok_gigaam_frame_seconds (self->gigaam)));
+      element,
+      time_in (base, morok_stream_commit_frame (sc) * morok_gigaam_frame_seconds (self->gigaam)));
   if (!final)
     return GST_FLOW_OK;
   GstClockTime end = base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE);
@@ -755,7 +761,8 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_OUTPUT] = g_param_spec_enum ("output", "Output", "What each text buffer holds",
                                           MOROK_TYPE_TRANSCRIBER_OUTPUT, DEFAULT_OUTPUT, ready);
   props[PROP_MODE] = g_param_spec_enum (
-      "mode", "Mode", "Offline: each utterance decoded once complete; live: decoded as it grows, "
+      "mode", "Mode",
+      "Offline: each utterance decoded once complete; live: decoded as it grows, "
       "committed words pushed at once and interim results posted",
       MOROK_TYPE_TRANSCRIBER_MODE, DEFAULT_MODE, ready);
   props[PROP_LATENCY] = g_param_spec_uint (
@@ -767,12 +774,12 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_LATENESS] = g_param_spec_uint (
       "lateness", "Lateness",
       "Live: the words' timestamps are this much (ms) later than their audio, so that a "
-      "transcription that cannot keep up still meets its deadlines", 0, G_MAXUINT32 / 1000,
-      DEFAULT_LATENESS_MS, ready);
+      "transcription that cannot keep up still meets its deadlines",
+      0, G_MAXUINT32 / 1000, DEFAULT_LATENESS_MS, ready);
   props[PROP_MAX_OBSERVED_DELAY] = g_param_spec_uint (
       "max-observed-delay", "Maximum observed delay",
-      "Live: the longest time (ms) from a word's running time to its push, since PAUSED",
-      0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "Live: the longest time (ms) from a word's running time to its push, since PAUSED", 0,
+      G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
       "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
@@ -780,8 +787,8 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",
-      "Live: the longest (ms) from a word's start until it is committed, stable or not",
-      40, 10000, DEFAULT_HOLD_MS, ready);
+      "Live: the longest (ms) from a word's start until it is committed, stable or not", 40, 10000,
+      DEFAULT_HOLD_MS, ready);
   props[PROP_WINDOW] = g_param_spec_double (
       "window", "Window",
       "Live: the most audio (s) one decode covers, the utterance's end and the left context "

@@ -138,8 +138,8 @@ set_caps (MorokVadPad *self, GstCaps *caps)
     }
   if (!rounds)
     {
-      GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("%s: could not run the VAD on %d Hz audio",
-                                                   GST_PAD_NAME (self), rate),
+      GST_ELEMENT_ERROR (element, STREAM, FORMAT,
+                         ("%s: could not run the VAD on %d Hz audio", GST_PAD_NAME (self), rate),
                          ("%s: %s", GST_PAD_NAME (self), error->message));
       return FALSE;
     }
@@ -181,8 +181,8 @@ run_chunks (MorokVadPad *self, guint n)
   if (n > self->probs_size)
     self->probs = g_renew (float, self->probs, self->probs_size = n);
   g_autoptr (GError) error = NULL;
-  GstFlowReturn ret = morok_vad_rounds_run (self->rounds, self->seat, self->audio, n, self->probs,
-                                            &error);
+  GstFlowReturn ret
+      = morok_vad_rounds_run (self->rounds, self->seat, self->audio, n, self->probs, &error);
   if (ret == GST_FLOW_ERROR)
     GST_ELEMENT_ERROR (GST_PAD_PARENT (self), STREAM, FAILED, (NULL),
                        ("%s: VAD step failed: %s", GST_PAD_NAME (self), error->message));
@@ -325,9 +325,7 @@ morok_vad_pad_event (GstPad *pad, GstObject *parent, GstEvent *event)
           morok_vad_rounds_idle (self->rounds, self->seat);
         }
       break;
-    case GST_EVENT_FLUSH_START:
-      morok_vad_pad_unblock (self);
-      break;
+    case GST_EVENT_FLUSH_START: morok_vad_pad_unblock (self); break;
     case GST_EVENT_FLUSH_STOP:
       GST_OBJECT_LOCK (self);
       if (self->seat)
@@ -335,8 +333,7 @@ morok_vad_pad_event (GstPad *pad, GstObject *parent, GstEvent *event)
       GST_OBJECT_UNLOCK (self);
       reset_stream (self);
       break;
-    default:
-      break;
+    default: break;
     }
   return gst_pad_event_default (pad, parent, event);
 }
@@ -370,8 +367,8 @@ morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
 static GstIterator *
 iterate_pair (GstPad *pad, GstObject *parent)
 {
-  GstPad *other = MOROK_IS_VAD_PAD (pad) ? MOROK_VAD_PAD (pad)->srcpad
-                                         : gst_pad_get_element_private (pad);
+  GstPad *other
+      = MOROK_IS_VAD_PAD (pad) ? MOROK_VAD_PAD (pad)->srcpad : gst_pad_get_element_private (pad);
   GValue v = G_VALUE_INIT;
   g_value_init (&v, GST_TYPE_PAD);
   g_value_set_object (&v, other);
@@ -511,10 +508,12 @@ morok_vad_pad_class_init (MorokVadPadClass *klass)
   gobject_class->get_property = morok_vad_pad_get_property;
   gobject_class->finalize = morok_vad_pad_finalize;
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
-  g_object_class_install_property (gobject_class, PROP_PROBABILITY,
+  g_object_class_install_property (
+      gobject_class, PROP_PROBABILITY,
       g_param_spec_double ("probability", "Probability",
                            "Speech probability of the stream's last chunk", 0.0, 1.0, 0.0, ro));
-  g_object_class_install_property (gobject_class, PROP_CHUNKS_PROCESSED,
+  g_object_class_install_property (
+      gobject_class, PROP_CHUNKS_PROCESSED,
       g_param_spec_uint64 ("chunks-processed", "Chunks processed",
                            "Chunks of the stream run since the pad was made", 0, G_MAXUINT64, 0,
                            ro));

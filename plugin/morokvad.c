@@ -59,9 +59,10 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample ! morokvad ! fakesink
- * gst-launch-1.0 -m morokvad name=v filesrc location=a.wav ! wavparse ! v.sink_0 v.src_0 ! fakesink \
- *   filesrc location=b.wav ! wavparse ! v.sink_1 v.src_1 ! fakesink
+ * gst-launch-1.0 -m filesrc location=speech.wav ! wavparse ! audioconvert ! audioresample !
+ * morokvad ! fakesink
+ * gst-launch-1.0 -m morokvad name=v filesrc location=a.wav ! wavparse ! v.sink_0 v.src_0 ! fakesink
+ * \ filesrc location=b.wav ! wavparse ! v.sink_1 v.src_1 ! fakesink
  * ]|
  */
 #include "morokvad.h"
@@ -124,8 +125,8 @@ enum
   PROP_BATCH_ROUNDS,
 };
 
-#define VAD_CAPS                                                                            \
-  GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) { 16000, "  \
+#define VAD_CAPS                                                                                   \
+  GST_STATIC_CAPS ("audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) { 16000, "       \
                    "8000 }, channels = (int) [ 1, MAX ], layout = (string) interleaved")
 static GstStaticPadTemplate sink_template
     = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, VAD_CAPS);
@@ -175,17 +176,17 @@ struct _MorokVad
   MorokVadRounds *rounds[2];
 
   /* streaming state, streaming thread only */
-  RatePlan *plan;          /* the plan for the negotiated rate */
-  guint chunk, context;    /* samples per chunk, context samples */
-  float *audio;            /* the plan's input [context | chunk], filled in place */
-  guint filled;            /* new samples in audio */
+  RatePlan *plan;       /* the plan for the negotiated rate */
+  guint chunk, context; /* samples per chunk, context samples */
+  float *audio;         /* the plan's input [context | chunk], filled in place */
+  guint filled;         /* new samples in audio */
   MorokVadSegmenter *seg;
   MorokVadParams params;
-  gint64 samples;          /* analysed since the last reset */
+  gint64 samples;         /* analysed since the last reset */
   MorokSampleClock clock; /* the time of each sample analysed */
-  MorokSilenceGate *gate;  /* remove-silence: audio held until it is decided */
-  gboolean mode_chosen;    /* remove-silence: the gate's mode is set for this stream */
-  gint64 delay;            /* remove-silence: samples held back */
+  MorokSilenceGate *gate; /* remove-silence: audio held until it is decided */
+  gboolean mode_chosen;   /* remove-silence: the gate's mode is set for this stream */
+  gint64 delay;           /* remove-silence: samples held back */
 };
 
 G_DEFINE_TYPE (MorokVad, morok_vad, GST_TYPE_AUDIO_FILTER);
@@ -238,8 +239,9 @@ free_rounds (MorokVad *self)
       if (rounds[i])
         morok_vad_rounds_counts (rounds[i], &n_rounds, &n_chunks, &us);
       if (n_rounds)
-        GST_INFO_OBJECT (self, "request pads at %u Hz: %" G_GUINT64_FORMAT " chunks in %"
-                         G_GUINT64_FORMAT " rounds, %.1f us an execute, %.1f us a chunk",
+        GST_INFO_OBJECT (self,
+                         "request pads at %u Hz: %" G_GUINT64_FORMAT " chunks in %" G_GUINT64_FORMAT
+                         " rounds, %.1f us an execute, %.1f us a chunk",
                          morok_vad_rounds_rate (rounds[i]), n_chunks, n_rounds, us / n_rounds,
                          us / n_chunks);
       morok_vad_rounds_free (rounds[i]);
@@ -359,10 +361,12 @@ morok_vad_start (GstBaseTransform *trans)
       free_plans (self);
       return FALSE;
     }
-  gsize scratch, bytes = morok_program_context_bytes (
-      morok_plan_program (morok_jit_plan (morok_jit_shared_prototype (self->plans[0].shared))),
-      &scratch);
-  GST_INFO_OBJECT (self, "prepared %s: %u plans in %.1f ms, %" G_GSIZE_FORMAT
+  gsize scratch,
+      bytes = morok_program_context_bytes (
+          morok_plan_program (morok_jit_plan (morok_jit_shared_prototype (self->plans[0].shared))),
+          &scratch);
+  GST_INFO_OBJECT (self,
+                   "prepared %s: %u plans in %.1f ms, %" G_GSIZE_FORMAT
                    " context bytes at 16 kHz (%" G_GSIZE_FORMAT " of them scratch)",
                    path, self->n_plans, (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
   free_rounds (self);
@@ -579,8 +583,8 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
   GstMapInfo map;
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
-  gboolean ok = analyse (self, map.data, map.size / GST_AUDIO_INFO_BPF (&filter->info),
-                         &filter->info);
+  gboolean ok
+      = analyse (self, map.data, map.size / GST_AUDIO_INFO_BPF (&filter->info), &filter->info);
   gst_buffer_unmap (buf, &map);
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
@@ -639,12 +643,8 @@ morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
   MorokVad *self = MOROK_VAD (trans);
   switch (GST_EVENT_TYPE (event))
     {
-    case GST_EVENT_EOS:
-      finish_stream (self);
-      break;
-    case GST_EVENT_FLUSH_STOP:
-      reset_stream (self);
-      break;
+    case GST_EVENT_EOS: finish_stream (self); break;
+    case GST_EVENT_FLUSH_STOP: reset_stream (self); break;
     case GST_EVENT_SEGMENT:
       if (self->plan && self->samples + self->filled > 0)
         {
@@ -652,8 +652,7 @@ morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
           reset_stream (self);
         }
       break;
-    default:
-      break;
+    default: break;
     }
   return GST_BASE_TRANSFORM_CLASS (morok_vad_parent_class)->sink_event (trans, event);
 }
@@ -687,8 +686,8 @@ morok_vad_rounds_of (MorokVad *self, guint rate, GError **error)
     if (self->plans[i].rate == rate && self->rounds[i])
       return self->rounds[i];
   if (self->n_plans)
-    g_set_error (error, MOROK_VAD_ERROR, MOROK_VAD_ERROR_RATE,
-                 "the model does not run at %u Hz", rate);
+    g_set_error (error, MOROK_VAD_ERROR, MOROK_VAD_ERROR_RATE, "the model does not run at %u Hz",
+                 rate);
   else
     g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_NOT_PREPARED, "no model prepared");
   return NULL;
@@ -820,71 +819,86 @@ morok_vad_class_init (MorokVadClass *klass)
 
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
   const GParamFlags ready = rw | GST_PARAM_MUTABLE_READY;
-  g_object_class_install_property (gobject_class, PROP_MODEL,
+  g_object_class_install_property (
+      gobject_class, PROP_MODEL,
       g_param_spec_string ("model", "Model",
                            "Silero VAD ONNX file (NULL: the installed file of model-version); "
                            "the version is read from the file",
                            DEFAULT_MODEL, ready));
-  g_object_class_install_property (gobject_class, PROP_MODEL_VERSION,
+  g_object_class_install_property (
+      gobject_class, PROP_MODEL_VERSION,
       g_param_spec_enum ("model-version", "Model version",
                          "Installed model to use when model is not set",
                          MOROK_TYPE_VAD_MODEL_VERSION, DEFAULT_MODEL_VERSION, ready));
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold", "Speech probability that starts speech",
-                           0.0, 1.0, DEFAULT_THRESHOLD, ready));
-  g_object_class_install_property (gobject_class, PROP_NEG_THRESHOLD,
+                                   g_param_spec_double ("threshold", "Threshold",
+                                                        "Speech probability that starts speech",
+                                                        0.0, 1.0, DEFAULT_THRESHOLD, ready));
+  g_object_class_install_property (
+      gobject_class, PROP_NEG_THRESHOLD,
       g_param_spec_double ("negative-threshold", "Negative threshold",
                            "Probability under which speech may end (-1: threshold - 0.15, at "
                            "least 0.01)",
                            -1.0, 1.0, DEFAULT_NEG_THRESHOLD, ready));
   g_object_class_install_property (gobject_class, PROP_MIN_SPEECH_MS,
-      g_param_spec_uint ("min-speech", "Minimum speech", "Shorter speech is ignored (ms)", 0,
-                         G_MAXUINT, DEFAULT_MIN_SPEECH_MS, ready));
+                                   g_param_spec_uint ("min-speech", "Minimum speech",
+                                                      "Shorter speech is ignored (ms)", 0,
+                                                      G_MAXUINT, DEFAULT_MIN_SPEECH_MS, ready));
   g_object_class_install_property (gobject_class, PROP_MIN_SILENCE_MS,
-      g_param_spec_uint ("min-silence", "Minimum silence",
-                         "Silence that ends a speech segment (ms)", 0, G_MAXUINT,
-                         DEFAULT_MIN_SILENCE_MS, ready));
+                                   g_param_spec_uint ("min-silence", "Minimum silence",
+                                                      "Silence that ends a speech segment (ms)", 0,
+                                                      G_MAXUINT, DEFAULT_MIN_SILENCE_MS, ready));
   g_object_class_install_property (gobject_class, PROP_SPEECH_PAD_MS,
-      g_param_spec_uint ("speech-pad", "Speech pad", "Added before and after each segment (ms)",
-                         0, G_MAXUINT, DEFAULT_SPEECH_PAD_MS, ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_SPEECH_S,
+                                   g_param_spec_uint ("speech-pad", "Speech pad",
+                                                      "Added before and after each segment (ms)", 0,
+                                                      G_MAXUINT, DEFAULT_SPEECH_PAD_MS, ready));
+  g_object_class_install_property (
+      gobject_class, PROP_MAX_SPEECH_S,
       g_param_spec_double ("max-speech", "Maximum speech",
                            "Longer segments are split at their longest silence (s; 0: "
                            "unlimited)",
                            0.0, G_MAXDOUBLE, DEFAULT_MAX_SPEECH_S, ready));
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+  g_object_class_install_property (
+      gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
                             "Post speech-start and speech-end element messages",
                             DEFAULT_POST_MESSAGES, rw | GST_PARAM_MUTABLE_PLAYING));
-  g_object_class_install_property (gobject_class, PROP_REMOVE_SILENCE,
+  g_object_class_install_property (
+      gobject_class, PROP_REMOVE_SILENCE,
       g_param_spec_boolean ("remove-silence", "Remove silence",
                             "Drop audio outside speech segments and send GAP events instead",
                             DEFAULT_REMOVE_SILENCE, ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_WAIT_MS,
+  g_object_class_install_property (
+      gobject_class, PROP_MAX_WAIT_MS,
       g_param_spec_uint ("max-wait", "Maximum wait",
                          "Request pads: the longest a chunk waits for the other streams' "
                          "chunks before its round runs without them, added to the pad's "
                          "latency (ms)",
                          0, 10000, DEFAULT_MAX_WAIT_MS, ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_STREAMS,
+  g_object_class_install_property (
+      gobject_class, PROP_MAX_STREAMS,
       g_param_spec_uint ("max-streams", "Maximum streams",
                          "Request pads: the most sink_%u pads, the batch bound of the "
                          "batched plans",
                          1, 4096, DEFAULT_MAX_STREAMS, ready));
-  g_object_class_install_property (gobject_class, PROP_CHUNKS_PROCESSED,
+  g_object_class_install_property (
+      gobject_class, PROP_CHUNKS_PROCESSED,
       g_param_spec_uint64 ("chunks-processed", "Chunks processed",
                            "Model executions since the element was created", 0, G_MAXUINT64, 0,
                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MEAN_EXECUTE_US,
-      g_param_spec_double ("mean-execute-us", "Mean execute time",
-                           "Mean time of one model execution (µs)", 0.0, G_MAXDOUBLE, 0.0,
-                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_PROBABILITY,
+                                   g_param_spec_double ("mean-execute-us", "Mean execute time",
+                                                        "Mean time of one model execution (µs)",
+                                                        0.0, G_MAXDOUBLE, 0.0,
+                                                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (
+      gobject_class, PROP_PROBABILITY,
       g_param_spec_double ("probability", "Probability",
                            "Speech probability of the last chunk analysed", 0.0, 1.0, 0.0,
                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
-  g_object_class_install_property (gobject_class, PROP_BATCH_ROUNDS,
+  g_object_class_install_property (
+      gobject_class, PROP_BATCH_ROUNDS,
       g_param_spec_uint64 ("batch-rounds", "Batch rounds",
                            "Request pads: batched executes since the element started (the "
                            "pads' chunks-processed over this: the mean batch)",
@@ -898,10 +912,9 @@ morok_vad_class_init (MorokVadClass *klass)
   element_class->request_new_pad = GST_DEBUG_FUNCPTR (morok_vad_request_new_pad);
   element_class->release_pad = GST_DEBUG_FUNCPTR (morok_vad_pad_release);
   element_class->change_state = GST_DEBUG_FUNCPTR (morok_vad_change_state);
-  gst_element_class_set_static_metadata (element_class, "Morok voice activity detector",
-                                         "Filter/Analyzer/Audio",
-                                         "Detects speech with Silero VAD compiled by Morok",
-                                         "Morok developers");
+  gst_element_class_set_static_metadata (
+      element_class, "Morok voice activity detector", "Filter/Analyzer/Audio",
+      "Detects speech with Silero VAD compiled by Morok", "Morok developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (morok_vad_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (morok_vad_stop);

@@ -13,7 +13,7 @@ struct _MorokSilenceGate
   gint64 released;   /* samples before this are out; past held_start in live mode only */
   GArray *segments;  /* closed segments not yet passed: start, end pairs (gint64) */
   gboolean in_speech;
-  gint64 open_start;            /* the open segment's start, when in_speech */
+  gint64 open_start;             /* the open segment's start, when in_speech */
   const MorokSampleClock *clock; /* times of unstamped buffers */
 };
 
@@ -131,8 +131,8 @@ push_gap (MorokSilenceGate *gate, GstPad *pad, GstBuffer *buf, gint64 b0, gint64
   GstClockTime t = sample_time (gate, buf, b0, a);
   if (b <= a || !GST_CLOCK_TIME_IS_VALID (t))
     return;
-  gst_pad_push_event (pad, gst_event_new_gap (t, gst_util_uint64_scale_int (b - a, GST_SECOND,
-                                                                            gate->rate)));
+  gst_pad_push_event (
+      pad, gst_event_new_gap (t, gst_util_uint64_scale_int (b - a, GST_SECOND, gate->rate)));
 }
 
 /* Frames [a, b) of @buf as a buffer of their own, stamped with their time. */

@@ -40,8 +40,8 @@ typedef struct
   MorokPrecision precision;
 
   /* prepared on READY -> PAUSED */
-  MorokJitShared *shared; /* the prototype, shared with other elements */
-  MorokGigaAm *model;     /* the prototype's */
+  MorokJitShared *shared;   /* the prototype, shared with other elements */
+  MorokGigaAm *model;       /* the prototype's */
   MorokUtteranceGate *gate; /* the utterances held and the GAPs sent for them */
 
   /* streaming state */
@@ -55,16 +55,17 @@ typedef struct
   MorokLiveWorker *live;
   MorokLiveOutput *live_out; /* pushes what live decoding outputs */
   MorokSampleClock live_clock;
-  gint64 live_seen; /* samples since the segment started */
+  gint64 live_seen;        /* samples since the segment started */
   GstClockTime live_shift; /* the subclass's output times are this much later */
-  float *live_f32;  /* a buffer's samples as floats */
+  float *live_f32;         /* a buffer's samples as floats */
   gsize live_f32_len;
 } MorokUtteranceElementPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (MorokUtteranceElement, morok_utterance_element,
                                      GST_TYPE_ELEMENT);
 
-#define PRIV(self) ((MorokUtteranceElementPrivate *) morok_utterance_element_get_instance_private (self))
+#define PRIV(self)                                                                                 \
+  ((MorokUtteranceElementPrivate *) morok_utterance_element_get_instance_private (self))
 #define CLASS(self) MOROK_UTTERANCE_ELEMENT_GET_CLASS (self)
 
 #define MOROK_TYPE_PRECISION_ENUM (morok_precision_enum_get_type ())
@@ -137,7 +138,8 @@ prepare (MorokUtteranceElement *self)
   if (!path)
     {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No model: set the model property"),
-                         ("%s needs a GigaAM model: its folder as downloaded, or a converted file (docs/gigaam-model.md)",
+                         ("%s needs a GigaAM model: its folder as downloaded, or a converted file "
+                          "(docs/gigaam-model.md)",
                           factory_name (self)));
       return FALSE;
     }
@@ -149,7 +151,8 @@ prepare (MorokUtteranceElement *self)
   gboolean made;
   priv->shared
       = morok_utterance_prototype_acquire (path, plan, batch, max_duration, config, &made, &error);
-  const MorokUtterancePrototype *proto = priv->shared ? morok_jit_shared_value (priv->shared) : NULL;
+  const MorokUtterancePrototype *proto
+      = priv->shared ? morok_jit_shared_value (priv->shared) : NULL;
   if (!proto || !CLASS (self)->open (self, proto, &error))
     {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("Could not prepare the model %s", path),
@@ -160,14 +163,15 @@ prepare (MorokUtteranceElement *self)
   priv->model = morok_gigaam_ref (proto->model);
   gint64 max_samples = morok_gigaam_max_samples (priv->model);
   priv->gate = morok_utterance_gate_new (MOROK_UTTERANCE_RATE, max_samples, batch);
-  gsize scratch, bytes = morok_program_context_bytes (
-      morok_plan_program (morok_jit_plan (proto->plan)), &scratch);
-  GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self,
-                       "%s %s for %u x %.1f s in %.1f ms, %" G_GSIZE_FORMAT " context bytes (%"
-                       G_GSIZE_FORMAT " of them scratch)", /* shared: another element prepared it */
-                       made ? "prepared" : "shared", path, batch,
-                       (double) max_samples / MOROK_UTTERANCE_RATE,
-                       (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
+  gsize scratch,
+      bytes
+      = morok_program_context_bytes (morok_plan_program (morok_jit_plan (proto->plan)), &scratch);
+  GST_CAT_INFO_OBJECT (
+      CLASS (self)->debug_category, self,
+      "%s %s for %u x %.1f s in %.1f ms, %" G_GSIZE_FORMAT " context bytes (%" G_GSIZE_FORMAT
+      " of them scratch)", /* shared: another element prepared it */
+      made ? "prepared" : "shared", path, batch, (double) max_samples / MOROK_UTTERANCE_RATE,
+      (g_get_monotonic_time () - t0) / 1e3, bytes, scratch);
   return TRUE;
 }
 
@@ -235,7 +239,8 @@ morok_utterance_element_now (MorokUtteranceElement *self)
   GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
   if (!clock)
     return GST_CLOCK_TIME_NONE;
-  GstClockTime now = gst_clock_get_time (clock), base = gst_element_get_base_time (GST_ELEMENT (self));
+  GstClockTime now = gst_clock_get_time (clock),
+               base = gst_element_get_base_time (GST_ELEMENT (self));
   gst_object_unref (clock);
   return now >= base ? now - base : 0;
 }
@@ -344,7 +349,7 @@ live_sink_event (MorokUtteranceElement *self, GstEvent *event)
     case GST_EVENT_EOS:
       morok_live_worker_end (priv->live);
       morok_live_worker_gap (priv->live,
-                              morok_sample_clock_time (&priv->live_clock, priv->live_seen));
+                             morok_sample_clock_time (&priv->live_clock, priv->live_seen));
       morok_live_worker_drain (priv->live);
       morok_live_output_drain (priv->live_out);
       return FALSE;
@@ -363,8 +368,7 @@ live_sink_event (MorokUtteranceElement *self, GstEvent *event)
       priv->live_seen = 0;
       return FALSE;
     case GST_EVENT_CAPS:
-    case GST_EVENT_STREAM_START:
-      return FALSE; /* before any output */
+    case GST_EVENT_STREAM_START: return FALSE; /* before any output */
     default:
       if (!GST_EVENT_IS_SERIALIZED (event) || !GST_EVENT_IS_DOWNSTREAM (event))
         return FALSE;
@@ -397,10 +401,9 @@ run_batch (MorokUtteranceElement *self)
   gint64 t0 = g_get_monotonic_time ();
   GstFlowReturn ret = CLASS (self)->run (self, utts, waves, n, count);
   /* bench/compare-transcriber.sh reads this line */
-  GST_CAT_INFO_OBJECT (CLASS (self)->debug_category, self,
-                       "ran %u utterances, %.3f s of audio, in %.1f ms", count,
-                       (double) samples / MOROK_UTTERANCE_RATE,
-                       (g_get_monotonic_time () - t0) / 1e3);
+  GST_CAT_INFO_OBJECT (
+      CLASS (self)->debug_category, self, "ran %u utterances, %.3f s of audio, in %.1f ms", count,
+      (double) samples / MOROK_UTTERANCE_RATE, (g_get_monotonic_time () - t0) / 1e3);
   morok_utterance_gate_batch_done (priv->gate, priv->srcpad);
   return ret;
 }
@@ -530,8 +533,7 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
       if (priv->gate)
         morok_utterance_gate_flush (priv->gate);
       break;
-    default:
-      break;
+    default: break;
     }
   return gst_pad_event_default (pad, parent, event);
 }
@@ -542,10 +544,10 @@ refused_caps (GstElement *element, GstPad *pad, GstCaps *caps)
 {
   MorokUtteranceElement *self = MOROK_UTTERANCE_ELEMENT (element);
   g_autofree char *text = gst_caps_to_string (caps);
-  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-                     ("%s takes 16000 Hz mono audio, F32LE or S16LE, not %s", factory_name (self),
-                      text),
-                     ("put audioconvert ! audioresample before %s", factory_name (self)));
+  GST_ELEMENT_ERROR (
+      self, STREAM, FORMAT,
+      ("%s takes 16000 Hz mono audio, F32LE or S16LE, not %s", factory_name (self), text),
+      ("put audioconvert ! audioresample before %s", factory_name (self)));
 }
 
 static gboolean
@@ -610,8 +612,8 @@ morok_utterance_element_change_state (GstElement *element, GstStateChange transi
       morok_live_worker_set_flushing (priv->live, TRUE);
       morok_live_output_set_flushing (priv->live_out, TRUE);
     }
-  GstStateChangeReturn ret
-      = GST_ELEMENT_CLASS (morok_utterance_element_parent_class)->change_state (element, transition);
+  GstStateChangeReturn ret = GST_ELEMENT_CLASS (morok_utterance_element_parent_class)
+                                 ->change_state (element, transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     release (self);
   return ret;
@@ -693,20 +695,26 @@ morok_utterance_element_class_init (MorokUtteranceElementClass *klass)
   gobject_class->constructed = morok_utterance_element_constructed;
   gobject_class->finalize = morok_utterance_element_finalize;
   const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
-  g_object_class_install_property (gobject_class, PROP_MODEL,
-      g_param_spec_string ("model", "Model", "GigaAM model folder as downloaded, or a file made by scripts/gigaam/convert.py",
-                           NULL, ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_DURATION,
+  g_object_class_install_property (
+      gobject_class, PROP_MODEL,
+      g_param_spec_string (
+          "model", "Model",
+          "GigaAM model folder as downloaded, or a file made by scripts/gigaam/convert.py", NULL,
+          ready));
+  g_object_class_install_property (
+      gobject_class, PROP_MAX_DURATION,
       g_param_spec_double ("max-duration", "Maximum duration",
                            "Longest utterance (s): the plan's bound on the input length; longer "
                            "audio is cut into utterances of this length",
                            0.1, 600.0, DEFAULT_MAX_DURATION, ready));
-  g_object_class_install_property (gobject_class, PROP_MAX_BATCH,
+  g_object_class_install_property (
+      gobject_class, PROP_MAX_BATCH,
       g_param_spec_uint ("max-batch", "Maximum batch",
                          "Utterances run together: the plan's bound on the batch; above 1, "
                          "finished utterances wait for the batch to fill (or EOS)",
                          1, MOROK_UTTERANCE_MAX_BATCH_LIMIT, DEFAULT_MAX_BATCH, ready));
-  g_object_class_install_property (gobject_class, PROP_PRECISION,
+  g_object_class_install_property (
+      gobject_class, PROP_PRECISION,
       g_param_spec_enum ("precision", "Precision",
                          "Arithmetic of the products with the model's weights",
                          MOROK_TYPE_PRECISION_ENUM, DEFAULT_PRECISION, ready));

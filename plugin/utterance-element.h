@@ -40,8 +40,8 @@ G_BEGIN_DECLS
 #define MOROK_UTTERANCE_MAX_BATCH_LIMIT 64
 
 #define MOROK_TYPE_UTTERANCE_ELEMENT (morok_utterance_element_get_type ())
-G_DECLARE_DERIVABLE_TYPE (MorokUtteranceElement, morok_utterance_element, MOROK,
-                          UTTERANCE_ELEMENT, GstElement)
+G_DECLARE_DERIVABLE_TYPE (MorokUtteranceElement, morok_utterance_element, MOROK, UTTERANCE_ELEMENT,
+                          GstElement)
 
 struct _MorokUtteranceElementClass
 {

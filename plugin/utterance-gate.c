@@ -36,7 +36,7 @@ morok_utterance_gate_new (guint rate, gint64 max_samples, guint batch)
   gate->rate = rate;
   gate->batch = batch;
   gate->max_samples = max_samples;
-  gate->samples = g_new0 (float, (gsize) batch * max_samples);
+  gate->samples = g_new0 (float, (gsize) batch *max_samples);
   gate->utts = g_new0 (MorokUtterance, batch);
   for (guint i = 0; i < batch; i++)
     gate->utts[i].samples = gate->samples + (gsize) i * max_samples;
@@ -127,7 +127,8 @@ morok_utterance_gate_gap (MorokUtteranceGate *gate, GstClockTime ts, GstClockTim
 {
   morok_utterance_gate_end (gate);
   morok_sample_clock_sync (&gate->clock, gate->seen,
-                           ts + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0), &gate->segment);
+                           ts + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0),
+                           &gate->segment);
 }
 
 MorokUtterance *

@@ -85,9 +85,9 @@ morok_utterance_prototype_acquire (const char *path, MorokUtterancePlan plan, gu
   if (!file_key)
     return NULL;
   g_autofree char *config_key = morok_prepare_config_key (config);
-  g_autofree char *key = g_strdup_printf ("gigaam %s %s batch=%u duration=%.17g %s",
-                                          plan_name[plan], file_key, max_batch, max_duration,
-                                          config_key);
+  g_autofree char *key
+      = g_strdup_printf ("gigaam %s %s batch=%u duration=%.17g %s", plan_name[plan], file_key,
+                         max_batch, max_duration, config_key);
   MakeData d = { path, plan, max_batch, max_duration, config, FALSE };
   MorokJitShared *shared = morok_jit_registry_acquire_value (
       key, make_prototype, (GDestroyNotify) prototype_free, &d, error);

@@ -12,7 +12,8 @@
  *   MorokJitShared *shared = morok_utterance_prototype_acquire (
  *       path, MOROK_UTTERANCE_PLAN_ASR, 4, 20.0, config, NULL, &error);
  *   const MorokUtterancePrototype *proto = morok_jit_shared_value (shared);
- *   g_autoptr (GigaAmCtcJit) mine = gigaam_ctc_jit_new_context ((GigaAmCtcJit *) proto->plan, &error);
+ *   g_autoptr (GigaAmCtcJit) mine = gigaam_ctc_jit_new_context ((GigaAmCtcJit *) proto->plan,
+ * &error);
  *   ...
  *   morok_jit_registry_release (shared);   // after freeing the contexts
  */
@@ -28,7 +29,7 @@ typedef enum
 {
   MOROK_UTTERANCE_PLAN_ENCODER,   /* GigaAmEncoderJit: encoder output */
   MOROK_UTTERANCE_PLAN_LOG_PROBS, /* GigaAmCtcJit: CTC log-probabilities (a CTC model) */
-  MOROK_UTTERANCE_PLAN_ASR,       /* the model's head: GigaAmCtcJit, or GigaAmRnntJit and a decoder */
+  MOROK_UTTERANCE_PLAN_ASR, /* the model's head: GigaAmCtcJit, or GigaAmRnntJit and a decoder */
 } MorokUtterancePlan;
 
 typedef struct

@@ -26,8 +26,7 @@ morok_vad_report_events (const MorokVadReportTo *to, const MorokVadEvent *ev, gu
           G_TYPE_UINT64, running_time, "probability", G_TYPE_DOUBLE, (gdouble) ev[i].prob, NULL);
       if (to->pad)
         gst_structure_set (s, "pad", G_TYPE_STRING, GST_PAD_NAME (to->pad), NULL);
-      gst_element_post_message (to->element,
-                                gst_message_new_element (GST_OBJECT (to->element), s));
+      gst_element_post_message (to->element, gst_message_new_element (GST_OBJECT (to->element), s));
     }
 }
 

@@ -23,7 +23,7 @@ struct _MorokVadSeat
   float *probs;
   guint n, done;
   gboolean failed;
-  gboolean idle;     /* not waited for until it brings a chunk */
+  gboolean idle; /* not waited for until it brings a chunk */
   gboolean flushing;
 };
 
@@ -33,13 +33,13 @@ struct _MorokVadRounds
   guint rate, max_streams, chunk_len;
   gint64 max_wait_us;
 
-  char *key;   /* of the batched plan's prototype in the registry */
+  char *key; /* of the batched plan's prototype in the registry */
 
-  GMutex lock; /* guards everything below and the seats */
+  GMutex lock;            /* guards everything below and the seats */
   MorokJitShared *shared; /* the prototype, acquired by the first join */
   MorokVadBatch *batch;   /* this element's context of it */
-  GPtrArray *seats;     /* MorokVadSeat, owned */
-  char *error;          /* of the last failed round */
+  GPtrArray *seats;       /* MorokVadSeat, owned */
+  char *error;            /* of the last failed round */
   guint64 rounds, chunks;
   gint64 execute_us; /* in the rounds' executes */
   /* the round's scratch: [max_streams] each */
@@ -124,8 +124,9 @@ make_batch (gpointer data, GError **error)
 static gboolean
 open_batch (MorokVadRounds *r, GError **error)
 {
-  if (!r->shared && !(r->shared = morok_jit_registry_acquire_value (
-                          r->key, make_batch, (GDestroyNotify) morok_vad_batch_free, r, error)))
+  if (!r->shared
+      && !(r->shared = morok_jit_registry_acquire_value (
+               r->key, make_batch, (GDestroyNotify) morok_vad_batch_free, r, error)))
     return FALSE;
   r->batch = morok_vad_batch_new_context (morok_jit_shared_value (r->shared), error);
   return r->batch != NULL;
@@ -251,8 +252,8 @@ run_round (MorokVadRounds *r)
     }
   g_autoptr (GError) error = NULL;
   gint64 t0 = g_get_monotonic_time ();
-  gboolean ok = morok_vad_batch_run (r->batch, n, r->run_streams, r->run_chunks, r->run_probs,
-                                     &error);
+  gboolean ok
+      = morok_vad_batch_run (r->batch, n, r->run_streams, r->run_chunks, r->run_probs, &error);
   r->execute_us += g_get_monotonic_time () - t0;
   if (!ok)
     {

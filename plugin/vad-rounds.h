@@ -55,8 +55,7 @@ void morok_vad_rounds_reset (MorokVadRounds *rounds, MorokVadSeat *seat);
 void morok_vad_rounds_idle (MorokVadRounds *rounds, MorokVadSeat *seat);
 /* FLUSH_START (@flushing TRUE): a run of @seat in progress or to come
  * returns GST_FLOW_FLUSHING at once, until FLUSH_STOP (FALSE). Any thread. */
-void morok_vad_rounds_set_flushing (MorokVadRounds *rounds, MorokVadSeat *seat,
-                                    gboolean flushing);
+void morok_vad_rounds_set_flushing (MorokVadRounds *rounds, MorokVadSeat *seat, gboolean flushing);
 
 /* Runs the @n chunks at @chunks (chunk_len samples each, in stream order,
  * in [-1, 1); read until this returns) in the next @n rounds and writes
@@ -64,9 +63,8 @@ void morok_vad_rounds_set_flushing (MorokVadRounds *rounds, MorokVadSeat *seat,
  * run: at most @max_wait plus the executes. GST_FLOW_OK;
  * GST_FLOW_FLUSHING (flushing: the rest not run); GST_FLOW_ERROR with
  * @error when an execute failed. */
-GstFlowReturn morok_vad_rounds_run (MorokVadRounds *rounds, MorokVadSeat *seat,
-                                    const float *chunks, guint n, float *out_probs,
-                                    GError **error);
+GstFlowReturn morok_vad_rounds_run (MorokVadRounds *rounds, MorokVadSeat *seat, const float *chunks,
+                                    guint n, float *out_probs, GError **error);
 
 /* Rounds run, chunks run in them and µs spent in their executes
  * (@out_execute_us nullable) since @rounds was made. */

@@ -5,15 +5,15 @@
 
 /* Rejects -mprefer-vector-width like a compiler too old for it, after
  * answering `--version` as clang does, and never reads stdin. */
-static const char wrapper_script[] =
-  "#!/bin/sh\n"
-  "for a; do\n"
-  "  case \"$a\" in\n"
-  "    --version) exec clang --version ;;\n"
-  "    -mprefer-vector-width=*) echo \"wrapper: error: unknown argument '$a'\" >&2; exit 1 ;;\n"
-  "  esac\n"
-  "done\n"
-  "exec clang \"$@\"\n";
+static const char wrapper_script[]
+    = "#!/bin/sh\n"
+      "for a; do\n"
+      "  case \"$a\" in\n"
+      "    --version) exec clang --version ;;\n"
+      "    -mprefer-vector-width=*) echo \"wrapper: error: unknown argument '$a'\" >&2; exit 1 ;;\n"
+      "  esac\n"
+      "done\n"
+      "exec clang \"$@\"\n";
 
 BrokenCompiler *
 broken_compilers_new (const char *dir)
@@ -23,9 +23,9 @@ broken_compilers_new (const char *dir)
 
   g_assert_true (g_file_set_contents (wrapper, wrapper_script, -1, NULL));
   g_assert_cmpint (g_chmod (wrapper, 0755), ==, 0);
-  c[0] = (BrokenCompiler) { "/bin/true", "wrote no object" };
-  c[1] = (BrokenCompiler) { "/bin/false", "/bin/false" };
-  c[2] = (BrokenCompiler) { wrapper, "unknown argument '-mprefer-vector-width=512'" };
+  c[0] = (BrokenCompiler){ "/bin/true", "wrote no object" };
+  c[1] = (BrokenCompiler){ "/bin/false", "/bin/false" };
+  c[2] = (BrokenCompiler){ wrapper, "unknown argument '-mprefer-vector-width=512'" };
   return c;
 }
 

@@ -25,7 +25,8 @@ cycle (GstElement *pipe)
 {
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   /* a wait limit, not a timing claim: the first cycle may compile the model */
-  fail_unless (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND) == GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND)
+               == GST_STATE_CHANGE_SUCCESS);
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   GstBus *bus = gst_element_get_bus (pipe);
   gst_bus_set_flushing (bus, TRUE);
@@ -54,9 +55,9 @@ assert_cycles_leak_nothing (const char *pipeline, guint cycles)
   const GValue *removed = gst_structure_get_value (cp, "objects-removed-list");
   GHashTable *gone = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < gst_value_list_get_size (removed); i++)
-    g_hash_table_add (gone, (gpointer) gst_structure_get_string (
-                                gst_value_get_structure (gst_value_list_get_value (removed, i)),
-                                "address"));
+    g_hash_table_add (
+        gone, (gpointer) gst_structure_get_string (
+                  gst_value_get_structure (gst_value_list_get_value (removed, i)), "address"));
   guint n_alive = 0;
   for (guint i = 0; i < gst_value_list_get_size (created); i++)
     {
@@ -91,8 +92,8 @@ cycle_runs (gpointer data)
       if (!p || gst_element_set_state (p, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
         return GINT_TO_POINTER (FALSE);
       GstBus *bus = gst_element_get_bus (p);
-      GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-                                                  GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+      GstMessage *m
+          = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
       gboolean eos = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
       g_clear_pointer (&m, gst_message_unref);
       gst_object_unref (bus);
@@ -137,7 +138,8 @@ assert_fails_to_start_with (const char *factory, const char *model, const char *
     g_object_set (element, "model", model, NULL);
   if (prop)
     gst_util_set_object_arg (G_OBJECT (element), prop, value);
-  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+                          GST_STATE_CHANGE_FAILURE);
   GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL);
   GError *err = NULL;
@@ -264,7 +266,8 @@ assert_tee_prerolls (const char *wav, const char *branch)
   g_autofree char *path = fixture_path (wav);
   g_autofree char *desc
       = g_strdup_printf ("filesrc location=%s ! wavparse ! audioconvert ! tee name=t "
-                         "t. ! queue ! %s ! fakesink t. ! queue ! fakesink", path, branch);
+                         "t. ! queue ! %s ! fakesink t. ! queue ! fakesink",
+                         path, branch);
   GstElement *pipe = gst_parse_launch (desc, NULL);
   fail_unless (pipe != NULL);
   GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
@@ -277,8 +280,8 @@ assert_tee_prerolls (const char *wav, const char *branch)
                           GST_STATE_CHANGE_SUCCESS);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-                                                GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  GstMessage *msg
+      = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no EOS within 60 s");
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);

@@ -79,8 +79,7 @@ fixture_write_gigaam (const char *path, FixtureGigaAmEdit edit, gsize truncate)
 }
 
 void
-fixture_write_edited (const char *fixture, const char *path, FixtureGigaAmEdit edit,
-                      gsize truncate)
+fixture_write_edited (const char *fixture, const char *path, FixtureGigaAmEdit edit, gsize truncate)
 {
   g_autofree char *src = fixture_path (fixture);
   g_autofree char *bytes = NULL;
@@ -194,15 +193,15 @@ fixture_mapped_pages_resident (const char *path, gsize offset, gsize n)
       guint64 start, end, file_offset;
       int name_at = 0;
       line[strcspn (line, "\n")] = 0;
-      if (sscanf (line, "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %*s %" G_GINT64_MODIFIER
+      if (sscanf (line,
+                  "%" G_GINT64_MODIFIER "x-%" G_GINT64_MODIFIER "x %*s %" G_GINT64_MODIFIER
                   "x %*s %*s %n",
                   &start, &end, &file_offset, &name_at)
               < 3
           || name_at == 0 || strcmp (line + name_at, real) != 0)
         continue;
       /* file bytes [file_offset, file_offset + end - start) at [start, end) */
-      for (guint64 at = MAX (lo, file_offset); at < MIN (hi, file_offset + end - start);
-           at += page)
+      for (guint64 at = MAX (lo, file_offset); at < MIN (hi, file_offset + end - start); at += page)
         {
           guint64 entry = 0;
           guint64 vpage = (start + at - file_offset) / page;

@@ -23,10 +23,9 @@ static MorokTensor *
 gain_build (Gain *model, MorokTensor *x, MorokVariable *t, GError **error)
 {
   MorokTensor *frames = morok_jit_try_shrink (x, 0, t, error);
-  return morok_tensor_relu (morok_tensor_add_scalar (morok_tensor_mul_scalar (frames, model->gain,
-                                                                              error),
-                                                     1, error),
-                            error);
+  return morok_tensor_relu (
+      morok_tensor_add_scalar (morok_tensor_mul_scalar (frames, model->gain, error), 1, error),
+      error);
 }
 
 MOROK_JIT_DEFINE (GainJit, gain_jit, Gain, GAIN_JIT_INPUTS, GAIN_JIT_VARS, gain_build, gain_free)
@@ -57,8 +56,8 @@ window_build (Window *model, MorokTensor *x, MorokVariable *b, MorokVariable *t,
   return morok_tensor_add_scalar (w, 1, error);
 }
 
-MOROK_JIT_DEFINE (WindowJit, window_jit, Window, WINDOW_JIT_INPUTS, WINDOW_JIT_VARS,
-                  window_build, window_free)
+MOROK_JIT_DEFINE (WindowJit, window_jit, Window, WINDOW_JIT_INPUTS, WINDOW_JIT_VARS, window_build,
+                  window_free)
 
 WindowJit *
 window_jit_new_prepared (gint64 max_b, gint64 max_t)
@@ -88,8 +87,8 @@ static MorokTensor *
 toy_build (Toy *model, MorokTensor *x, MorokTensor *h, MorokTensor *c, GError **error)
 {
   MorokTensor *h2 = morok_tensor_add_scalar (morok_tensor_mul_scalar (h, 0.5, error), 1, error);
-  MorokTensor *parts[] = { morok_tensor_mul_scalar (x, 2, error), h2,
-                           morok_tensor_add (c, h2, error) };
+  MorokTensor *parts[]
+      = { morok_tensor_mul_scalar (x, 2, error), h2, morok_tensor_add (c, h2, error) };
   return morok_tensor_cat (parts, 3, 1, error);
 }
 

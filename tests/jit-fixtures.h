@@ -8,10 +8,10 @@
 /* ---- GainJit: x [max_t, width] -> relu (x[:t] * gain + 1), [t, width] ---- */
 typedef struct
 {
-  float gain;    /* read in build: baked into the plan */
-  gint64 max_t;  /* upper bound of t */
+  float gain;   /* read in build: baked into the plan */
+  gint64 max_t; /* upper bound of t */
   gint64 width;
-  int *freed;    /* incremented by gain_free, may be NULL */
+  int *freed; /* incremented by gain_free, may be NULL */
 } Gain;
 
 Gain *gain_new (float gain, gint64 max_t, gint64 width, int *freed);

@@ -13,8 +13,7 @@ typedef struct
 
 /* Every network of the official files. */
 static const SileroCase silero_cases[] = {
-  { "v4", 16000 }, { "v4", 8000 }, { "v5", 16000 },
-  { "v5", 8000 },  { "v6", 16000 }, { "v6", 8000 },
+  { "v4", 16000 }, { "v4", 8000 }, { "v5", 16000 }, { "v5", 8000 }, { "v6", 16000 }, { "v6", 8000 },
 };
 
 /* Returns the path of a Silero model, or NULL (and skips the test) when the

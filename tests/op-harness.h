@@ -18,7 +18,7 @@ typedef struct
   MorokIsa isa;
   gboolean isa_set;
   MorokPrecision precision; /* of products with weights: F32 (case_init), F16, BF16, BF16X3 */
-  gsize packed_bytes;   /* set by case_check: the plan's morok_plan_packed_bytes */
+  gsize packed_bytes;       /* set by case_check: the plan's morok_plan_packed_bytes */
 } Case;
 
 void case_init (Case *c);

@@ -118,7 +118,7 @@ ref_where (const Ref *c, const Ref *a, const Ref *b)
     {
       ref_unravel (r, i, idx);
       r->v[i] = c->v[bcast (c, r->rank, idx)] != 0 ? a->v[bcast (a, r->rank, idx)]
-                                                    : b->v[bcast (b, r->rank, idx)];
+                                                   : b->v[bcast (b, r->rank, idx)];
     }
   return r;
 }

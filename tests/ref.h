@@ -32,7 +32,8 @@ Ref *ref_where (const Ref *c, const Ref *a, const Ref *b);
 Ref *ref_reduce (const Ref *a, guint32 axes_mask, gboolean is_max, gboolean keepdim);
 Ref *ref_permute (const Ref *a, const guint *perm);
 Ref *ref_reshape (const Ref *a, guint rank, const gint64 *shape);
-Ref *ref_pad (const Ref *a, const gint64 *before, const gint64 *after, double value, gboolean reflect);
+Ref *ref_pad (const Ref *a, const gint64 *before, const gint64 *after, double value,
+              gboolean reflect);
 Ref *ref_slice (const Ref *a, guint axis, gint64 start, gint64 length);
 Ref *ref_cat (const Ref *a, const Ref *b, guint axis);
 Ref *ref_window (const Ref *a, guint axis, gint64 size, gint64 stride, gint64 dilation);

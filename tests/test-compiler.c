@@ -24,42 +24,40 @@
  * -ffreestanding clang's loop-idiom pass does not turn loops into memset, so
  * the call comes from __builtin_memset with a run-time size, the way
  * generated code zeroes a buffer. */
-static const char kernel_body[] =
-  "static const float table[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };\n"
-  "int32_t counts[4] = { 10, 20, 30, 40 };\n"
-  "float scratch[64];\n"
-  "const float *rows[2] = { table, table + 4 };\n"
-  "__attribute__ ((noinline)) float morok_add_one (float x) { return x + 1.0f; }\n"
-  "static float scale (float x, int i) { return morok_add_one (x * table[i & 7]); }\n"
-  "static float pick (int i)\n"
-  "{\n"
-  "  switch (i) {\n"
-  "  case 0: return 0.5f;  case 1: return 1.25f; case 2: return -3.0f;\n"
-  "  case 3: return 7.5f;  case 4: return 9.0f;  case 5: return 11.0f;\n"
-  "  default: return 0.0f;\n"
-  "  }\n"
-  "}\n"
-  "void morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t nthreads)\n"
-  "{\n"
-  "  float *out = (float *) bufs[0];\n"
-  "  __builtin_memset (bufs[1], 0, (size_t) vars[1]);\n"
-  "  for (int64_t i = tid; i < vars[0]; i += nthreads) {\n"
-  "    scratch[i & 63] = pick ((int) (i % 7));\n"
-  "    out[i] = scale ((float) i, (int) i) + scratch[i & 63] + (float) counts[i & 3]\n"
-  "             + rows[i & 1][i & 3];\n"
-  "  }\n"
-  "  counts[0] += 1;\n"
-  "}\n"
-  "const float *morok_table_addr (void) { return table; }\n"
-  "int32_t *morok_counts_addr (void) { return counts; }\n";
+static const char kernel_body[]
+    = "static const float table[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };\n"
+      "int32_t counts[4] = { 10, 20, 30, 40 };\n"
+      "float scratch[64];\n"
+      "const float *rows[2] = { table, table + 4 };\n"
+      "__attribute__ ((noinline)) float morok_add_one (float x) { return x + 1.0f; }\n"
+      "static float scale (float x, int i) { return morok_add_one (x * table[i & 7]); }\n"
+      "static float pick (int i)\n"
+      "{\n"
+      "  switch (i) {\n"
+      "  case 0: return 0.5f;  case 1: return 1.25f; case 2: return -3.0f;\n"
+      "  case 3: return 7.5f;  case 4: return 9.0f;  case 5: return 11.0f;\n"
+      "  default: return 0.0f;\n"
+      "  }\n"
+      "}\n"
+      "void morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t nthreads)\n"
+      "{\n"
+      "  float *out = (float *) bufs[0];\n"
+      "  __builtin_memset (bufs[1], 0, (size_t) vars[1]);\n"
+      "  for (int64_t i = tid; i < vars[0]; i += nthreads) {\n"
+      "    scratch[i & 63] = pick ((int) (i % 7));\n"
+      "    out[i] = scale ((float) i, (int) i) + scratch[i & 63] + (float) counts[i & 3]\n"
+      "             + rows[i & 1][i & 3];\n"
+      "  }\n"
+      "  counts[0] += 1;\n"
+      "}\n"
+      "const float *morok_table_addr (void) { return table; }\n"
+      "int32_t *morok_counts_addr (void) { return counts; }\n";
 
 static char *
 kernel_source (const char *body)
 {
   return g_strconcat (morok_render_prelude (), body, NULL);
 }
-
-
 
 /* Number of files in @dir whose name ends with @suffix; the last one's path
  * goes to @out_path when not NULL. */
@@ -270,9 +268,9 @@ test_compile_broken_compilers (void)
       g_autoptr (MorokObject) obj = morok_compile (src, &opts, &error);
       g_assert_null (obj);
       g_test_message ("%s: %s", broken[i].path, error->message);
-      g_assert_true (g_error_matches (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED)
-                     || g_error_matches (error, MOROK_COMPILE_ERROR,
-                                         MOROK_COMPILE_ERROR_NO_COMPILER));
+      g_assert_true (
+          g_error_matches (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_FAILED)
+          || g_error_matches (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_NO_COMPILER));
       g_assert_nonnull (strstr (error->message, broken[i].path));
       g_assert_nonnull (strstr (error->message, broken[i].expect));
     }
@@ -420,8 +418,8 @@ test_cache_hit_is_faster_than_compile (void)
       g_assert_no_error (error);
     }
   for (int i = 0; i < 5; i++)
-    g_test_message ("compile %.2f ms, cache hit %.3f ms (%zu bytes of C)", compile_ms[i],
-                    hit_ms[i], strlen (morok_render_prelude ()) + strlen (kernel_body));
+    g_test_message ("compile %.2f ms, cache hit %.3f ms (%zu bytes of C)", compile_ms[i], hit_ms[i],
+                    strlen (morok_render_prelude ()) + strlen (kernel_body));
   g_assert_cmpfloat (hit_ms[4], <, compile_ms[4]);
   temp_dir_remove (dir);
 }
@@ -505,9 +503,9 @@ test_load_survives_damage (void)
       memcpy (copy, good, len);
       for (int n = g_rand_int_range (rand, 1, 4); n > 0; n--)
         {
-          gsize at = g_rand_boolean (rand) ? g_rand_int_range (rand, 0, len)
+          gsize at = g_rand_boolean (rand)   ? g_rand_int_range (rand, 0, len)
                      : g_rand_boolean (rand) ? g_rand_int_range (rand, 0, 64)
-                                              : g_rand_int_range (rand, shoff, len);
+                                             : g_rand_int_range (rand, shoff, len);
           copy[at] ^= 1u << g_rand_int_range (rand, 0, 8);
         }
       loaded += load_damaged (copy, len);
@@ -535,8 +533,8 @@ test_load_lookup_functions_only (void)
 {
   g_autoptr (GBytes) bytes = compile_to_bytes ();
   g_autoptr (GError) error = NULL;
-  g_autoptr (MorokObject) obj =
-      morok_object_load (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), &error);
+  g_autoptr (MorokObject) obj
+      = morok_object_load (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), &error);
   const char *missing[] = { "counts", "scratch", "table", "pick", "morok_k1" };
 
   g_assert_no_error (error);
@@ -705,8 +703,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compiler/compile/broken-compilers", test_compile_broken_compilers);
   g_test_add_func ("/compiler/cache/second-compile-hits", test_cache_second_compile_hits);
   g_test_add_func ("/compiler/cache/survives-process", test_cache_survives_process);
-  g_test_add_func ("/compiler/cache/corrupt-entry-recompiled",
-                   test_cache_corrupt_entry_recompiled);
+  g_test_add_func ("/compiler/cache/corrupt-entry-recompiled", test_cache_corrupt_entry_recompiled);
   g_test_add_func ("/compiler/cache/disabled-by-env", test_cache_disabled_by_env);
   g_test_add_func ("/compiler/cache/hit-is-faster-than-compile",
                    test_cache_hit_is_faster_than_compile);

@@ -50,7 +50,6 @@ test_constants_share_reserved_block (void)
   memset (c1, 1, two_mb); /* writable, all of it */
 }
 
-
 /* A program outlives its plan while a context holds it, and a context
  * starts with its variables at their upper bounds and its own buffers. */
 static void
@@ -63,9 +62,8 @@ test_context_holds_program (void)
   const MorokSym *shape[] = { morok_sym_var (t) };
   const MorokSym *full[] = { morok_sym_const (pool, 8) };
   MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, full, 1);
-  MorokTensor *y = morok_tensor_mul_scalar (morok_tensor_slice (x, 0, morok_sym_const (pool, 0),
-                                                                shape[0], &error),
-                                            2.0, &error);
+  MorokTensor *y = morok_tensor_mul_scalar (
+      morok_tensor_slice (x, 0, morok_sym_const (pool, 0), shape[0], &error), 2.0, &error);
   MorokPlan *plan = morok_plan_build (g, &y, 1, &x, 1, NULL, &error);
   g_assert_no_error (error);
   MorokProgram *program = morok_plan_program (plan);
@@ -171,13 +169,17 @@ test_vad_streams_in_threads (void)
     {
       /* streams overlap by half, so no two are the same */
       const float *audio = samples + (gsize) i * VAD_CHUNKS * chunk / 2;
-      alone[i] = (VadStream){ .ctx = morok_context_new (program, &error), .audio = audio,
-                               .chunk = chunk, .context = context };
+      alone[i] = (VadStream){ .ctx = morok_context_new (program, &error),
+                              .audio = audio,
+                              .chunk = chunk,
+                              .context = context };
       g_assert_no_error (error);
       morok_context_set_threads (alone[i].ctx, 1);
       g_assert_true (GPOINTER_TO_INT (run_vad_stream (&alone[i])));
-      together[i] = (VadStream){ .ctx = morok_context_new (program, &error), .audio = audio,
-                               .chunk = chunk, .context = context };
+      together[i] = (VadStream){ .ctx = morok_context_new (program, &error),
+                                 .audio = audio,
+                                 .chunk = chunk,
+                                 .context = context };
       g_assert_no_error (error);
     }
   for (guint i = 0; i < N_THREADS; i++)
@@ -241,8 +243,8 @@ test_jit_new_context_streams (void)
   g_autofree float *samples = g_new (float, n);
   for (gsize i = 0; i < n; i++)
     samples[i] = pcm[i] / 32768.0f;
-  const float *streams[3] = { samples, samples + VAD_CHUNKS * chunk,
-                              samples + 2 * VAD_CHUNKS * chunk };
+  const float *streams[3]
+      = { samples, samples + VAD_CHUNKS * chunk, samples + 2 * VAD_CHUNKS * chunk };
 
   /* alone: the prepared wrapper, one stream after the other */
   float alone[3][VAD_CHUNKS];
@@ -298,7 +300,7 @@ typedef struct
   MorokContext *ctx;
   const float *audio;
   gint64 n, t_min;
-  float *out;   /* the first item's [d, T'], copied */
+  float *out; /* the first item's [d, T'], copied */
   gsize bytes;
 } EncoderRun;
 
@@ -341,13 +343,15 @@ test_encoder_runs_in_threads (void)
   for (guint i = 0; i < N_THREADS; i++)
     {
       guint u = i % GIGAAM_FIXTURE_UTTERANCES;
-      alone[i] = (EncoderRun){ .ctx = morok_context_new (program, &error), .audio = f.audio[u],
-                                  .n = f.n[u], .t_min = t_min };
+      alone[i] = (EncoderRun){
+        .ctx = morok_context_new (program, &error), .audio = f.audio[u], .n = f.n[u], .t_min = t_min
+      };
       g_assert_no_error (error);
       morok_context_set_threads (alone[i].ctx, 1);
       g_assert_true (GPOINTER_TO_INT (run_encoder (&alone[i])));
-      together[i] = (EncoderRun){ .ctx = morok_context_new (program, &error), .audio = f.audio[u],
-                                  .n = f.n[u], .t_min = t_min };
+      together[i] = (EncoderRun){
+        .ctx = morok_context_new (program, &error), .audio = f.audio[u], .n = f.n[u], .t_min = t_min
+      };
       g_assert_no_error (error);
     }
   for (guint i = 0; i < N_THREADS; i++)

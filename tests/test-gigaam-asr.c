@@ -126,7 +126,7 @@ assert_close (const char *what, const float *got, gsize got_stride, const float 
   for (gsize i = 0; i < rows; i++)
     for (gsize j = 0; j < n_cols; j++)
       {
-        err = MAX (err, fabs ((double)got[i * got_stride + j] - want[i * n_cols + j]));
+        err = MAX (err, fabs ((double) got[i * got_stride + j] - want[i * n_cols + j]));
         scale = MAX (scale, fabs (want[i * n_cols + j]));
       }
   g_test_message ("%s: largest error %.3g (scale %.3g)", what, err, scale);
@@ -228,7 +228,7 @@ check_joint_steps (Fixture *f, const float *enc_proj, guint i, const MorokPrepar
         best = want[s * C + k] > want[s * C + best] ? k : best;
       if (best == cfg->blank_id)
         continue;
-      memcpy (emb->data, embed + (gsize)best * H, H * sizeof (float));
+      memcpy (emb->data, embed + (gsize) best * H, H * sizeof (float));
       g = morok_jit_recurrent_step (rec, &e);
       g_assert_no_error (e);
     }
@@ -299,11 +299,11 @@ check_encoder_batch (Fixture *f)
   for (guint i = 0; i < N_UTT; i++)
     {
       gint64 frames = morok_gigaam_encoded_frames (f->model, f->n[i]);
-      const float *row = (const float *)out->data + i * d * t;
+      const float *row = (const float *) out->data + i * d * t;
       double worst = 0;
       for (gint64 c = 0; c < d; c++)
         for (gint64 j = 0; j < frames; j++)
-          worst = fmax (worst, fabs ((double)row[c * t + j] - alone[i][c * alone_t[i] + j]));
+          worst = fmax (worst, fabs ((double) row[c * t + j] - alone[i][c * alone_t[i] + j]));
       g_test_message ("%s item %u: encoder output %.3g from alone", f->name, i, worst);
       g_assert_cmpfloat (worst, <=, BATCH_TOL);
       g_free (alone[i]);
@@ -360,7 +360,7 @@ test_batch_equals_alone (gconstpointer data)
       for (guint i = 0; i < N_UTT; i++)
         {
           g_autofree MorokCtcToken *tokens = g_new (MorokCtcToken, frames[i]);
-          const float *item = (const float *)lp->data + i * lp->shape[1] * cfg->n_classes;
+          const float *item = (const float *) lp->data + i * lp->shape[1] * cfg->n_classes;
           guint n = morok_ctc_greedy_decode (item, frames[i], cfg->n_classes, cfg->n_classes,
                                              cfg->blank_id, tokens);
           assert_tokens (&f, i, tokens, n);
@@ -445,10 +445,10 @@ assert_tokens_or_near_tie (Fixture *f, guint i, const MorokCtcToken *tokens, gui
   gint64 n_joint;
   g_autofree float *joint = ref_f32 (f, jn, &n_joint); /* [steps, C] */
   g_autoptr (GArray) got = rnnt_decisions (tokens, n, frames, cfg->blank_id);
-  guint steps = (guint)(n_joint / C), s = 0;
+  guint steps = (guint) (n_joint / C), s = 0;
   while (s < steps && s < got->len)
     {
-      const float *w = joint + (gsize)s * C;
+      const float *w = joint + (gsize) s * C;
       guint w1 = 0, w2 = 1;
       for (guint c = 1; c < C; c++)
         if (w[c] > w[w1])

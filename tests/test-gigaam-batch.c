@@ -119,7 +119,7 @@ probe_run (ProbeJit *jit, const float *const *rows, const gint64 *n_rows, gsize 
         memcpy (data + i * stride, rows[i], n_rows[i] * row_size * sizeof (float));
       else
         morok_gigaam_pack_wave (probe_jit_model (jit)->m, rows[i], n_rows[i], data + i * stride);
-      ((gint64 *)len->data)[i] = samples[i];
+      ((gint64 *) len->data)[i] = samples[i];
       t = MAX (t, n_rows[i]);
     }
   MorokVarValue vars[] = { { "b", n }, { "t", t } };
@@ -140,7 +140,7 @@ max_abs_diff (const float *got, gsize got_stride, const float *want, gsize want_
   for (gint64 r = 0; r < frames; r++)
     for (gint64 c = 0; c < cols; c++)
       {
-        double d = fabs ((double)got[r * got_stride + c] - want[r * want_stride + c]);
+        double d = fabs ((double) got[r * got_stride + c] - want[r * want_stride + c]);
         worst = isnan (d) ? INFINITY : fmax (worst, d);
       }
   return worst;
@@ -155,10 +155,10 @@ check_item (GigaAmFixture *f, const MorokBuffer *got, guint i, const float *alon
 {
   const MorokGigaAmConfig *c = morok_gigaam_config (f->model);
   gint64 frames = morok_gigaam_encoded_frames (f->model, f->n[i]);
-  gsize cols = (gsize)got->shape[2];
+  gsize cols = (gsize) got->shape[2];
   g_assert_cmpint (cols, ==, c->d_model + c->n_classes);
   g_assert_cmpint (alone_frames, ==, frames);
-  const float *row = (const float *)got->data + i * got->shape[1] * cols;
+  const float *row = (const float *) got->data + i * got->shape[1] * cols;
   double diff = max_abs_diff (row, cols, alone, cols, frames, c->d_model);
   g_test_message ("%s %s, item %u (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
                   " frames): max abs difference from alone %.3g",
@@ -218,7 +218,7 @@ test_encoder_items_equal_alone (gconstpointer data)
       feat[i] = g_memdup2 (out->data, out->bytes);
     }
   g_autoptr (ProbeJit) jit = probe_new (&f, PROBE_FROM_FEATURES);
-  check_batch (&f, jit, (const float *const *)feat, frames, c->n_mels, PAD_FEATURE,
+  check_batch (&f, jit, (const float *const *) feat, frames, c->n_mels, PAD_FEATURE,
                "encoder on features");
   for (guint i = 0; i < N_UTT; i++)
     g_free (feat[i]);

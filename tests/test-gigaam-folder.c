@@ -33,7 +33,7 @@ max_diff (const float *a, const float *b, gsize n)
 {
   double d = 0;
   for (gsize i = 0; i < n; i++)
-    d = MAX (d, fabs ((double)a[i] - b[i]));
+    d = MAX (d, fabs ((double) a[i] - b[i]));
   return d;
 }
 
@@ -112,12 +112,12 @@ test_same_model (void)
                            want->rank * sizeof (gint64));
           gsize n = 1;
           for (guint i = 0; i < want->rank; i++)
-            n *= (gsize)want->dims[i];
+            n *= (gsize) want->dims[i];
           if (hub_fixtures[k].made_frontend && g_str_has_prefix (name, "preprocessor."))
             {
               /* torchaudio computes the filterbank in f32, Morok in double */
               double d = max_diff (got->data, want->data, n);
-              g_test_message ("%s: made from the config, %g from torchaudio's", (char *)name, d);
+              g_test_message ("%s: made from the config, %g from torchaudio's", (char *) name, d);
               g_assert_cmpfloat (d, <=, 1e-5);
             }
           else
@@ -125,7 +125,7 @@ test_same_model (void)
         }
       /* so are the front-end's tables made from them */
       gsize q = morok_gigaam_config (conv)->n_fft / 2 + 1;
-      gsize basis = (gsize)morok_gigaam_config (conv)->n_fft * 2 * q;
+      gsize basis = (gsize) morok_gigaam_config (conv)->n_fft * 2 * q;
       double tol = hub_fixtures[k].made_frontend ? 1e-5 : 0;
       g_assert_cmpfloat (max_diff (folder->dft, conv->dft, basis), <=, tol);
       g_assert_cmpfloat (
@@ -144,8 +144,8 @@ test_weights_in_place (void)
   g_autofree char *dir = hub_fixture_path ("v3_ctc");
   g_autoptr (MorokGigaAm) m = load_ok (dir);
   const MorokGigaAmConfig *c = morok_gigaam_config (m);
-  gsize reordered = ((gsize)c->d_model * c->n_mels * c->subs_kernel
-                     + (gsize)c->d_model * c->d_model * c->subs_kernel)
+  gsize reordered = ((gsize) c->d_model * c->n_mels * c->subs_kernel
+                     + (gsize) c->d_model * c->d_model * c->subs_kernel)
                     * sizeof (float);
   g_assert_cmpuint (morok_gigaam_weight_bytes_owned (m), ==, reordered);
   g_autofree char *file = fixture_path ("gigaam-v3-tiny.safetensors");
@@ -172,7 +172,7 @@ copy_folder (const char *kind)
       g_autofree char *bytes = NULL;
       gsize len;
       g_assert_true (g_file_get_contents (from, &bytes, &len, NULL));
-      g_assert_true (g_file_set_contents (to, bytes, (gssize)len, NULL));
+      g_assert_true (g_file_set_contents (to, bytes, (gssize) len, NULL));
     }
   return dst;
 }
@@ -235,7 +235,7 @@ swap_dims (const char *dir, const char *name)
   memcpy (&hlen, bytes, 8);
   hlen = GUINT64_FROM_LE (hlen);
   g_autoptr (JsonParser) p = json_parser_new ();
-  g_assert_true (json_parser_load_from_data (p, bytes + 8, (gssize)hlen, NULL));
+  g_assert_true (json_parser_load_from_data (p, bytes + 8, (gssize) hlen, NULL));
   JsonObject *t
       = json_object_get_object_member (json_node_get_object (json_parser_get_root (p)), name);
   JsonArray *shape = json_object_get_array_member (t, "shape");
@@ -247,13 +247,13 @@ swap_dims (const char *dir, const char *name)
   g_autofree char *header = json_to_string (json_parser_get_root (p), FALSE);
   g_autoptr (GString) out = g_string_new (NULL);
   gsize padded = (strlen (header) + 7) / 8 * 8;
-  guint64 le = GUINT64_TO_LE ((guint64)padded);
-  g_string_append_len (out, (const char *)&le, 8);
+  guint64 le = GUINT64_TO_LE ((guint64) padded);
+  g_string_append_len (out, (const char *) &le, 8);
   g_string_append (out, header);
   while (out->len < 8 + padded)
     g_string_append_c (out, ' ');
-  g_string_append_len (out, bytes + 8 + hlen, (gssize)(len - 8 - hlen));
-  g_assert_true (g_file_set_contents (path, out->str, (gssize)out->len, NULL));
+  g_string_append_len (out, bytes + 8 + hlen, (gssize) (len - 8 - hlen));
+  g_assert_true (g_file_set_contents (path, out->str, (gssize) out->len, NULL));
 }
 
 /* Each case: a copy of a hub folder, broken one way, fails to load with the
@@ -322,7 +322,7 @@ test_bad_folders (void)
       g_test_message ("%s", cases[i].words);
       g_assert_null (morok_gigaam_load (cases[i].path, &error));
       g_test_message ("%s", error ? error->message : "(loaded)");
-      g_assert_error (error, MOROK_IO_ERROR, (gint)cases[i].code);
+      g_assert_error (error, MOROK_IO_ERROR, (gint) cases[i].code);
       g_assert_nonnull (strstr (error->message, cases[i].words));
       g_autofree char *base = g_path_get_basename (cases[i].path);
       g_assert_nonnull (strstr (error->message, base));

@@ -39,7 +39,7 @@ static Output
 run_element (const char *factory, const char *model)
 {
   Output o
-      = { g_string_new (NULL), g_ptr_array_new_with_free_func ((GDestroyNotify)g_bytes_unref) };
+      = { g_string_new (NULL), g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref) };
   g_autofree char *desc = g_strdup_printf ("%s model=%s", factory, model);
   GstHarness *h = gst_harness_new_parse (desc);
   /* a file's way: each utterance decoded once, offline */
@@ -99,7 +99,7 @@ max_float_diff (GBytes *a, GBytes *b)
       float u, v;
       memcpy (&u, x + i, 4);
       memcpy (&v, y + i, 4);
-      d = MAX (d, fabs ((double)u - v));
+      d = MAX (d, fabs ((double) u - v));
     }
   return d;
 }

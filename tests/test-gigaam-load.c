@@ -21,9 +21,9 @@ i64_at (MorokSafetensors *st, const char *name, guint i)
   GError *e = NULL;
   const MorokSafetensor *t = morok_safetensors_get (st, name, &e);
   g_assert_no_error (e);
-  g_assert_true (t->dtype == MOROK_SAFETENSOR_DTYPE_I64 && (gint64)i < t->n_elements);
+  g_assert_true (t->dtype == MOROK_SAFETENSOR_DTYPE_I64 && (gint64) i < t->n_elements);
   gint64 v;
-  memcpy (&v, (const guint8 *)t->data + 8 * i, 8);
+  memcpy (&v, (const guint8 *) t->data + 8 * i, 8);
   return v;
 }
 
@@ -219,7 +219,7 @@ test_load_bad_files (void)
       MorokGigaAm *m = morok_gigaam_load (path, &e);
       g_assert_null (m);
       g_test_message ("%s: %s", cases[k].name, e ? e->message : "(no error)");
-      g_assert_error (e, MOROK_IO_ERROR, (gint)cases[k].code);
+      g_assert_error (e, MOROK_IO_ERROR, (gint) cases[k].code);
       g_assert_nonnull (strstr (e->message, cases[k].name));
       g_assert_nonnull (strstr (e->message, cases[k].says));
       g_clear_error (&e);
@@ -236,8 +236,8 @@ test_load_bad_files (void)
 static void
 edit_sample_rate (JsonObject *header, JsonObject *config)
 {
-  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"),
-                              "sample_rate", 48000);
+  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"), "sample_rate",
+                              48000);
 }
 
 /* A model made for 48 kHz is a valid file, but not one for 16 kHz audio:
@@ -372,7 +372,7 @@ test_load_piece_types (void)
       fixture_write_edited (fixture, path, cases[k].edit, 0);
       g_assert_null (morok_gigaam_load (path, &e));
       g_test_message ("%s: %s", cases[k].name, e ? e->message : "(no error)");
-      g_assert_error (e, MOROK_IO_ERROR, (gint)cases[k].code);
+      g_assert_error (e, MOROK_IO_ERROR, (gint) cases[k].code);
       g_assert_nonnull (strstr (e->message, cases[k].name));
       g_assert_nonnull (strstr (e->message, cases[k].says));
       g_clear_error (&e);
@@ -395,7 +395,8 @@ f32_bytes (const char *path, const char *const *names, gsize *out_start, gsize *
       *out_start = MIN (*out_start, t->offset);
       *out_end = MAX (*out_end, t->offset + t->n_bytes);
       if (names ? g_strv_contains (names, t->name)
-                : morok_safetensor_dtype_is_float (t->dtype) && t->dtype != MOROK_SAFETENSOR_DTYPE_F32)
+                : morok_safetensor_dtype_is_float (t->dtype)
+                      && t->dtype != MOROK_SAFETENSOR_DTYPE_F32)
         bytes += t->n_elements * sizeof (float);
     }
   return bytes;
@@ -410,9 +411,9 @@ f32_bytes (const char *path, const char *const *names, gsize *out_start, gsize *
 static void
 test_load_weights_in_place (void)
 {
-  static const char *const reordered[] = { "encoder.pre_encode.conv.0.weight",
-                                           "encoder.pre_encode.conv.2.weight",
-                                           "encoder.pre_encode.out.weight", NULL };
+  static const char *const reordered[]
+      = { "encoder.pre_encode.conv.0.weight", "encoder.pre_encode.conv.2.weight",
+          "encoder.pre_encode.out.weight", NULL };
   for (guint v = 0; v < 2; v++)
     {
       GError *e = NULL;
@@ -432,8 +433,9 @@ test_load_weights_in_place (void)
       g_assert_no_error (e);
       g_assert_cmpuint (morok_gigaam_weight_bytes_owned (m), ==, copied);
       gint64 resident = fixture_mapped_pages_resident (path, start, end - start);
-      g_test_message ("%s: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " weight bytes copied, %"
-                      G_GINT64_FORMAT " pages resident", name, copied, all, resident);
+      g_test_message ("%s: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                      " weight bytes copied, %" G_GINT64_FORMAT " pages resident",
+                      name, copied, all, resident);
       g_unlink (path);
       if (resident < 0)
         {

@@ -44,7 +44,10 @@ committed (MorokStreamCommit *sc)
   return g_string_free (s, FALSE);
 }
 
-#define TOK(id, frame, n) { id, frame, n }
+#define TOK(id, frame, n)                                                                          \
+  {                                                                                                \
+    id, frame, n                                                                                   \
+  }
 
 /* A word is committed once two decodes agree on it and something follows
  * it; the word at the edge waits; the CTC run of the last committed token
@@ -57,8 +60,8 @@ test_commit_agreement (void)
   MorokCtcToken first[] = { TOK (1, 0, 1), TOK (2, 1, 2), TOK (0, 3, 1), TOK (3, 5, 1) };
   g_assert_cmpuint (morok_stream_commit_update (sc, first, 4, 8, FALSE), ==, 0);
   /* the same, "c" placed one frame later, and "a" after it */
-  MorokCtcToken second[] = { TOK (1, 0, 1), TOK (2, 1, 2), TOK (0, 3, 1), TOK (3, 6, 1),
-                             TOK (0, 8, 1), TOK (1, 10, 1) };
+  MorokCtcToken second[] = { TOK (1, 0, 1), TOK (2, 1, 2), TOK (0, 3, 1),
+                             TOK (3, 6, 1), TOK (0, 8, 1), TOK (1, 10, 1) };
   g_assert_cmpuint (morok_stream_commit_update (sc, second, 6, 12, FALSE), ==, 2);
   g_autofree char *words = committed (sc);
   g_assert_cmpstr (words, ==, "ab|c");
@@ -295,8 +298,8 @@ test_rnnt_resume (gconstpointer name)
           guint emitted = 0;
           for (guint j = 0; j < k; j++)
             emitted += ref[j].frame == from;
-          g_assert_true (morok_rnnt_decoder_run_from (p.decoder, state, proj->data,
-                                                      proj->shape[1], from, emitted, frames, &e));
+          g_assert_true (morok_rnnt_decoder_run_from (p.decoder, state, proj->data, proj->shape[1],
+                                                      from, emitted, frames, &e));
           g_assert_no_error (e);
           guint got;
           const MorokCtcToken *t = morok_rnnt_decoder_tokens (p.decoder, 0, &got);
@@ -397,8 +400,8 @@ main (int argc, char **argv)
   g_test_add_func ("/stream-commit/agreement", test_commit_agreement);
   g_test_add_func ("/stream-commit/hold", test_commit_hold);
   g_test_add_func ("/stream-commit/pieces", test_commit_pieces);
-  static const char *const models[] = { "gigaam-v3-e2e-ctc-tiny", "gigaam-v3-e2e-rnnt-tiny",
-                                        "gigaam-v2-rnnt-tiny" };
+  static const char *const models[]
+      = { "gigaam-v3-e2e-ctc-tiny", "gigaam-v3-e2e-rnnt-tiny", "gigaam-v2-rnnt-tiny" };
   for (guint m = 0; m < G_N_ELEMENTS (models); m++)
     {
       g_autofree char *whole = g_strdup_printf ("/gigaam-stream/whole-window/%s", models[m]);

@@ -27,9 +27,8 @@
  * product (gigaam-frontend.c) is within 2.4e-5, so the test asks 1e-4. */
 #define FEATURE_TOL 1e-4
 #define ENCODER_TOL 1e-4 /* absolute, or relative above 1 */
-#define F16_TOL 3e-2 /* precision f16: docs/gigaam-model.md */
-#define BF16_TOL 6e-2 /* precision bf16: docs/gigaam-model.md */
-
+#define F16_TOL 3e-2     /* precision f16: docs/gigaam-model.md */
+#define BF16_TOL 6e-2    /* precision bf16: docs/gigaam-model.md */
 
 /* ---- fixtures ---- */
 
@@ -55,9 +54,9 @@ ref_i64 (Fixture *f, const char *name, guint i)
   GError *e = NULL;
   const MorokSafetensor *t = morok_safetensors_get (f->ref, name, &e);
   g_assert_no_error (e);
-  g_assert_true (t->dtype == MOROK_SAFETENSOR_DTYPE_I64 && (gint64)i < t->n_elements);
+  g_assert_true (t->dtype == MOROK_SAFETENSOR_DTYPE_I64 && (gint64) i < t->n_elements);
   gint64 v;
-  memcpy (&v, (const guint8 *)t->data + 8 * i, 8);
+  memcpy (&v, (const guint8 *) t->data + 8 * i, 8);
   return v;
 }
 
@@ -100,7 +99,7 @@ max_error (Block got, Block want, gint64 rows, gint64 cols, double *out_abs)
     for (gint64 c = 0; c < cols; c++)
       {
         double d
-            = fabs ((double)got.p[r * got.rs + c * got.cs] - want.p[r * want.rs + c * want.cs]);
+            = fabs ((double) got.p[r * got.rs + c * got.cs] - want.p[r * want.rs + c * want.cs]);
         double rel = d / fmax (1.0, fabs (want.p[r * want.rs + c * want.cs]));
         worst_abs = isnan (d) ? INFINITY : fmax (worst_abs, d);
         worst = isnan (rel) ? INFINITY : fmax (worst, rel);
@@ -185,8 +184,8 @@ probe_run (MorokJit *jit, Fixture *f, const Run *run)
     {
       gint64 n = f->n[run->utt[i]];
       morok_gigaam_pack_wave (f->model, f->audio[run->utt[i]], n,
-                              (float *)wav->data + i * wav->shape[1]);
-      ((gint64 *)len->data)[i] = n;
+                              (float *) wav->data + i * wav->shape[1]);
+      ((gint64 *) len->data)[i] = n;
       t = MAX (t, n);
     }
   MorokVarValue vars[] = { { "b", run->n }, { "t", t } };
@@ -222,9 +221,9 @@ check_features (gconstpointer data)
           g_autofree char *ln = g_strdup_printf ("%s.feature_lengths", runs[r].prefix[i]);
           g_assert_cmpint (frames, ==, ref_i64 (&f, ln, runs[r].row[i]));
           /* both [F, T] per item: frames are rows, bands columns */
-          Block got = { (const float *)out->data + i * out->shape[1] * out->shape[2], 1,
-                        (gsize)out->shape[2] };
-          Block want_b = { want + runs[r].row[i] * dims[1] * dims[2], 1, (gsize)dims[2] };
+          Block got = { (const float *) out->data + i * out->shape[1] * out->shape[2], 1,
+                        (gsize) out->shape[2] };
+          Block want_b = { want + runs[r].row[i] * dims[1] * dims[2], 1, (gsize) dims[2] };
           double worst;
           max_error (got, want_b, frames, c->n_mels, &worst);
           g_test_message ("%s features, run %u item %u (%s row %u): max abs error %.3g", version, r,
@@ -271,10 +270,10 @@ check_traces (gconstpointer data)
             gint64 frames = morok_gigaam_encoded_frames (f.model, f.n[run->utt[i]]);
             g_autofree char *ln = g_strdup_printf ("%s.encoded_lengths", prefix);
             g_assert_cmpint (frames, ==, ref_i64 (&f, ln, row));
-            Block got = { (const float *)out->data
+            Block got = { (const float *) out->data
                               + ((l * out->shape[1]) + i) * out->shape[2] * out->shape[3],
                           c->d_model, 1 };
-            Block want_b = { want + row * dims[1] * dims[2], (gsize)dims[2], 1 };
+            Block want_b = { want + row * dims[1] * dims[2], (gsize) dims[2], 1 };
             double abs_err, err = max_error (got, want_b, frames, c->d_model, &abs_err);
             g_test_message ("%s %s item %u: max error %.3g (abs %.3g)", version, name, i, err,
                             abs_err);
@@ -309,7 +308,8 @@ near_tie_flips (const float *got, const float *want, gint64 frames, gint64 class
       if (gb == w1)
         continue;
       g_test_message ("frame %" G_GINT64_FORMAT ": class %" G_GINT64_FORMAT " for %" G_GINT64_FORMAT
-                      ", the reference's margin %.2g", t, gb, w1, w[w1] - w[w2]);
+                      ", the reference's margin %.2g",
+                      t, gb, w1, w[w1] - w[w2]);
       g_assert_cmpint (gb, ==, w2);
       g_assert_cmpfloat (w[w1] - w[w2], <, tie);
       flips++;
@@ -330,7 +330,7 @@ check_tokens (Fixture *f, const char *prefix, guint row, const MorokCtcToken *go
   for (guint k = 0; k < n_got; k++)
     {
       gint64 id;
-      memcpy (&id, (const guint8 *)t->data + 8 * k, 8);
+      memcpy (&id, (const guint8 *) t->data + 8 * k, 8);
       g_assert_cmpint (got[k].id, ==, id);
     }
 }
@@ -385,9 +385,9 @@ check_ctc (const char *version, MorokPrecision precision, double tol)
           guint row = run->row[i];
           g_autofree char *name = g_strdup_printf ("%s.log_probs", prefix);
           g_autofree float *want = ref_f32 (&f, name, dims);
-          const float *lp = (const float *)out->data + i * out->shape[1] * out->shape[2];
+          const float *lp = (const float *) out->data + i * out->shape[1] * out->shape[2];
           Block got = { lp, c->n_classes, 1 };
-          Block want_b = { want + row * dims[1] * dims[2], (gsize)dims[2], 1 };
+          Block want_b = { want + row * dims[1] * dims[2], (gsize) dims[2], 1 };
           double abs_err, err = max_error (got, want_b, frames, c->n_classes, &abs_err);
           g_test_message ("%s %s log-probs, run %u item %u (%s): max error %.3g (abs %.3g)",
                           version, morok_precision_name (precision), r, i, prefix, err, abs_err);
@@ -407,7 +407,8 @@ check_ctc (const char *version, MorokPrecision precision, double tol)
             check_tokens (&f, prefix, row, tokens, n_tok);
         }
     }
-  g_test_message ("%s %s log-probs: max error %.3g", version, morok_precision_name (precision), worst);
+  g_test_message ("%s %s log-probs: max error %.3g", version, morok_precision_name (precision),
+                  worst);
   g_assert_cmpfloat (worst, <=, tol);
   g_assert_cmpuint (morok_plan_build_count (), ==, builds);
   g_assert_cmpuint (morok_compile_count_invocations (), ==, compiles);
@@ -433,7 +434,7 @@ check_ctc (const char *version, MorokPrecision precision, double tol)
           us[a] = us[b], us[b] = tmp;
         }
   g_test_message ("%s GigaAmCtcJit: %.2f s utterance in %.2f ms (median of 9)", version,
-                  (double)f.n[2] / c->sample_rate, us[4] / 1e3);
+                  (double) f.n[2] / c->sample_rate, us[4] / 1e3);
 
   /* what does not fit the bounds fails, changing nothing */
   const float *four[] = { f.audio[0], f.audio[0], f.audio[0], f.audio[0] };
@@ -496,9 +497,9 @@ check_encoder (const char *version, MorokPrecision precision, double tol, gboole
           g_autofree char *name = g_strdup_printf ("%s.encoded", prefix);
           g_autofree float *want = ref_f32 (&f, name, dims); /* [B, d, T'] */
           /* both [d, T'] per item: frames are rows, channels columns */
-          Block got = { (const float *)out->data + i * out->shape[1] * out->shape[2], 1,
-                        (gsize)out->shape[2] };
-          Block want_b = { want + row * dims[1] * dims[2], 1, (gsize)dims[2] };
+          Block got = { (const float *) out->data + i * out->shape[1] * out->shape[2], 1,
+                        (gsize) out->shape[2] };
+          Block want_b = { want + row * dims[1] * dims[2], 1, (gsize) dims[2] };
           double abs_err, err = max_error (got, want_b, frames, c->d_model, &abs_err);
           worst = fmax (worst, err);
         }
@@ -559,7 +560,7 @@ test_encoder_in_place (gconstpointer version)
   GError *e = NULL;
   Fixture f;
   gigaam_fixture_load (&f, version);
-  g_autofree char *name = g_strdup_printf ("gigaam-%s-tiny.safetensors", (const char *)version);
+  g_autofree char *name = g_strdup_printf ("gigaam-%s-tiny.safetensors", (const char *) version);
   g_autofree char *dir = g_dir_make_tmp ("morok-gigaam-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, name, NULL);
   fixture_write_f32 (name, path);
@@ -688,26 +689,25 @@ main (int argc, char **argv)
       g_autofree char *layers = g_strdup_printf ("/gigaam/%s/layers", versions[i]);
       g_test_add_data_func (features, versions[i], check_features);
       g_test_add_data_func (layers, versions[i], check_traces);
-      g_autofree char *released = g_strdup_printf ("/gigaam/%s/encoder-weights-released",
-                                                   versions[i]);
+      g_autofree char *released
+          = g_strdup_printf ("/gigaam/%s/encoder-weights-released", versions[i]);
       g_test_add_data_func (released, versions[i], test_encoder_weights_released);
       g_autofree char *in_place = g_strdup_printf ("/gigaam/%s/encoder-in-place", versions[i]);
       g_test_add_data_func (in_place, versions[i], test_encoder_in_place);
-      g_autofree char *shared = g_strdup_printf ("/gigaam/%s/encoder-layers-share-functions",
-                                                 versions[i]);
+      g_autofree char *shared
+          = g_strdup_printf ("/gigaam/%s/encoder-layers-share-functions", versions[i]);
       g_test_add_data_func (shared, versions[i], test_encoder_layers_share_functions);
-      g_autofree char *library = g_strdup_printf ("/gigaam/%s/encoder-library-same-as-inline",
-                                                  versions[i]);
+      g_autofree char *library
+          = g_strdup_printf ("/gigaam/%s/encoder-library-same-as-inline", versions[i]);
       g_test_add_data_func (library, versions[i], test_encoder_library_same_as_inline);
     }
   for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
     {
       const Variant *v = &variants[i];
-      g_autofree char *path
-          = v->precision == MOROK_PRECISION_F32
-                ? g_strdup_printf ("/gigaam/%s/%s", v->version, v->kind)
-                : g_strdup_printf ("/gigaam/%s/%s-%s", v->version, v->kind,
-                                   morok_precision_name (v->precision));
+      g_autofree char *path = v->precision == MOROK_PRECISION_F32
+                                  ? g_strdup_printf ("/gigaam/%s/%s", v->version, v->kind)
+                                  : g_strdup_printf ("/gigaam/%s/%s-%s", v->version, v->kind,
+                                                     morok_precision_name (v->precision));
       g_test_add_data_func (path, v, test_wrapper);
     }
   return g_test_run ();

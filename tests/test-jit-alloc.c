@@ -64,8 +64,7 @@ test_recurrent_step_allocates_nothing (void)
     return;
   GError *e = NULL;
   g_autoptr (ToyJit) jit = toy_jit_new_prepared ();
-  g_autoptr (MorokJitRecurrent) rec
-      = morok_jit_recurrent_new (jit, 1, 3, 2, &e);
+  g_autoptr (MorokJitRecurrent) rec = morok_jit_recurrent_new (jit, 1, 3, 2, &e);
   toy_write_x (jit, 1);
   g_assert_nonnull (morok_jit_recurrent_step (rec, &e));
   alloc_counter_start ();

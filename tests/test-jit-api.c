@@ -45,7 +45,7 @@ bound_of (gpointer jit, const char *name, gboolean upper)
   return upper ? hi : lo;
 }
 
-#define EXPECT_CRITICAL(fn) \
+#define EXPECT_CRITICAL(fn)                                                                        \
   g_test_expect_message ("morok-jit", G_LOG_LEVEL_CRITICAL, "*" fn "*assertion*failed*")
 
 /* ---- variables and their setters ---- */
@@ -285,8 +285,8 @@ test_profiled (void)
   g_autoptr (GArray) p2 = window_jit_execute_profiled (jit, &e);
   g_assert_nonnull (p2);
   g_assert_cmpint (window_jit_output (jit, &e)->shape[1], ==, 9);
-  g_assert_null (window_jit_execute_with_vars_profiled (jit, (MorokVarValue[]){ { "b", 0 } }, 1,
-                                                        &e));
+  g_assert_null (
+      window_jit_execute_with_vars_profiled (jit, (MorokVarValue[]){ { "b", 0 } }, 1, &e));
   g_assert_error (e, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME);
   g_clear_error (&e);
 }
@@ -432,8 +432,8 @@ test_config_from_env (void)
   g_assert_cmpstr (o.compile.dump_dir, ==, "/tmp/d");
   g_assert_cmpstr (o.compile.cc, ==, "/usr/bin/clang");
   g_assert_cmpint (o.isa, ==, MOROK_ISA_PORTABLE);
-  const char *names[] = { "MOROK_THREADS", "MOROK_OPT", "MOROK_CACHE", "MOROK_CACHE_DIR",
-                          "MOROK_DUMP_DIR", "MOROK_CC", "MOROK_ISA" };
+  const char *names[] = { "MOROK_THREADS",  "MOROK_OPT", "MOROK_CACHE", "MOROK_CACHE_DIR",
+                          "MOROK_DUMP_DIR", "MOROK_CC",  "MOROK_ISA" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     g_unsetenv (names[i]);
 }
@@ -474,7 +474,9 @@ static void
 test_config_bad_env (void)
 {
   static const char *const cases[][2] = {
-    { "MOROK_THREADS", "many" }, { "MOROK_OPT", "7" }, { "MOROK_ISA", "avx9" },
+    { "MOROK_THREADS", "many" },
+    { "MOROK_OPT", "7" },
+    { "MOROK_ISA", "avx9" },
     { "MOROK_PRECISION", "f8" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

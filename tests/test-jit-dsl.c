@@ -67,8 +67,13 @@ compiles (const char *cc, const char *source, gboolean werror, char **out_stderr
     g_assert_true (g_shell_parse_argv (JIT_DSL_GLIB_CFLAGS, NULL, &glib_flags, NULL));
 
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  const char *fixed[] = { cc, "-std=c11", "-fsyntax-only", "-Wall", "-Wextra",
-                          "-Wno-unused-parameter", "-I" JIT_DSL_SOURCE_ROOT,
+  const char *fixed[] = { cc,
+                          "-std=c11",
+                          "-fsyntax-only",
+                          "-Wall",
+                          "-Wextra",
+                          "-Wno-unused-parameter",
+                          "-I" JIT_DSL_SOURCE_ROOT,
                           "-I" JIT_DSL_SOURCE_ROOT "/core" };
   for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
     g_ptr_array_add (argv, (char *) fixed[i]);
@@ -94,8 +99,8 @@ static void
 assert_rejected (const char *params, const char *model_type)
 {
   g_auto (GStrv) ccs = find_compilers ();
-  g_autofree char *src = wrapper_source ("X (a) X (b)", "X (t, 1, model->max_t)", params,
-                                         model_type);
+  g_autofree char *src
+      = wrapper_source ("X (a) X (b)", "X (t, 1, model->max_t)", params, model_type);
   for (guint i = 0; ccs && ccs[i]; i++)
     {
       g_autofree char *err = NULL;
@@ -124,9 +129,9 @@ assert_accepted (const char *src)
 static void
 test_matching_compiles (void)
 {
-  g_autofree char *src = wrapper_source ("X (a) X (b)", "X (t, 1, model->max_t)",
-                                         "MorokTensor *a, MorokTensor *b, MorokVariable *t,",
-                                         "Model");
+  g_autofree char *src
+      = wrapper_source ("X (a) X (b)", "X (t, 1, model->max_t)",
+                        "MorokTensor *a, MorokTensor *b, MorokVariable *t,", "Model");
   assert_accepted (src);
 }
 

@@ -10,14 +10,14 @@
 
 typedef enum
 {
-  FAULT_NONE,            /* x[:t] + y[:t] */
-  FAULT_OWN_ERROR,       /* fails with an error of the model's own domain */
-  FAULT_NULL,            /* returns NULL, sets no error */
-  FAULT_OTHER_GRAPH,     /* returns a tensor of a graph of its own */
-  FAULT_SHAPES,          /* adds [8, 2] and [2, 8] */
-  FAULT_UNUSED_INPUT,    /* ignores y */
+  FAULT_NONE,             /* x[:t] + y[:t] */
+  FAULT_OWN_ERROR,        /* fails with an error of the model's own domain */
+  FAULT_NULL,             /* returns NULL, sets no error */
+  FAULT_OTHER_GRAPH,      /* returns a tensor of a graph of its own */
+  FAULT_SHAPES,           /* adds [8, 2] and [2, 8] */
+  FAULT_UNUSED_INPUT,     /* ignores y */
   FAULT_UNDECLARED_INPUT, /* reads an input z it made itself */
-  FAULT_SECOND_X,        /* reads a second input named x it made itself */
+  FAULT_SECOND_X,         /* reads a second input named x it made itself */
 } Fault;
 
 typedef struct
@@ -42,32 +42,28 @@ faulty_build (Faulty *model, MorokTensor *x, MorokTensor *y, MorokVariable *t, G
   const MorokSym *sh[2];
   switch (model->fault)
     {
-    case FAULT_NONE:
-      return morok_tensor_add (xt, yt, error);
+    case FAULT_NONE: return morok_tensor_add (xt, yt, error);
     case FAULT_OWN_ERROR:
       g_set_error (error, FAULTY_ERROR, 7, "weights of layer 3 are missing");
       return NULL;
-    case FAULT_NULL:
-      return NULL;
+    case FAULT_NULL: return NULL;
     case FAULT_OTHER_GRAPH:
       morok_tensor_syms (other_graph, (gint64[]){ 2 }, 1, sh);
       return morok_tensor_input (other_graph, "elsewhere", MOROK_DTYPE_F32, sh, 1);
-    case FAULT_SHAPES:
-      return morok_tensor_add (x, morok_tensor_transpose (y, 0, 1, error), error);
-    case FAULT_UNUSED_INPUT:
-      return morok_tensor_mul_scalar (xt, 2, error);
+    case FAULT_SHAPES: return morok_tensor_add (x, morok_tensor_transpose (y, 0, 1, error), error);
+    case FAULT_UNUSED_INPUT: return morok_tensor_mul_scalar (xt, 2, error);
     case FAULT_UNDECLARED_INPUT:
     case FAULT_SECOND_X:
       morok_tensor_syms (x->graph, (gint64[]){ 8, 2 }, 2, sh);
-      MorokTensor *extra = morok_tensor_input (
-          x->graph, model->fault == FAULT_SECOND_X ? "x" : "z", MOROK_DTYPE_F32, sh, 2);
+      MorokTensor *extra = morok_tensor_input (x->graph, model->fault == FAULT_SECOND_X ? "x" : "z",
+                                               MOROK_DTYPE_F32, sh, 2);
       return morok_tensor_add (morok_tensor_add (x, y, error), extra, error);
     }
   return NULL;
 }
 
-MOROK_JIT_DEFINE (FaultyJit, faulty_jit, Faulty, FAULTY_JIT_INPUTS, FAULTY_JIT_VARS,
-                  faulty_build, NULL)
+MOROK_JIT_DEFINE (FaultyJit, faulty_jit, Faulty, FAULTY_JIT_INPUTS, FAULTY_JIT_VARS, faulty_build,
+                  NULL)
 
 /* Prepares a FaultyJit for x and y [8, 2]; returns the error, or NULL. */
 static GError *

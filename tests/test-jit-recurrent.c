@@ -27,8 +27,8 @@ typedef struct
 #define CELL_JIT_VARS(X)
 MOROK_JIT_DECLARE (CellJit, cell_jit, Cell, CELL_JIT_INPUTS, CELL_JIT_VARS)
 
-#define WEIGHT(g, m, field, ...)                                                                  \
-  morok_tensor_weight (g, #field, MOROK_DTYPE_F32, m->field, (gint64[]){ __VA_ARGS__ },          \
+#define WEIGHT(g, m, field, ...)                                                                   \
+  morok_tensor_weight (g, #field, MOROK_DTYPE_F32, m->field, (gint64[]){ __VA_ARGS__ },            \
                        G_N_ELEMENTS (((gint64[]){ __VA_ARGS__ })))
 
 static MorokTensor *

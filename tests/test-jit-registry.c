@@ -15,9 +15,9 @@
 
 typedef struct
 {
-  gint makes;         /* make () calls, atomic */
-  int freed;          /* gain_free () calls */
-  gint64 sleep_us;    /* how long make () takes */
+  gint makes;      /* make () calls, atomic */
+  int freed;       /* gain_free () calls */
+  gint64 sleep_us; /* how long make () takes */
   gboolean fail;
 } Maker;
 

@@ -27,8 +27,8 @@ MOROK_JIT_DECLARE (PoolJit, pool_jit, Pool, POOL_JIT_INPUTS, POOL_JIT_VARS)
 static MorokTensor *
 pool_build (Pool *model, MorokTensor *x, MorokVariable *b, MorokVariable *t, GError **error)
 {
-  MorokTensor *bias = morok_tensor_weight (x->graph, "bias", MOROK_DTYPE_F32, model->bias,
-                                           (gint64[]){ D }, 1);
+  MorokTensor *bias
+      = morok_tensor_weight (x->graph, "bias", MOROK_DTYPE_F32, model->bias, (gint64[]){ D }, 1);
   MorokTensor *xs = morok_jit_try_shrink (morok_jit_try_shrink (x, 0, b, error), 1, t, error);
   MorokTensor *h
       = morok_tensor_add (morok_tensor_mul_scalar (xs, model->scale, error), bias, error);

@@ -13,7 +13,7 @@
 #include "kernel-test-util.h"
 
 static const MorokKernelExports *const isas[] = {
-  &morok_kernel_exports_avx512,  &morok_kernel_exports_avx2, &morok_kernel_exports_portable,
+  &morok_kernel_exports_avx512,   &morok_kernel_exports_avx2,   &morok_kernel_exports_portable,
   &morok_kernel_exports_baseline, &morok_kernel_exports_avx2v3,
 };
 
@@ -39,8 +39,8 @@ check_one (const MorokKernelExports *k, const Shape *s, GRand *rng)
   const int64_t L = s->L, F = L / 2 + 1;
   g_autofree float *tw = twiddles (L);
   g_autofree float *win = g_new (float, L * s->sw);
-  g_autofree float *data = g_new (float, s->rows * (L * s->se + 7));
-  g_autofree float *out = g_new (float, s->rows * F);
+  g_autofree float *data = g_new (float, s->rows *(L * s->se + 7));
+  g_autofree float *out = g_new (float, s->rows *F);
   const float *frames[16];
   for (int64_t n = 0; n < L * s->sw; n++)
     win[n] = (float) g_rand_double_range (rng, 0, 1);
@@ -102,7 +102,8 @@ test_dft_against_double (void)
 }
 
 /* The frames are lanes of one computation (a frame a lane, or with 4
- * frames 4 lanes a frame): a NaN or an infinity in one frame leaves no bin of that frame finite and leaves the others' exactly as without it. */
+ * frames 4 lanes a frame): a NaN or an infinity in one frame leaves no bin of that frame finite and
+ * leaves the others' exactly as without it. */
 static void
 test_dft_frames_independent (void)
 {

@@ -21,13 +21,12 @@
 #include "kernels/cpu-features.h"
 #include "kernels/weight-pack.h"
 
-static const MorokKernelExports *const isas[] = {
-  &morok_kernel_exports_avx512,
-  &morok_kernel_exports_avx2,
-  &morok_kernel_exports_portable,
-  &morok_kernel_exports_baseline,
-  &morok_kernel_exports_avx2v3, /* the int8 products without VNNI, on every AVX2 CPU */
-};
+static const MorokKernelExports *const isas[]
+    = {
+        &morok_kernel_exports_avx512,   &morok_kernel_exports_avx2,
+        &morok_kernel_exports_portable, &morok_kernel_exports_baseline,
+        &morok_kernel_exports_avx2v3, /* the int8 products without VNNI, on every AVX2 CPU */
+      };
 
 /* M, N, K */
 static const int64_t shapes[][3] = {
@@ -37,8 +36,8 @@ static const int64_t shapes[][3] = {
   { 24, 64, 512 }, { 25, 65, 513 },   { 5, 17, 9 },    { 2, 1000, 3 },  { 1000, 2, 3 },
   { 145, 70, 20 }, { 50, 260, 40 },   { 47, 129, 19 }, { 97, 47, 300 }, { 17, 300, 33 },
   { 9, 9, 1 },     { 160, 520, 300 }, { 6, 64, 128 },  { 7, 65, 129 },  { 73, 63, 127 },
-  { 49, 16, 64 },    { 4, 258, 256 },   { 128, 4, 387 }, { 2, 64, 384 },  { 64, 2, 384 },
-  { 1, 512, 128 },   { 8, 70, 1100 },   { 70, 8, 40 },   { 3, 33, 17 },   { 33, 3, 2100 },
+  { 49, 16, 64 },  { 4, 258, 256 },   { 128, 4, 387 }, { 2, 64, 384 },  { 64, 2, 384 },
+  { 1, 512, 128 }, { 8, 70, 1100 },   { 70, 8, 40 },   { 3, 33, 17 },   { 33, 3, 2100 },
 };
 
 typedef struct
@@ -95,12 +94,12 @@ problem_new (int64_t M, int64_t N, int64_t K, gboolean a_bcast, gboolean b_bcast
   p->mag = g_new0 (double, M *N + 1);
   for (int64_t m = 0; m < M; m++)
     for (int64_t k = 0; k < K; k++)
-      p->a[m * K + k] = a_bcast && m ? p->a[k] : (float)g_rand_double_range (rand, -1, 1);
+      p->a[m * K + k] = a_bcast && m ? p->a[k] : (float) g_rand_double_range (rand, -1, 1);
   for (int64_t k = 0; k < K; k++)
     for (int64_t n = 0; n < N; n++)
-      p->b[k * N + n] = b_bcast && k ? p->b[n] : (float)g_rand_double_range (rand, -1, 1);
+      p->b[k * N + n] = b_bcast && k ? p->b[n] : (float) g_rand_double_range (rand, -1, 1);
   for (int64_t i = 0; i < M * N; i++)
-    p->c0[i] = (float)g_rand_double_range (rand, -1, 1);
+    p->c0[i] = (float) g_rand_double_range (rand, -1, 1);
   for (int64_t m = 0; m < M; m++)
     for (int64_t k = 0; k < K; k++)
       {
@@ -157,15 +156,14 @@ check_one (const MorokKernelExports *k, const Problem *p, int al, int bl, int ac
           if (!(fabs (got - want) <= tol))
             g_error ("%s gemm %ldx%ldx%ld, A %s, B %s, accumulate %d: C[%ld, %ld] = %.9g, "
                      "expected %.9g (tolerance %.3g)",
-                     k->name, (long)M, (long)N, (long)K, a_layouts[al].name, b_layouts[bl].name,
-                     accumulate, (long)m, (long)n, got, want, tol);
+                     k->name, (long) M, (long) N, (long) K, a_layouts[al].name, b_layouts[bl].name,
+                     accumulate, (long) m, (long) n, got, want, tol);
         }
       for (int64_t n = N; n < ldc && m * ldc + n < M * ldc; n++)
         g_assert_cmpfloat (c[m * ldc + n], ==, SENTINEL);
     }
   g_free (a), g_free (b), g_free (c);
 }
-
 
 /* Every shape, layout pair and accumulate mode matches the reference. */
 static void
@@ -424,8 +422,8 @@ test_f32_packed (gconstpointer data)
   const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64
                      : k->isa == MOROK_EXPORT_ISA_AVX2 ? 16
                                                        : 4;
-  const int64_t sizes[][3] = { { 7, 65, 129 },  { 64, 129, 144 }, { 13, 64, 145 }, { 73, 127, 258 },
-                               { 6, 17, 287 },  { 5, 33, 288 },   { 9, 128, 387 }, { 3, 5, 1 } };
+  const int64_t sizes[][3] = { { 7, 65, 129 }, { 64, 129, 144 }, { 13, 64, 145 }, { 73, 127, 258 },
+                               { 6, 17, 287 }, { 5, 33, 288 },   { 9, 128, 387 }, { 3, 5, 1 } };
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int acc = 0; acc < 2; acc++)
       {
@@ -464,8 +462,9 @@ check_i8_packed (const MorokKernelExports *k, GemmI8Fn fn)
 {
   GRand *rand = g_rand_new_with_seed (10);
   const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64 : 16;
-  const int64_t sizes[][3] = { { 1, 17, 5 },     { 6, 64, 4 },    { 7, 65, 1025 },
-                               { 73, 300, 1030 }, { 250, 768, 768 } }; /* M, N, K */
+  const int64_t sizes[][3] = {
+    { 1, 17, 5 }, { 6, 64, 4 }, { 7, 65, 1025 }, { 73, 300, 1030 }, { 250, 768, 768 }
+  }; /* M, N, K */
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int acc = 0; acc < 2; acc++)
       {
@@ -486,7 +485,7 @@ check_i8_packed (const MorokKernelExports *k, GemmI8Fn fn)
         g_autofree uint8_t *qa = g_new0 (uint8_t, rows * lda);
         g_autofree float *sa = g_new0 (float, rows);
         k->i8_quantize (M, K, a, K, 1, qa, sa, lda);
-        g_autofree float *c = g_new (float, M * N);
+        g_autofree float *c = g_new (float, M *N);
         for (int64_t i = 0; i < M * N; i++)
           c[i] = acc ? 0.5f : NAN;
         const float *sb = (const float *) (bp + panels * nr * lda);

@@ -19,8 +19,6 @@ static const MorokKernelExports *const isas[] = {
   &morok_kernel_exports_baseline,
 };
 
-
-
 /* The value of an f16 code: sign, 5-bit exponent (bias 15), 10-bit fraction. */
 static double
 f16_value (uint16_t h)
@@ -49,17 +47,17 @@ static uint16_t
 f16_reference (float x)
 {
   uint16_t sign = signbit (x) ? 0x8000 : 0;
-  double v = fabs ((double)x);
+  double v = fabs ((double) x);
   if (isnan (x))
     return 0x7e00; /* any NaN; callers compare NaN-ness only */
   v = round_to_format (v, 11, -14);
   if (v >= 65536.0)
     return sign | 0x7c00;
   if (v < ldexp (1.0, -14))
-    return sign | (uint16_t)ldexp (v, 24);
+    return sign | (uint16_t) ldexp (v, 24);
   int e;
   double f = frexp (v, &e); /* v = f 2^e, f in [0.5, 1) */
-  return sign | (uint16_t)((e - 1 + 15) << 10) | (uint16_t)(ldexp (f, 11) - 1024);
+  return sign | (uint16_t) ((e - 1 + 15) << 10) | (uint16_t) (ldexp (f, 11) - 1024);
 }
 
 /* Reference f32 -> bf16: same exponent range as f32, 8 significant bits. */
@@ -68,9 +66,9 @@ bf16_reference (float x)
 {
   if (isnan (x))
     return 0x7fc0;
-  double v = round_to_format (fabs ((double)x), 8, -126);
-  float r = v >= ldexp (1.0, 128) ? INFINITY : (float)v; /* exact: v fits bf16 */
-  return (uint16_t)(bits_of (signbit (x) ? -r : r) >> 16);
+  double v = round_to_format (fabs ((double) x), 8, -126);
+  float r = v >= ldexp (1.0, 128) ? INFINITY : (float) v; /* exact: v fits bf16 */
+  return (uint16_t) (bits_of (signbit (x) ? -r : r) >> 16);
 }
 
 static gboolean
@@ -85,7 +83,6 @@ is_bf16_nan (uint16_t h)
   return (h & 0x7f80) == 0x7f80 && (h & 0x7f);
 }
 
-
 /* Every one of the 65536 f16 codes decodes to its exact value, and encoding
  * that value gives the code back (NaNs: a NaN of the same sign, quieted). */
 static void
@@ -97,7 +94,7 @@ test_f16_all_codes_round_trip (gconstpointer data)
   uint16_t *codes = g_new (uint16_t, 65536), *back = g_new (uint16_t, 65536);
   float *values = g_new (float, 65536);
   for (int i = 0; i < 65536; i++)
-    codes[i] = (uint16_t)i;
+    codes[i] = (uint16_t) i;
   k->f16_to_f32 (codes, values, 65536);
   k->f32_to_f16 (values, back, 65536);
   for (int i = 0; i < 65536; i++)
@@ -111,7 +108,7 @@ test_f16_all_codes_round_trip (gconstpointer data)
           g_assert_cmphex (back[i] & 0x8200, ==, (i & 0x8000) | 0x200);
           continue;
         }
-      g_assert_cmpfloat ((double)values[i], ==, want);
+      g_assert_cmpfloat ((double) values[i], ==, want);
       g_assert_cmpint (signbit (values[i]) != 0, ==, (i & 0x8000) != 0);
       g_assert_cmphex (back[i], ==, codes[i]);
     }
@@ -128,12 +125,12 @@ test_bf16_all_codes_round_trip (gconstpointer data)
   uint16_t *codes = g_new (uint16_t, 65536), *back = g_new (uint16_t, 65536);
   float *values = g_new (float, 65536);
   for (int i = 0; i < 65536; i++)
-    codes[i] = (uint16_t)i;
+    codes[i] = (uint16_t) i;
   k->bf16_to_f32 (codes, values, 65536);
   k->f32_to_bf16 (values, back, 65536);
   for (int i = 0; i < 65536; i++)
     {
-      g_assert_cmphex (bits_of (values[i]), ==, (uint32_t)i << 16);
+      g_assert_cmphex (bits_of (values[i]), ==, (uint32_t) i << 16);
       if (is_bf16_nan (codes[i]))
         {
           g_assert_true (is_bf16_nan (back[i]));
@@ -156,8 +153,8 @@ conversion_inputs (gsize *n_out)
   GRand *rand = g_rand_new_with_seed (12);
   for (int h = 0; h < 0x7c00; h++)
     {
-      float lo = (float)f16_value ((uint16_t)h), hi = (float)f16_value ((uint16_t)(h + 1));
-      float mid = (float)(((double)lo + hi) / 2); /* exact: 12 bits */
+      float lo = (float) f16_value ((uint16_t) h), hi = (float) f16_value ((uint16_t) (h + 1));
+      float mid = (float) (((double) lo + hi) / 2); /* exact: 12 bits */
       x[n++] = mid, x[n++] = nextafterf (mid, 0), x[n++] = nextafterf (mid, INFINITY);
     }
   while (n + 2 < cap / 2)

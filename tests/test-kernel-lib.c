@@ -27,12 +27,12 @@
 #define K 300
 
 /* C = A·B through the library's morok_gemm_f32, [M, K]·[K, N], row-major. */
-static const char kernel[] =
-    "void\n"
-    "morok_k0 (void *const *bufs, const int64_t *v, uint32_t tid, uint32_t nthreads)\n"
-    "{\n"
-    "  morok_gemm_f32 (v[0], v[1], v[2], bufs[1], v[2], 1, bufs[2], v[1], 1, bufs[0], v[1], 0);\n"
-    "}\n";
+static const char kernel[]
+    = "void\n"
+      "morok_k0 (void *const *bufs, const int64_t *v, uint32_t tid, uint32_t nthreads)\n"
+      "{\n"
+      "  morok_gemm_f32 (v[0], v[1], v[2], bufs[1], v[2], 1, bufs[2], v[1], 1, bufs[0], v[1], 0);\n"
+      "}\n";
 
 /* The library of this CPU's ISA, or NULL with the test skipped, saying why. */
 static const MorokKernelLib *
@@ -50,7 +50,8 @@ lib_or_skip (void)
 static char *
 unit_source (const char *body)
 {
-  static const char *const isa_macro[] = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
+  static const char *const isa_macro[]
+      = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
   return g_strdup_printf ("#define MOROK_KERNEL_LIB 1\n#define %s 1\n%s\n%s",
                           isa_macro[morok_isa_detect ()], morok_render_prelude (), body);
 }
@@ -63,10 +64,10 @@ compile_with (const char *source, const char *plt_flag)
   g_autoptr (GError) error = NULL;
   g_autofree char *clang = g_find_program_in_path ("clang");
   g_assert_nonnull (clang);
-  g_autoptr (GSubprocess) proc = g_subprocess_new (
-      G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, clang, "-x", "c",
-      "-std=c11", "-c", "-ffreestanding", "-fPIC", plt_flag, "-O2", "-march=native", "-o", "-",
-      "-", NULL);
+  g_autoptr (GSubprocess) proc
+      = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                          clang, "-x", "c", "-std=c11", "-c", "-ffreestanding", "-fPIC", plt_flag,
+                          "-O2", "-march=native", "-o", "-", "-", NULL);
   g_assert_no_error (error);
   g_autoptr (GBytes) in = g_bytes_new_static (source, strlen (source));
   GBytes *out = NULL;
@@ -85,9 +86,9 @@ typedef struct
 static void
 product_init (Product *p)
 {
-  static const MorokKernelExports *const by_isa[] = {
-    &morok_kernel_exports_portable, &morok_kernel_exports_avx2, &morok_kernel_exports_avx512
-  };
+  static const MorokKernelExports *const by_isa[]
+      = { &morok_kernel_exports_portable, &morok_kernel_exports_avx2,
+          &morok_kernel_exports_avx512 };
   for (int i = 0; i < M * K; i++)
     p->a[i] = g_test_rand_double_range (-1, 1);
   for (int i = 0; i < K * N; i++)
@@ -185,7 +186,8 @@ test_call_reaches_any_distance (void)
           g_assert_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_RELOCATION);
           g_assert_nonnull (strstr (error->message, "does not fit in 32 bits"));
           g_test_message ("%+" G_GINT64_FORMAT " GiB: the GOT call runs, the PLT32 one is "
-                          "refused: %s", distances[i] >> 30, error->message);
+                          "refused: %s",
+                          distances[i] >> 30, error->message);
         }
       morok_object_free (obj);
     }
@@ -208,8 +210,8 @@ test_unknown_symbol_is_error (void)
   for (guint i = 0; i < G_N_ELEMENTS (libs); i++)
     {
       g_autoptr (GError) error = NULL;
-      g_assert_null (morok_object_load_full (g_bytes_get_data (obj, NULL),
-                                             g_bytes_get_size (obj), libs[i], NULL, &error));
+      g_assert_null (morok_object_load_full (g_bytes_get_data (obj, NULL), g_bytes_get_size (obj),
+                                             libs[i], NULL, &error));
       g_assert_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_RELOCATION);
       g_assert_nonnull (strstr (error->message, "undefined symbol 'morok_gemm_f64'"));
     }
@@ -217,8 +219,8 @@ test_unknown_symbol_is_error (void)
   g_autofree char *calling = unit_source (kernel);
   g_autoptr (GBytes) calls = compile_with (calling, "-fno-plt");
   g_autoptr (GError) error = NULL;
-  g_assert_null (morok_object_load (g_bytes_get_data (calls, NULL), g_bytes_get_size (calls),
-                                    &error));
+  g_assert_null (
+      morok_object_load (g_bytes_get_data (calls, NULL), g_bytes_get_size (calls), &error));
   g_assert_error (error, MOROK_COMPILE_ERROR, MOROK_COMPILE_ERROR_RELOCATION);
   g_assert_nonnull (strstr (error->message, "undefined symbol 'morok_gemm_f32'"));
 }

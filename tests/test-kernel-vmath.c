@@ -50,8 +50,6 @@ static const Case cases[] = {
   { "sqrt", MOROK_VMATH_SQRT, sqrt, 0.0, FLT_MAX, FALSE, 0.5, INFINITY },
 };
 
-
-
 /* Error of `got` in ulp of the float nearest `ref`; subnormals have the ulp
  * 2^-149, results past FLT_MAX must be the right infinity. */
 static double
@@ -59,7 +57,7 @@ ulp_error (float got, double ref)
 {
   if (isnan (ref) || isnan (got))
     return isnan (ref) && isnan (got) ? 0 : INFINITY;
-  float rounded = (float)ref;
+  float rounded = (float) ref;
   if (isinf (rounded) || isinf (got))
     return got == rounded ? 0 : INFINITY;
   int e;
@@ -78,7 +76,7 @@ static void
 worst_update (Worst *w, float x, float got, double ref)
 {
   double u = ulp_error (got, ref);
-  double a = isnan (ref) || isinf ((float)ref) || isinf (got) ? u : fabs (got - ref);
+  double a = isnan (ref) || isinf ((float) ref) || isinf (got) ? u : fabs (got - ref);
   if (!(u <= w->ulp))
     w->ulp = u, w->ulp_at = x;
   if (!(a <= w->abs))
@@ -115,13 +113,13 @@ test_vmath_sweep (gconstpointer data)
       double hi = sign ? -c->lo : c->hi;
       if (hi < lo || (sign && c->lo >= 0))
         continue;
-      guint64 first = (bits_of ((float)lo) + stride - 1) / stride * stride;
-      guint64 last = bits_of ((float)hi);
+      guint64 first = (bits_of ((float) lo) + stride - 1) / stride * stride;
+      guint64 last = bits_of ((float) hi);
       for (guint64 u = first; u <= last;)
         {
           int n = 0;
           for (; n < BATCH && u <= last; n++, u += stride)
-            x[n] = float_of ((uint32_t)u | (uint32_t)sign << 31);
+            x[n] = float_of ((uint32_t) u | (uint32_t) sign << 31);
           for (int i = n; i < BATCH && i % 16; i++)
             x[i] = x[n - 1];
           /* Most results are the correctly rounded float: their errors are
@@ -129,7 +127,7 @@ test_vmath_sweep (gconstpointer data)
           for (int i = 0; i < (n + 15) / 16 * 16; i++)
             {
               ref[i] = c->ref (x[i]);
-              rounded[i] = (float)ref[i];
+              rounded[i] = (float) ref[i];
               memset (&exact[i], 0, sizeof exact[i]);
               worst_update (&exact[i], x[i], rounded[i], ref[i]);
             }
@@ -197,7 +195,7 @@ test_vmath_special_values (void)
   check_special (MOROK_VMATH_EXP, TRUE, nan, 0, nan);
   check_special (MOROK_VMATH_EXP, TRUE, 100.0f, 0, inf);
   check_special (MOROK_VMATH_EXP, TRUE, -110.0f, 0, 0.0f);
-  check_special (MOROK_VMATH_EXP, TRUE, -100.0f, 0, (float)exp (-100.0)); /* subnormal */
+  check_special (MOROK_VMATH_EXP, TRUE, -100.0f, 0, (float) exp (-100.0)); /* subnormal */
   check_special (MOROK_VMATH_EXP, TRUE, 0.0f, 0, 1.0f);
   check_special (MOROK_VMATH_LOG, TRUE, 0.0f, 0, -inf);
   check_special (MOROK_VMATH_LOG, TRUE, -0.0f, 0, -inf);
@@ -282,7 +280,7 @@ test_pow_random (void)
         {
           uint32_t e = 127 + g_rand_int_range (rand, -30, 30);
           x[i] = float_of (e << 23 | (g_rand_int (rand) & 0x7fffff));
-          y[i] = (float)g_rand_double_range (rand, -40.0, 40.0);
+          y[i] = (float) g_rand_double_range (rand, -40.0, 40.0);
           if (i % 4 == 0)
             x[i] = -x[i], y[i] = rintf (y[i]);
         }

@@ -37,7 +37,8 @@ static GstHarness *
 chain_harness (const char *desc)
 {
   GstHarness *h = gst_harness_new_parse (desc);
-  gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=16000, channels=1, layout=interleaved");
+  gst_harness_set_src_caps_str (
+      h, "audio/x-raw, format=S16LE, rate=16000, channels=1, layout=interleaved");
   return h;
 }
 
@@ -66,7 +67,8 @@ check_segments (const char *props, guint batch, double tol)
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
   g_autofree char *desc = g_strdup_printf ("morokvad remove-silence=true ! morokencoder model=%s "
-                                           "output=log-probs %s", model, props);
+                                           "output=log-probs %s",
+                                           model, props);
   GstHarness *h = chain_harness (desc);
   /* not live, as behind filesrc: morokvad then passes exactly its segments */
   gst_harness_set_live (h, FALSE);
@@ -84,7 +86,8 @@ check_segments (const char *props, guint batch, double tol)
       const GstStructure *s = gst_message_get_structure (msg);
       guint64 ts;
       if (gst_structure_has_name (s, "morokvad") && gst_structure_get_uint64 (s, "timestamp", &ts))
-        g_array_append_val (g_str_equal (gst_structure_get_string (s, "type"), "speech-start") ? starts : ends, ts);
+        g_array_append_val (
+            g_str_equal (gst_structure_get_string (s, "type"), "speech-start") ? starts : ends, ts);
       gst_message_unref (msg);
     }
   fail_unless (starts->len >= 3 && starts->len <= 16);
@@ -112,7 +115,7 @@ check_segments (const char *props, guint batch, double tol)
       Header hd = parse_header (map.data);
       fail_unless_equals_int (hd.magic, 0xfeedcced);
       fail_unless_equals_int (hd.version & 0xDE000000, 0xDE000000);
-      fail_unless_equals_int (hd.type, 7); /* float32 */
+      fail_unless_equals_int (hd.type, 7);   /* float32 */
       fail_unless_equals_int (hd.format, 1); /* flexible */
       fail_unless_equals_int (hd.dim[0], classes);
       fail_unless_equals_int (hd.dim[2], 0);
@@ -159,19 +162,13 @@ check_segments (const char *props, guint batch, double tol)
   gst_harness_teardown (h);
 }
 
-GST_START_TEST (test_one_tensor_per_segment)
-{
-  check_segments ("", 1, 1e-5);
-}
+GST_START_TEST (test_one_tensor_per_segment) { check_segments ("", 1, 1e-5); }
 GST_END_TEST;
 
 /* max-batch=2: segments run two at a time (the last alone, at EOS), each
  * still its own buffer, and each the same as the segment run alone: a
  * batch's items do not see each other's padding. */
-GST_START_TEST (test_max_batch)
-{
-  check_segments ("max-batch=2", 1, 1e-5);
-}
+GST_START_TEST (test_max_batch) { check_segments ("max-batch=2", 1, 1e-5); }
 GST_END_TEST;
 
 /* precision=@precision, where the element's ISA (MOROK_ISA, or this CPU's
@@ -192,24 +189,15 @@ check_precision (MorokPrecision precision, double tol)
 }
 
 /* f16 on CPUs with AVX512-FP16 */
-GST_START_TEST (test_precision_f16)
-{
-  check_precision (MOROK_PRECISION_F16, 3e-2);
-}
+GST_START_TEST (test_precision_f16) { check_precision (MOROK_PRECISION_F16, 3e-2); }
 GST_END_TEST;
 
 /* bf16x3 on CPUs with AMX-BF16: within f32's own tolerance */
-GST_START_TEST (test_precision_bf16x3)
-{
-  check_precision (MOROK_PRECISION_BF16X3, 1e-4);
-}
+GST_START_TEST (test_precision_bf16x3) { check_precision (MOROK_PRECISION_BF16X3, 1e-4); }
 GST_END_TEST;
 
 /* bf16 on CPUs with AMX-BF16 */
-GST_START_TEST (test_precision_bf16)
-{
-  check_precision (MOROK_PRECISION_BF16, 6e-2);
-}
+GST_START_TEST (test_precision_bf16) { check_precision (MOROK_PRECISION_BF16, 6e-2); }
 GST_END_TEST;
 
 /* precision=f16, bf16 or bf16x3 where it cannot run (here: the avx2 kernels) is
@@ -319,8 +307,7 @@ GST_START_TEST (test_gaps_after_waiting_utterances)
   gst_harness_push_event (h, gst_event_new_gap (3 * GST_SECOND / 2, GST_SECOND / 2));
   push_pcm (h, pcm, 2 * RATE, 3 * RATE / 10, 800);
   gst_harness_push_event (h, gst_event_new_eos ());
-  fail_unless_equals_string (timeline->str,
-                             "G0+0 B0+500 G500+500 B1000+500 G1500+500 B2000+300");
+  fail_unless_equals_string (timeline->str, "G0+0 B0+500 G500+500 B1000+500 G1500+500 B2000+300");
   gst_harness_teardown (h);
 }
 GST_END_TEST;
@@ -384,7 +371,8 @@ GST_END_TEST;
 GST_START_TEST (test_bad_model)
 {
   assert_fails_to_start ("morokencoder", NULL, "model property");
-  assert_fails_to_start ("morokencoder", "/nonexistent/gigaam.safetensors", "/nonexistent/gigaam.safetensors");
+  assert_fails_to_start ("morokencoder", "/nonexistent/gigaam.safetensors",
+                         "/nonexistent/gigaam.safetensors");
   g_autofree char *wrong = fixture_path ("onnx-tiny.onnx");
   assert_fails_to_start ("morokencoder", wrong, "onnx-tiny.onnx");
   g_autofree char *wav = fixture_path ("speech-16k.wav");
@@ -395,8 +383,8 @@ GST_END_TEST;
 static void
 edit_sample_rate_48k (JsonObject *header, JsonObject *config)
 {
-  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"),
-                              "sample_rate", 48000);
+  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"), "sample_rate",
+                              48000);
 }
 
 /* A model made for 48 kHz audio, where the element takes 16 kHz, is an error
@@ -420,7 +408,8 @@ GST_START_TEST (test_state_cycles)
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
   g_autofree char *desc = g_strdup_printf ("audiotestsrc num-buffers=8 samplesperbuffer=1600 ! "
                                            "audio/x-raw,rate=16000,channels=1 ! morokencoder "
-                                           "model=%s max-duration=2 ! fakesink", model);
+                                           "model=%s max-duration=2 ! fakesink",
+                                           model);
   assert_cycles_leak_nothing (desc, 20);
 }
 GST_END_TEST;
@@ -501,7 +490,8 @@ GST_START_TEST (test_parallel_start_stop)
   g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
   g_autofree char *desc = g_strdup_printf ("audiotestsrc num-buffers=8 samplesperbuffer=1600 ! "
                                            "audio/x-raw,rate=16000,channels=1 ! morokencoder "
-                                           "model=%s max-duration=2 ! fakesink", model);
+                                           "model=%s max-duration=2 ! fakesink",
+                                           model);
   guint64 prepares = run_parallel_cycles (desc, 4, 5);
   fail_unless (prepares >= 1 && prepares <= 20, "%" G_GUINT64_FORMAT, prepares);
   fail_unless_equals_int (morok_jit_registry_n_prototypes (), 0);

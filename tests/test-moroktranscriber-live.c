@@ -21,8 +21,8 @@
 
 typedef struct
 {
-  GString *timeline;    /* timeline_record () */
-  GPtrArray *messages;  /* GstStructure: moroktranscriber's, in order */
+  GString *timeline;   /* timeline_record () */
+  GPtrArray *messages; /* GstStructure: moroktranscriber's, in order */
 } Run;
 
 static GstBusSyncReply
@@ -43,7 +43,8 @@ run_file (const char *props, Run *run)
   g_autofree char *model = fixture_path (MODEL);
   g_autofree char *desc = g_strdup_printf (
       "filesrc location=%s ! wavparse ! audioconvert ! morokvad remove-silence=true ! "
-      "moroktranscriber name=el model=%s %s ! fakesink", wav, model, props);
+      "moroktranscriber name=el model=%s %s ! fakesink",
+      wav, model, props);
   GstElement *pipe = gst_parse_launch (desc, NULL);
   fail_unless (pipe != NULL);
   run->timeline = g_string_new (NULL);
@@ -55,8 +56,8 @@ run_file (const char *props, Run *run)
   gst_bus_set_sync_handler (bus, keep_message, run->messages, NULL);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   /* a wait limit, not a timing claim: preparing may compile the model */
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-                                                GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  GstMessage *msg
+      = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
   gst_message_unref (msg);
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
@@ -195,8 +196,8 @@ GST_START_TEST (test_auto_on_a_file_is_offline)
   run_file ("mode=offline", &offline);
   fail_unless_equals_string (autom.timeline->str, offline.timeline->str);
   for (guint m = 0; m < autom.messages->len; m++)
-    fail_unless (gst_structure_has_name (g_ptr_array_index (autom.messages, m),
-                                         "moroktranscriber"));
+    fail_unless (
+        gst_structure_has_name (g_ptr_array_index (autom.messages, m), "moroktranscriber"));
   run_clear (&autom);
   run_clear (&offline);
 }
@@ -216,15 +217,15 @@ typedef struct
   GstClockTime base, latency; /* the element's base time, its LATENCY answer */
   GstClockTime worst;         /* the largest arrival - (running time + latency) seen */
   guint words;
-  GstMessage *warning;        /* the first warning */
+  GstMessage *warning; /* the first warning */
 } Clocked;
 
 static void
 clocked_start (Clocked *c, const char *props)
 {
   g_autofree char *model = fixture_path (MODEL);
-  g_autofree char *desc = g_strdup_printf ("moroktranscriber model=%s mode=auto interval=200 %s",
-                                           model, props);
+  g_autofree char *desc
+      = g_strdup_printf ("moroktranscriber model=%s mode=auto interval=200 %s", model, props);
   memset (c, 0, sizeof *c);
   c->h = gst_harness_new_parse (desc);
   gst_harness_use_testclock (c->h);
@@ -320,8 +321,8 @@ push_utterance (Clocked *c, const float *wave, gint64 n, GstClockTime t, GstCloc
       GstBuffer *buf = gst_buffer_new_memdup (wave + at, len * sizeof (float));
       GST_BUFFER_PTS (buf) = t + gst_util_uint64_scale_int (at, GST_SECOND, 16000);
       GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (len, GST_SECOND, 16000);
-      gst_test_clock_set_time (c->clock, c->base + GST_BUFFER_PTS (buf)
-                                             + GST_BUFFER_DURATION (buf) + late);
+      gst_test_clock_set_time (c->clock,
+                               c->base + GST_BUFFER_PTS (buf) + GST_BUFFER_DURATION (buf) + late);
       fail_unless_equals_int (gst_harness_push (c->h, buf), GST_FLOW_OK);
       if ((at + len) % INTERVAL == 0)
         gst_structure_free (wait_message (c, "moroktranscriber-interim"));
@@ -399,7 +400,8 @@ GST_START_TEST (test_excessive_delay)
   fail_unless (c.warning != NULL);
   const GstStructure *details = NULL;
   gst_message_parse_warning_details (c.warning, &details);
-  fail_unless (details != NULL && gst_structure_has_name (details, "moroktranscriber/excessive-delay"));
+  fail_unless (details != NULL
+               && gst_structure_has_name (details, "moroktranscriber/excessive-delay"));
   guint64 d, allowed;
   fail_unless (gst_structure_get_uint64 (details, "delay", &d));
   fail_unless (gst_structure_get_uint64 (details, "latency", &allowed));

@@ -82,7 +82,8 @@ transcriber_harness (const char *model, const char *props, GstBus **out_bus, GSt
   g_autofree char *name = g_strdup_printf ("%s.safetensors", model);
   g_autofree char *path = fixture_path (name);
   /* a harness answers the LATENCY query live: offline unless @props says */
-  g_autofree char *desc = g_strdup_printf ("moroktranscriber model=%s mode=offline %s", path, props);
+  g_autofree char *desc
+      = g_strdup_printf ("moroktranscriber model=%s mode=offline %s", path, props);
   GstHarness *h = gst_harness_new_parse (desc);
   gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=16000, channels=1, "
                                    "layout=interleaved");
@@ -229,8 +230,8 @@ expected_timeline (const char *model)
                                 known / GST_MSECOND, (end - known) / GST_MSECOND);
       g_string_append (s, " F");
       known = MAX (known, end);
-      g_string_append_printf (s, " G%" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT,
-                              known / GST_MSECOND, (end + PAUSE - known) / GST_MSECOND);
+      g_string_append_printf (s, " G%" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT, known / GST_MSECOND,
+                              (end + PAUSE - known) / GST_MSECOND);
       known = end + PAUSE;
     }
   return g_string_free (s, FALSE);
@@ -261,9 +262,9 @@ merge_gaps (const char *timeline)
   for (guint i = 0;; i++)
     {
       gint64 ts, duration;
-      gboolean gap = items[i]
-                     && sscanf (items[i], "G%" G_GINT64_FORMAT "+%" G_GINT64_FORMAT, &ts,
-                                &duration) == 2;
+      gboolean gap
+          = items[i]
+            && sscanf (items[i], "G%" G_GINT64_FORMAT "+%" G_GINT64_FORMAT, &ts, &duration) == 2;
       if (gap && ts == gap_end)
         {
           gap_end = ts + duration;
@@ -334,7 +335,8 @@ GST_START_TEST (test_messages)
           fail_unless (gst_structure_get_uint64 (ws, "start", &start));
           fail_unless (gst_structure_get_uint64 (ws, "end", &end));
           GstClockTime t0 = utterance_start (model, i);
-          fail_unless_equals_uint64 (start, t0 + json_object_get_int_member (w, "start_frame") * FRAME);
+          fail_unless_equals_uint64 (start,
+                                     t0 + json_object_get_int_member (w, "start_frame") * FRAME);
           fail_unless_equals_uint64 (end, t0 + json_object_get_int_member (w, "end_frame") * FRAME);
         }
       gst_message_unref (msg);
@@ -362,7 +364,8 @@ GST_START_TEST (test_output_utterance)
       GstMapInfo map;
       gst_buffer_map (buf, &map, GST_MAP_READ);
       g_autofree char *text = g_strndup ((const char *) map.data, map.size);
-      fail_unless_equals_string (text, json_object_get_string_member (utterance (model, i), "text"));
+      fail_unless_equals_string (text,
+                                 json_object_get_string_member (utterance (model, i), "text"));
       gst_buffer_unmap (buf, &map);
       gst_buffer_unref (buf);
     }
@@ -376,8 +379,8 @@ GST_END_TEST;
 GST_START_TEST (test_latency)
 {
   GstBus *bus;
-  GstHarness *h = transcriber_harness (models[0], "max-duration=1 max-batch=2 latency=250", &bus,
-                                       NULL);
+  GstHarness *h
+      = transcriber_harness (models[0], "max-duration=1 max-batch=2 latency=250", &bus, NULL);
   fail_unless_equals_uint64 (gst_harness_query_latency (h), 2250 * GST_MSECOND);
   harness_teardown (h, bus);
 }
@@ -407,7 +410,8 @@ GST_START_TEST (test_live_source)
       "audiotestsrc is-live=true wave=pink-noise samplesperbuffer=800 num-buffers=60 ! "
       "audio/x-raw,rate=16000,channels=1 ! morokvad remove-silence=true ! "
       "moroktranscriber model=%s max-duration=2 latency=1000 ! "
-      "fakesink sync=true qos=true max-lateness=0", model);
+      "fakesink sync=true qos=true max-lateness=0",
+      model);
   GstElement *pipe = gst_parse_launch (desc, NULL);
   fail_unless (pipe != NULL);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
@@ -454,8 +458,8 @@ GST_END_TEST;
 static void
 edit_sample_rate_48k (JsonObject *header, JsonObject *config)
 {
-  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"),
-                              "sample_rate", 48000);
+  json_object_set_int_member (json_object_get_object_member (config, "preprocessor"), "sample_rate",
+                              48000);
 }
 
 /* A missing, wrong or absent model, or one made for 48 kHz audio, is an
@@ -517,7 +521,8 @@ GST_START_TEST (test_state_cycles)
   g_autofree char *model = fixture_path ("gigaam-v2-rnnt-tiny.safetensors");
   g_autofree char *desc = g_strdup_printf ("audiotestsrc num-buffers=8 samplesperbuffer=1600 ! "
                                            "audio/x-raw,rate=16000,channels=1 ! moroktranscriber "
-                                           "model=%s max-duration=2 ! fakesink", model);
+                                           "model=%s max-duration=2 ! fakesink",
+                                           model);
   assert_cycles_leak_nothing (desc, 20);
 }
 GST_END_TEST;

@@ -27,7 +27,7 @@
 static gint64
 sample_of (GstClockTime t)
 {
-  return (gint64)gst_util_uint64_scale_round (t, RATE, GST_SECOND);
+  return (gint64) gst_util_uint64_scale_round (t, RATE, GST_SECOND);
 }
 
 /* A buffer or GAP that left the element, in samples of the stream. */
@@ -57,7 +57,7 @@ record_out (GstPad *pad, GstPadProbeInfo *info, gpointer data)
     {
       GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
       it.start = sample_of (GST_BUFFER_PTS (buf));
-      it.len = (gint64)gst_buffer_get_size (buf) / 2;
+      it.len = (gint64) gst_buffer_get_size (buf) / 2;
       it.discont = GST_BUFFER_IS_DISCONT (buf);
     }
   else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_GAP)
@@ -94,7 +94,7 @@ run_fixture_discont (gboolean live, const gint16 *pcm, gsize n, gsize discont_at
       if (i == discont_at)
         GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
       fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-      run->pushed += (gint64)len;
+      run->pushed += (gint64) len;
     }
   gst_harness_push_event (h, gst_event_new_eos ());
   run->latency = gst_harness_query_latency (h);
@@ -104,7 +104,7 @@ run_fixture_discont (gboolean live, const gint16 *pcm, gsize n, gsize discont_at
     {
       gint64 s0 = sample_of (GST_BUFFER_PTS (out));
       gsize len = gst_buffer_get_size (out) / 2;
-      fail_unless (s0 >= 0 && s0 + (gint64)len <= (gint64)n);
+      fail_unless (s0 >= 0 && s0 + (gint64) len <= (gint64) n);
       GstMapInfo map;
       gst_buffer_map (out, &map, GST_MAP_READ);
       fail_unless (memcmp (map.data, pcm + s0, map.size) == 0,
@@ -184,7 +184,7 @@ GST_START_TEST (test_live_holds_no_longer_than_advertised)
       at += it->len;
       buffers += !it->gap;
     }
-  fail_unless_equals_int64 (at, (gint64)n);
+  fail_unless_equals_int64 (at, (gint64) n);
   fail_unless (buffers > 0 && buffers < run.items->len);
   run_clear (&run);
 }
@@ -257,16 +257,16 @@ GST_START_TEST (test_live_discont_only_at_its_start)
   g_autoptr (GArray) probs = fixture_read_floats ("vad-probs-v6-16k.txt");
   g_autoptr (GArray) segs = expected_segments (probs, n);
   MorokVadSegment *s = &g_array_index (segs, MorokVadSegment, 0);
-  gsize discont_at = (gsize)(s->start + s->end) / 2 / BLOCK * BLOCK;
+  gsize discont_at = (gsize) (s->start + s->end) / 2 / BLOCK * BLOCK;
   Run run;
   run_fixture_discont (TRUE, pcm, n, discont_at, &run);
   guint pieces = 0;
   for (guint i = 0; i < run.items->len; i++)
     {
       Item *it = &g_array_index (run.items, Item, i);
-      gboolean inside = it->start > (gint64)discont_at && it->start < (gint64)discont_at + BLOCK;
-      pieces += !it->gap && (it->start == (gint64)discont_at || inside);
-      fail_unless (!it->discont || it->start == (gint64)discont_at,
+      gboolean inside = it->start > (gint64) discont_at && it->start < (gint64) discont_at + BLOCK;
+      pieces += !it->gap && (it->start == (gint64) discont_at || inside);
+      fail_unless (!it->discont || it->start == (gint64) discont_at,
                    "buffer at %" G_GINT64_FORMAT " is DISCONT", it->start);
     }
   fail_unless (pieces >= 2, "the DISCONT buffer left in %u pieces", pieces);

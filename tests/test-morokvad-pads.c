@@ -174,8 +174,8 @@ boundaries_of (GstElement *element, const char *pad)
       if (gst_structure_has_name (s, "morokvad")
           && g_strcmp0 (gst_structure_get_string (s, "pad"), pad) == 0)
         {
-          Boundary b = { .start = g_str_equal (gst_structure_get_string (s, "type"),
-                                               "speech-start") };
+          Boundary b
+              = { .start = g_str_equal (gst_structure_get_string (s, "type"), "speech-start") };
           g_assert_true (gst_structure_get_uint64 (s, "timestamp", &b.ts));
           g_assert_true (gst_structure_get_double (s, "probability", &b.prob));
           g_array_append_val (out, b);
@@ -201,7 +201,8 @@ assert_same_stream (const char *what, Feed *got, GArray *got_b, Feed *want, GArr
   fail_unless_equals_int (got->probs->len, want->probs->len);
   for (guint i = 0; i < got->probs->len; i++)
     {
-      gdouble g = g_array_index (got->probs, gdouble, i), w = g_array_index (want->probs, gdouble, i);
+      gdouble g = g_array_index (got->probs, gdouble, i),
+              w = g_array_index (want->probs, gdouble, i);
       fail_unless (fabs (g - w) <= PROB_TOLERANCE, "%s chunk %u: %f through the pad, %f alone",
                    what, i, g, w);
     }
@@ -211,8 +212,8 @@ assert_same_stream (const char *what, Feed *got, GArray *got_b, Feed *want, GArr
     {
       Out *g = &g_array_index (got->outs, Out, i), *w = &g_array_index (want->outs, Out, i);
       fail_unless (g->pts == w->pts && g->size == w->size && g->voice == w->voice,
-                   "%s buffer %u: %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT " voice %d, alone %"
-                   G_GINT64_FORMAT "+%" G_GINT64_FORMAT " voice %d",
+                   "%s buffer %u: %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT
+                   " voice %d, alone %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT " voice %d",
                    what, i, g->pts, g->size, g->voice, w->pts, w->size, w->voice);
     }
   fail_unless (got_b->len == want_b->len, "%s: %u boundaries, %u alone", what, got_b->len,
@@ -227,8 +228,8 @@ assert_same_stream (const char *what, Feed *got, GArray *got_b, Feed *want, GArr
 
 /* A lone morokvad of @version on the stream of @spec. */
 static void
-run_alone (const char *version, const char *prop, const char *value, const gint16 *pcm,
-           guint rate, const Feed *spec, Feed *out, GArray **out_bounds)
+run_alone (const char *version, const char *prop, const char *value, const gint16 *pcm, guint rate,
+           const Feed *spec, Feed *out, GArray **out_bounds)
 {
   GstElement *vad = gst_element_factory_make ("morokvad", NULL);
   gst_util_set_object_arg (G_OBJECT (vad), "model-version", version);
@@ -272,8 +273,8 @@ run_streams_against_alone (const char *version, guint rate, const char *prop, co
       g_autofree char *src = g_strdup_printf ("src_%u", i);
       guint r = specs[i].rate ? specs[i].rate : rate;
       h[i] = pad_harness (vad, sink, src, r);
-      g_assert_cmpuint (specs[i].first + (gsize) specs[i].n_chunks * (r == 16000 ? 512 : 256),
-                        <=, len[r != 16000]);
+      g_assert_cmpuint (specs[i].first + (gsize) specs[i].n_chunks * (r == 16000 ? 512 : 256), <=,
+                        len[r != 16000]);
       g_autoptr (GstPad) pad = gst_element_get_static_pad (vad, sink);
       feed_init (&out_feeds[i], h[i], G_OBJECT (pad), r == 16000 ? pcm16 : pcm8, r, &specs[i]);
     }
@@ -325,8 +326,7 @@ typedef struct
 } Case;
 
 static const Case cases[] = {
-  { "v4", 16000 }, { "v5", 16000 }, { "v6", 16000 },
-  { "v4", 8000 },  { "v5", 8000 },  { "v6", 8000 },
+  { "v4", 16000 }, { "v5", 16000 }, { "v6", 16000 }, { "v4", 8000 }, { "v5", 8000 }, { "v6", 8000 },
 };
 
 /* Three streams of different lengths through sink_0..2 (sink_1 ends
@@ -448,8 +448,8 @@ push_paced (gpointer data)
   Feed *f = data;
   for (guint c = 0; c < 50; c++)
     {
-      f->ok = gst_harness_push (f->h, gst_buffer_new_memdup (f->pcm + c * 512, 1024))
-              == GST_FLOW_OK;
+      f->ok
+          = gst_harness_push (f->h, gst_buffer_new_memdup (f->pcm + c * 512, 1024)) == GST_FLOW_OK;
       g_usleep (30000);
     }
   return NULL;
@@ -547,8 +547,8 @@ GST_START_TEST (test_bad_caps_names_pad)
       fail_unless (msg != NULL);
       GError *err = NULL;
       gst_message_parse_error (msg, &err, NULL);
-      fail_unless (strstr (err->message, "sink_1") && strstr (err->message, bad[k].expect),
-                   "%s", err->message);
+      fail_unless (strstr (err->message, "sink_1") && strstr (err->message, bad[k].expect), "%s",
+                   err->message);
       g_error_free (err);
       gst_message_unref (msg);
       gst_object_unref (bus);
@@ -633,7 +633,6 @@ GST_START_TEST (test_max_streams)
   gst_object_unref (vad);
 }
 GST_END_TEST;
-
 
 /* The probability of sink_0 after one chunk of speech through @h. */
 static gdouble

@@ -35,7 +35,8 @@ GST_START_TEST (test_messages_match_reference_segments)
   for (guint i = 0; i < want->len; i++)
     {
       MorokVadSegment *s = &g_array_index (want, MorokVadSegment, i);
-      Boundary *b0 = &g_array_index (got, Boundary, 2 * i), *b1 = &g_array_index (got, Boundary, 2 * i + 1);
+      Boundary *b0 = &g_array_index (got, Boundary, 2 * i),
+               *b1 = &g_array_index (got, Boundary, 2 * i + 1);
       fail_unless (b0->start && !b1->start);
       GstClockTime t0 = gst_util_uint64_scale_int (s->start, GST_SECOND, RATE);
       GstClockTime t1 = gst_util_uint64_scale_int (s->end, GST_SECOND, RATE);
@@ -173,8 +174,7 @@ probs_as (const char *format, guint channels, const gint16 *pcm, guint n_chunks,
           gboolean odd = bad && at >= bad && at < bad + 64;
           for (guint k = 0; k < channels; k++)
             if (f32)
-              ((float *) map.data)[i * channels + k]
-                  = odd ? specials[at % 3] : pcm[at] / 32768.0f;
+              ((float *) map.data)[i * channels + k] = odd ? specials[at % 3] : pcm[at] / 32768.0f;
             else
               ((gint16 *) map.data)[i * channels + k] = odd ? 0 : pcm[at];
         }
@@ -194,12 +194,21 @@ GST_START_TEST (test_formats_and_channels_mix_alike)
 {
   gsize n;
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
-  enum { CHUNKS = 120 };
+  enum
+  {
+    CHUNKS = 120
+  };
   const gsize bad = 80 * CHUNK + 100; /* inside speech: the state carries it on */
   double want[CHUNKS], got[CHUNKS], zeroed[CHUNKS];
   probs_as ("S16LE", 1, pcm, CHUNKS, 0, want);
-  const struct { const char *format; guint channels; } cases[] = {
-    { "F32LE", 1 }, { "F32LE", 2 }, { "S16LE", 2 },
+  const struct
+  {
+    const char *format;
+    guint channels;
+  } cases[] = {
+    { "F32LE", 1 },
+    { "F32LE", 2 },
+    { "S16LE", 2 },
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     {
@@ -226,7 +235,10 @@ GST_START_TEST (test_discont_resets_state)
 {
   gsize n;
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
-  enum { AFTER = 40 };
+  enum
+  {
+    AFTER = 40
+  };
   const gsize split = 150 * CHUNK; /* inside speech: the state matters */
   double fresh[AFTER], resumed[AFTER], carried[AFTER];
   GstHarness *a = vad_harness (NULL, NULL);
@@ -260,7 +272,10 @@ GST_START_TEST (test_int8_setting_runs_f32)
 {
   gsize n;
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
-  enum { CHUNKS = 200 };
+  enum
+  {
+    CHUNKS = 200
+  };
   double f32[CHUNKS], int8[CHUNKS];
   GstHarness *a = vad_harness (NULL, NULL);
   guint64 before = morok_jit_registry_prepare_count ();
@@ -323,11 +338,14 @@ GST_START_TEST (test_remove_silence)
       gboolean inside = FALSE;
       for (guint i = 0; i < bounds->len; i += 2)
         {
-          gint64 a = (gint64) gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i).ts, RATE, GST_SECOND);
-          gint64 b = (gint64) gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i + 1).ts, RATE, GST_SECOND);
+          gint64 a = (gint64) gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i).ts,
+                                                           RATE, GST_SECOND);
+          gint64 b = (gint64) gst_util_uint64_scale_round (
+              g_array_index (bounds, Boundary, i + 1).ts, RATE, GST_SECOND);
           inside = inside || (s0 >= a && s0 + (gint64) len <= b);
         }
-      fail_unless (inside, "buffer at sample %" G_GINT64_FORMAT " of %zu samples is outside speech", s0, len);
+      fail_unless (inside, "buffer at sample %" G_GINT64_FORMAT " of %zu samples is outside speech",
+                   s0, len);
       fail_unless (s0 >= prev_end);
       prev_end = s0 + (gint64) len;
       /* the samples themselves are untouched */
@@ -340,8 +358,11 @@ GST_START_TEST (test_remove_silence)
     }
   gsize want = 0;
   for (guint i = 0; i < bounds->len; i += 2)
-    want += gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i + 1).ts - g_array_index (bounds, Boundary, i).ts, RATE, GST_SECOND);
-  fail_unless (ABS ((gssize) kept - (gssize) want) <= (gssize) bounds->len, "kept %zu samples, segments hold %zu", kept, want);
+    want += gst_util_uint64_scale_round (g_array_index (bounds, Boundary, i + 1).ts
+                                             - g_array_index (bounds, Boundary, i).ts,
+                                         RATE, GST_SECOND);
+  fail_unless (ABS ((gssize) kept - (gssize) want) <= (gssize) bounds->len,
+               "kept %zu samples, segments hold %zu", kept, want);
   guint gaps = 0;
   GstEvent *ev;
   while ((ev = gst_harness_try_pull_event (h)))
@@ -436,7 +457,8 @@ GST_START_TEST (test_unsupported_rate)
   GstHarness *h = gst_harness_new ("morokvad");
   GstBus *bus = gst_bus_new ();
   gst_element_set_bus (h->element, bus);
-  gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=44100, channels=1, layout=interleaved");
+  gst_harness_set_src_caps_str (
+      h, "audio/x-raw, format=S16LE, rate=44100, channels=1, layout=interleaved");
   GstBuffer *buf = gst_buffer_new_allocate (NULL, 882, NULL);
   gst_buffer_memset (buf, 0, 0, 882);
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_NOT_NEGOTIATED);
@@ -454,10 +476,7 @@ GST_END_TEST;
 
 /* A compiler that exits early or rejects a flag fails the state change
  * with an error naming it and what it printed; the host process lives on. */
-GST_START_TEST (test_broken_compiler)
-{
-  assert_broken_compilers_fail_to_start ("morokvad", NULL);
-}
+GST_START_TEST (test_broken_compiler) { assert_broken_compilers_fail_to_start ("morokvad", NULL); }
 GST_END_TEST;
 
 /* A missing or corrupt model is an error message on the bus naming the
@@ -477,7 +496,8 @@ GST_END_TEST;
 GST_START_TEST (test_state_cycles)
 {
   assert_cycles_leak_nothing ("audiotestsrc num-buffers=4 samplesperbuffer=700 ! "
-                              "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink", 50);
+                              "audio/x-raw,rate=16000,channels=1 ! morokvad ! fakesink",
+                              50);
 }
 GST_END_TEST;
 
@@ -509,8 +529,7 @@ GST_START_TEST (test_elements_share_program)
   fail_unless_equals_int (prepares_of_two (NULL, NULL, &alive), 2);
   fail_unless_equals_int (alive, 2);
 
-  g_autofree char *v6 = g_build_filename (g_getenv ("MOROK_MODEL_DIR"), "silero_vad_v6.onnx",
-                                          NULL);
+  g_autofree char *v6 = g_build_filename (g_getenv ("MOROK_MODEL_DIR"), "silero_vad_v6.onnx", NULL);
   g_autofree char *dir = temp_dir_new ();
   g_autofree char *copy = g_build_filename (dir, "renamed.onnx", NULL);
   g_autofree char *bytes = NULL;
@@ -520,8 +539,7 @@ GST_START_TEST (test_elements_share_program)
   fail_unless_equals_int (prepares_of_two (v6, copy, &alive), 2);
   fail_unless_equals_int (alive, 2);
 
-  g_autofree char *v5 = g_build_filename (g_getenv ("MOROK_MODEL_DIR"), "silero_vad_v5.onnx",
-                                          NULL);
+  g_autofree char *v5 = g_build_filename (g_getenv ("MOROK_MODEL_DIR"), "silero_vad_v5.onnx", NULL);
   fail_unless_equals_int (prepares_of_two (v6, v5, &alive), 4);
   fail_unless_equals_int (alive, 4);
   temp_dir_remove (dir);
@@ -553,7 +571,10 @@ GST_START_TEST (test_shared_probabilities_equal_lone)
 {
   gsize n;
   g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
-  enum { CHUNKS = 120 };
+  enum
+  {
+    CHUNKS = 120
+  };
   fail_unless (n >= 2 * CHUNKS * CHUNK);
   double lone[CHUNKS], shared[CHUNKS], other[CHUNKS];
   GstHarness *h = vad_harness (NULL, NULL);

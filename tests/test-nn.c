@@ -22,12 +22,22 @@ rnd (guint rank, const gint64 *shape)
 static void
 test_matmul (void)
 {
-  const struct { guint ra; gint64 a[4]; guint rb; gint64 b[4]; } cases[] = {
-    { 2, { 1, 1 }, 2, { 1, 1 } },       { 2, { 7, 13 }, 2, { 13, 5 } },
-    { 2, { 70, 33 }, 2, { 33, 600 } },  { 3, { 3, 5, 9 }, 2, { 9, 17 } },
-    { 4, { 2, 1, 4, 6 }, 3, { 3, 6, 5 } }, { 2, { 1, 129 }, 2, { 129, 31 } },
+  const struct
+  {
+    guint ra;
+    gint64 a[4];
+    guint rb;
+    gint64 b[4];
+  } cases[] = {
+    { 2, { 1, 1 }, 2, { 1, 1 } },
+    { 2, { 7, 13 }, 2, { 13, 5 } },
+    { 2, { 70, 33 }, 2, { 33, 600 } },
+    { 3, { 3, 5, 9 }, 2, { 9, 17 } },
+    { 4, { 2, 1, 4, 6 }, 3, { 3, 6, 5 } },
+    { 2, { 1, 129 }, 2, { 129, 31 } },
     /* narrow N, wide M: contracted transposed */
-    { 2, { 130, 40 }, 2, { 40, 3 } },   { 3, { 2, 70, 9 }, 2, { 9, 16 } },
+    { 2, { 130, 40 }, 2, { 40, 3 } },
+    { 3, { 2, 70, 9 }, 2, { 9, 16 } },
   };
   for (MorokIsa isa = MOROK_ISA_PORTABLE; isa <= morok_isa_detect (); isa++)
     for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
@@ -63,8 +73,14 @@ test_matmul (void)
 static void
 test_matmul_packed (void)
 {
-  const struct { gint64 batch, m, k, n; } cases[] = {
-    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 2, 100, 200, 64 },
+  const struct
+  {
+    gint64 batch, m, k, n;
+  } cases[] = {
+    { 1, 70, 33, 600 },
+    { 3, 20, 300, 130 },
+    { 1, 9, 257, 70 },
+    { 2, 100, 200, 64 },
   };
   const guint nr[] = { [MOROK_ISA_PORTABLE] = 4, [MOROK_ISA_AVX2] = 16, [MOROK_ISA_AVX512] = 64 };
   for (MorokIsa isa = MOROK_ISA_PORTABLE; isa <= morok_isa_detect (); isa++)
@@ -108,7 +124,10 @@ skip_unless_runs (MorokPrecision precision)
   return TRUE;
 }
 
-typedef struct { gint64 batch, m, k, n; } PackedShape;
+typedef struct
+{
+  gint64 batch, m, k, n;
+} PackedShape;
 
 /* Packed weights in a reduced precision, plans for @isa: A [batch, m, k] . B
  * [k, n] (and B given as a transposed [n, k] weight) against @want_of (a,
@@ -120,7 +139,8 @@ check_packed (MorokPrecision precision, MorokIsa isa, const PackedShape *cases, 
               gsize (*bytes_of) (gint64 k, gint64 n, gint64 nr))
 {
   gint64 nr = morok_weight_pack_nr (isa);
-  g_autofree char *what = g_strdup_printf ("matmul packed weight, %s", morok_precision_name (precision));
+  g_autofree char *what
+      = g_strdup_printf ("matmul packed weight, %s", morok_precision_name (precision));
   for (guint k = 0; k < n_cases; k++)
     for (int transposed = 0; transposed < 2; transposed++)
       {
@@ -182,13 +202,20 @@ test_matmul_packed_f16 (void)
   if (skip_unless_runs (MOROK_PRECISION_F16))
     return;
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
+    { 1, 70, 33, 600 },
+    { 3, 20, 300, 130 },
+    { 1, 9, 257, 70 },
+    { 1, 250, 768, 768 },
   };
-  check_packed (MOROK_PRECISION_F16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_f16, 2.5e-3,
-                f16_bytes);
+  check_packed (MOROK_PRECISION_F16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_f16,
+                2.5e-3, f16_bytes);
 }
 
-static double d_add (double a, double b) { return a + b; }
+static double
+d_add (double a, double b)
+{
+  return a + b;
+}
 
 static double
 relu (double x)
@@ -256,7 +283,8 @@ test_matmul_packed_epilogue (void)
   };
   for (guint i = 0; i < G_N_ELEMENTS (reduced); i++)
     if (morok_weight_pack_missing (morok_isa_detect (), reduced[i].precision))
-      g_test_message ("epilogue: no %s here (%s missing)", morok_precision_name (reduced[i].precision),
+      g_test_message ("epilogue: no %s here (%s missing)",
+                      morok_precision_name (reduced[i].precision),
                       morok_weight_pack_missing (morok_isa_detect (), reduced[i].precision));
     else
       runs[n_runs++] = reduced[i];
@@ -280,12 +308,15 @@ test_matmul_packed_epilogue (void)
           const MorokSym *sa[] = { morok_sym_const (pool, cases[k].batch), morok_sym_var (mv),
                                    morok_sym_const (pool, cases[k].k) };
           const MorokSym *sr[] = { sa[0], sa[1], morok_sym_const (pool, cases[k].n) };
-          MorokTensor *y = morok_tensor_matmul (case_input_sym (&c, a, sa), case_weight (&c, b), &e);
+          MorokTensor *y
+              = morok_tensor_matmul (case_input_sym (&c, a, sa), case_weight (&c, b), &e);
           y = morok_tensor_relu (morok_tensor_add (y, case_input_sym (&c, r, sr), &e), &e);
           g_assert_no_error (e);
           c.vars[0] = (MorokVarValue){ "m", rows };
           c.n_vars = 1;
-          double tol = runs[run].tol_per_sqrt_k ? runs[run].tol_per_sqrt_k * sqrt ((double) cases[k].k) : TOL;
+          double tol = runs[run].tol_per_sqrt_k
+                           ? runs[run].tol_per_sqrt_k * sqrt ((double) cases[k].k)
+                           : TOL;
           g_autofree char *what = g_strdup_printf ("matmul packed weight, epilogue, %s",
                                                    morok_precision_name (c.precision));
           case_check (&c, y, want, tol, what);
@@ -306,11 +337,11 @@ test_matmul_packed_bf16x3 (void)
   if (skip_unless_runs (MOROK_PRECISION_BF16X3))
     return;
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
-    { 2, 47, 1000, 33 },
+    { 1, 70, 33, 600 },   { 3, 20, 300, 130 }, { 1, 9, 257, 70 },
+    { 1, 250, 768, 768 }, { 2, 47, 1000, 33 },
   };
-  check_packed (MOROK_PRECISION_BF16X3, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), ref_matmul, 1e-5,
-                bf16x3_bytes);
+  check_packed (MOROK_PRECISION_BF16X3, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), ref_matmul,
+                1e-5, bf16x3_bytes);
 }
 
 /* bf16 (AMX-BF16, else vdpbf16ps on AVX512-BF16): hi.hi alone. The products of bf16 operands are
@@ -325,10 +356,13 @@ test_matmul_packed_bf16 (void)
   if (skip_unless_runs (MOROK_PRECISION_BF16))
     return;
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 250, 768, 768 }, { 2, 47, 1000, 33 },
+    { 1, 70, 33, 600 },
+    { 3, 20, 300, 130 },
+    { 1, 250, 768, 768 },
+    { 2, 47, 1000, 33 },
   };
-  check_packed (MOROK_PRECISION_BF16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_bf16, 1e-6,
-                bf16_bytes);
+  check_packed (MOROK_PRECISION_BF16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases),
+                product_of_bf16, 1e-6, bf16_bytes);
 }
 
 /* @r [..., rows, cols] as f32, each row (@by_row) or column quantised the
@@ -374,20 +408,20 @@ product_of_int8 (const Ref *a, const Ref *b)
 static gsize
 int8_bytes (gint64 k, gint64 n, gint64 nr)
 {
-  return (gsize) ((n + nr - 1) / nr * nr * ((k + 63) / 64 * 64 + 4 + 4 * ((k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC)));
+  return (gsize) ((n + nr - 1) / nr * nr
+                  * ((k + 63) / 64 * 64 + 4
+                     + 4 * ((k + MOROK_WEIGHT_PACK_INT8_KC - 1) / MOROK_WEIGHT_PACK_INT8_KC)));
 }
 
 /* int8 (AVX512-VNNI; on avx2 AVX-VNNI, or vpmaddubsw with A in 7 bits): B
  * quantised per column at prepare, A per row at run time, int32 sums of
- * uint8 x int8 quads with A's offset (128, or 64) taken back. Against the exact product of the operands so
- * quantised, what is left is the f32 rounding of the sums and scales:
- * measured about 2e-8 sqrt (K) relative to max (1, |C|), held to
- * 1e-6 sqrt (K); one quantum of one operand off moves C by about 1 / 127^2
- * of a product, a dropped or misplaced quad by |C|, a missing correction by
- * 128 / 127 of a column sum. Odd K (a partial quad) and K past a block
- * (3072: three of 1024), partial tiles, batches, columns over threads; on
- * the avx512 ISA AMX tiles where the CPU has AMX-INT8, else zmm; ymm on
- * avx2. */
+ * uint8 x int8 quads with A's offset (128, or 64) taken back. Against the exact product of the
+ * operands so quantised, what is left is the f32 rounding of the sums and scales: measured about
+ * 2e-8 sqrt (K) relative to max (1, |C|), held to 1e-6 sqrt (K); one quantum of one operand off
+ * moves C by about 1 / 127^2 of a product, a dropped or misplaced quad by |C|, a missing correction
+ * by 128 / 127 of a column sum. Odd K (a partial quad) and K past a block (3072: three of 1024),
+ * partial tiles, batches, columns over threads; on the avx512 ISA AMX tiles where the CPU has
+ * AMX-INT8, else zmm; ymm on avx2. */
 static void
 test_matmul_packed_int8 (gconstpointer data)
 {
@@ -400,8 +434,8 @@ test_matmul_packed_int8 (gconstpointer data)
       return;
     }
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 }, { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
-    { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 },
+    { 1, 70, 33, 600 },   { 3, 20, 300, 130 }, { 1, 9, 257, 70 },
+    { 1, 250, 768, 768 }, { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 },
   };
   int8_amax = morok_weight_pack_int8_amax (isa);
   check_packed (MOROK_PRECISION_INT8, isa, cases, G_N_ELEMENTS (cases), product_of_int8, 1e-6,
@@ -422,7 +456,8 @@ test_linear (void)
   Case c;
   case_init (&c);
   GError *e = NULL;
-  MorokTensor *y = morok_tensor_linear (case_input (&c, x), case_weight (&c, w), case_weight (&c, b), &e);
+  MorokTensor *y
+      = morok_tensor_linear (case_input (&c, x), case_weight (&c, w), case_weight (&c, b), &e);
   g_assert_no_error (e);
   case_check (&c, y, want, TOL, "linear");
 }
@@ -432,7 +467,10 @@ test_linear (void)
 static void
 test_conv (void)
 {
-  const struct { gint64 cin, cout, k, stride, pad, dil, groups, len; } c1[] = {
+  const struct
+  {
+    gint64 cin, cout, k, stride, pad, dil, groups, len;
+  } c1[] = {
     { 3, 5, 3, 1, 1, 1, 1, 17 }, { 4, 6, 5, 2, 2, 1, 1, 20 }, { 4, 4, 3, 1, 2, 2, 2, 11 },
     { 6, 6, 5, 1, 2, 1, 6, 13 }, { 1, 8, 4, 3, 0, 1, 1, 30 },
   };
@@ -441,12 +479,14 @@ test_conv (void)
       g_autoptr (Ref) x = rnd (SHAPE (2, c1[k].cin, c1[k].len));
       g_autoptr (Ref) w = rnd (SHAPE (c1[k].cout, c1[k].cin / c1[k].groups, c1[k].k));
       g_autoptr (Ref) b = rnd (SHAPE (c1[k].cout));
-      g_autoptr (Ref) want = ref_conv (x, w, b, 1, &c1[k].stride, &c1[k].pad, &c1[k].dil, c1[k].groups);
+      g_autoptr (Ref) want
+          = ref_conv (x, w, b, 1, &c1[k].stride, &c1[k].pad, &c1[k].dil, c1[k].groups);
       Case c;
       case_init (&c);
       GError *e = NULL;
-      MorokTensor *y = morok_tensor_conv1d (case_input (&c, x), case_weight (&c, w), case_weight (&c, b),
-                                            c1[k].stride, c1[k].pad, c1[k].dil, c1[k].groups, &e);
+      MorokTensor *y
+          = morok_tensor_conv1d (case_input (&c, x), case_weight (&c, w), case_weight (&c, b),
+                                 c1[k].stride, c1[k].pad, c1[k].dil, c1[k].groups, &e);
       g_assert_no_error (e);
       case_check (&c, y, want, TOL, "conv1d");
     }
@@ -492,7 +532,8 @@ test_softmax (void)
         case_init (&c);
         GError *e = NULL;
         MorokTensor *t = case_input (&c, x);
-        MorokTensor *y = use_log ? morok_tensor_log_softmax (t, axis, &e) : morok_tensor_softmax (t, axis, &e);
+        MorokTensor *y
+            = use_log ? morok_tensor_log_softmax (t, axis, &e) : morok_tensor_softmax (t, axis, &e);
         g_assert_no_error (e);
         case_check (&c, y, want, TOL, use_log ? "log_softmax" : "softmax");
       }
@@ -592,7 +633,12 @@ sig (double v)
 static void
 test_lstm_cell (void)
 {
-  enum { B = 2, IN = 5, H = 4 };
+  enum
+  {
+    B = 2,
+    IN = 5,
+    H = 4
+  };
   g_autoptr (Ref) x = rnd (SHAPE (B, IN));
   g_autoptr (Ref) h = rnd (SHAPE (B, H));
   g_autoptr (Ref) cs = rnd (SHAPE (B, H));
@@ -623,9 +669,9 @@ test_lstm_cell (void)
   case_init (&c);
   GError *e = NULL;
   MorokTensor *h2, *c2;
-  g_assert_true (morok_tensor_lstm_cell (case_input (&c, x), case_input (&c, h), case_input (&c, cs),
-                                         case_weight (&c, wih), case_weight (&c, whh),
-                                         case_weight (&c, bih), case_weight (&c, bhh), &h2, &c2, &e));
+  g_assert_true (morok_tensor_lstm_cell (
+      case_input (&c, x), case_input (&c, h), case_input (&c, cs), case_weight (&c, wih),
+      case_weight (&c, whh), case_weight (&c, bih), case_weight (&c, bhh), &h2, &c2, &e));
   MorokTensor *both[] = { h2, c2 };
   case_check (&c, morok_tensor_cat (both, 2, 1, &e), want, TOL, "lstm_cell");
   g_assert_no_error (e);
@@ -672,11 +718,18 @@ ref_attention (const Ref *q, const Ref *k, const Ref *v, const Ref *mask)
 static void
 test_attention (void)
 {
-  enum { B = 2, NH = 3, T = 6, D = 8 };
+  enum
+  {
+    B = 2,
+    NH = 3,
+    T = 6,
+    D = 8
+  };
   g_autoptr (Ref) q = rnd (SHAPE (B, NH, T, D));
   g_autoptr (Ref) k = rnd (SHAPE (B, NH, T, D));
   g_autoptr (Ref) v = rnd (SHAPE (B, NH, T, D));
-  g_autoptr (Ref) mask = ref_new (4, (gint64[]){ B, 1, 1, T }); /* batch 1 ignores its last 2 keys */
+  g_autoptr (Ref) mask
+      = ref_new (4, (gint64[]){ B, 1, 1, T }); /* batch 1 ignores its last 2 keys */
   for (int i = 0; i < T; i++)
     mask->v[i] = 1, mask->v[T + i] = i < T - 2;
   g_autoptr (Ref) mask3 = ref_reshape (mask, 3, (gint64[]){ B, 1, T });
@@ -686,7 +739,8 @@ test_attention (void)
   GError *e = NULL;
   MorokTensor *m = case_input (&c, mask);
   MorokTensor *mt = morok_tensor_gt (m, morok_tensor_scalar_like (m, 0.5), &e);
-  MorokTensor *y = morok_tensor_attention (case_input (&c, q), case_input (&c, k), case_input (&c, v), mt, 0, &e);
+  MorokTensor *y = morok_tensor_attention (case_input (&c, q), case_input (&c, k),
+                                           case_input (&c, v), mt, 0, &e);
   g_assert_no_error (e);
   case_check (&c, y, want, TOL, "attention");
 }
@@ -700,7 +754,15 @@ test_attention (void)
 static void
 attention_fused (gint64 D)
 {
-  enum { B = 2, NH = 2, TQ = 70, TK = 300, DV = 20, TK_RUN = 290 };
+  enum
+  {
+    B = 2,
+    NH = 2,
+    TQ = 70,
+    TK = 300,
+    DV = 20,
+    TK_RUN = 290
+  };
   g_autoptr (Ref) q = rnd (SHAPE (B, NH, TQ, D));
   g_autoptr (Ref) k = rnd (SHAPE (B, NH, TK_RUN, D));
   g_autoptr (Ref) v = rnd (SHAPE (B, NH, TK_RUN, DV));
@@ -708,8 +770,8 @@ attention_fused (gint64 D)
   g_autoptr (Ref) causal = ref_new (3, (gint64[]){ B, TQ, TK_RUN });
   for (gint64 j = 0; j < TK_RUN; j++)
     {
-      keys->v[j] = j >= 256 + 3;       /* item 0: only keys past the first block */
-      keys->v[TK_RUN + j] = j < 280;   /* item 1: a padded tail, keys in both blocks */
+      keys->v[j] = j >= 256 + 3;     /* item 0: only keys past the first block */
+      keys->v[TK_RUN + j] = j < 280; /* item 1: a padded tail, keys in both blocks */
       for (gint64 i = 0; i < TQ; i++)
         causal->v[i * TK_RUN + j] = causal->v[(TQ + i) * TK_RUN + j] = j <= i;
     }
@@ -729,8 +791,8 @@ attention_fused (gint64 D)
                                      morok_sym_const (pool, D) };
         const MorokSym *vshape[] = { kshape[0], kshape[1], tk, morok_sym_const (pool, DV) };
         const Ref *mref = fused ? keys : causal;
-        const MorokSym *mshape4[] = { kshape[0], morok_sym_const (pool, 1),
-                                      morok_sym_const (pool, 1), tk };
+        const MorokSym *mshape4[]
+            = { kshape[0], morok_sym_const (pool, 1), morok_sym_const (pool, 1), tk };
         const MorokSym *mshape3[] = { kshape[0], morok_sym_const (pool, TQ), tk };
         MorokTensor *m = case_input_sym (&c, mref, fused ? mshape4 : mshape3);
         MorokTensor *mt = morok_tensor_gt (m, morok_tensor_scalar_like (m, 0.5), &e);
@@ -785,7 +847,16 @@ ref_dft_magnitude (const Ref *frames, const Ref *window)
 static void
 test_dft_magnitude (void)
 {
-  enum { B = 9, B_RUN = 7, N = 576, L = 256, HOP = 128, L2 = 64, T2 = 5 };
+  enum
+  {
+    B = 9,
+    B_RUN = 7,
+    N = 576,
+    L = 256,
+    HOP = 128,
+    L2 = 64,
+    T2 = 5
+  };
   g_autoptr (Ref) audio = ref_rand (rng, SHAPE (B_RUN, N), -1, 1);
   g_autoptr (Ref) hann = ref_new (1, (gint64[]){ L });
   for (gint64 n = 0; n < L; n++)
@@ -805,7 +876,8 @@ test_dft_magnitude (void)
       GError *e = NULL;
       MorokSymPool *pool = morok_graph_sym_pool (c.g);
       const MorokSym *b = morok_sym_var (morok_variable_new (pool, "b", 1, B));
-      MorokTensor *x = case_input_sym (&c, audio, (const MorokSym *[]){ b, morok_sym_const (pool, N) });
+      MorokTensor *x
+          = case_input_sym (&c, audio, (const MorokSym *[]){ b, morok_sym_const (pool, N) });
       x = morok_tensor_pad_reflect (x, (gint64[]){ 0, 0 }, (gint64[]){ 0, 64 }, &e);
       MorokTensor *y = morok_tensor_dft_magnitude (morok_tensor_window (x, 1, L, HOP, 1, &e),
                                                    case_weight (&c, hann), &e);
@@ -840,7 +912,11 @@ static void
 test_dtypes (void)
 {
   g_autoptr (Ref) x = ref_rand (rng, SHAPE (37), -100, 100);
-  const struct { MorokDType t; double tol; } half[] = { { MOROK_DTYPE_F16, 1.0 / 1024 }, { MOROK_DTYPE_BF16, 1.0 / 128 } };
+  const struct
+  {
+    MorokDType t;
+    double tol;
+  } half[] = { { MOROK_DTYPE_F16, 1.0 / 1024 }, { MOROK_DTYPE_BF16, 1.0 / 128 } };
   for (guint k = 0; k < G_N_ELEMENTS (half); k++)
     {
       Case c;

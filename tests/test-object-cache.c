@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 /* The kernel a plan would have: out[0] = 42. */
-static const char benign_source[] =
-  "#include <stdint.h>\n"
-  "void morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t n)\n"
-  "{ ((float *) bufs[0])[0] = 42.0f; }\n";
+static const char benign_source[]
+    = "#include <stdint.h>\n"
+      "void morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t n)\n"
+      "{ ((float *) bufs[0])[0] = 42.0f; }\n";
 
 /* The attacker's kernel: creates @marker (open (path, O_WRONLY|O_CREAT,
  * 0600) through the syscall instruction), then out[0] = 666. */
@@ -31,29 +31,28 @@ static char *
 malicious_source (const char *marker)
 {
   return g_strdup_printf (
-    "#include <stdint.h>\n"
-    "static const char marker[] = \"%s\";\n"
-    "void morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t n)\n"
-    "{\n"
-    "  long r;\n"
-    "  __asm__ volatile (\"syscall\" : \"=a\" (r) : \"a\" (2L), \"D\" (marker), \"S\" (0101L),\n"
-    "                    \"d\" (0600L) : \"rcx\", \"r11\", \"memory\");\n"
-    "  ((float *) bufs[0])[0] = 666.0f;\n"
-    "}\n",
-    marker);
+      "#include <stdint.h>\n"
+      "static const char marker[] = \"%s\";\n"
+      "void morok_k0 (void *const *bufs, const int64_t *vars, uint32_t tid, uint32_t n)\n"
+      "{\n"
+      "  long r;\n"
+      "  __asm__ volatile (\"syscall\" : \"=a\" (r) : \"a\" (2L), \"D\" (marker), \"S\" (0101L),\n"
+      "                    \"d\" (0600L) : \"rcx\", \"r11\", \"memory\");\n"
+      "  ((float *) bufs[0])[0] = 666.0f;\n"
+      "}\n",
+      marker);
 }
 
 typedef struct
 {
-  char *root;   /* temporary folder holding everything below */
-  char *dir;    /* the cache folder the compile is pointed at */
-  char *marker; /* created only if the malicious object runs */
-  char *key;    /* the benign source's cache key */
-  char *entry;  /* dir/<key>.obj */
+  char *root;        /* temporary folder holding everything below */
+  char *dir;         /* the cache folder the compile is pointed at */
+  char *marker;      /* created only if the malicious object runs */
+  char *key;         /* the benign source's cache key */
+  char *entry;       /* dir/<key>.obj */
   GBytes *malicious; /* the malicious object's bytes */
   char *malicious_key;
 } Fixture;
-
 
 /* The name (without ".obj") of the only entry in @dir. */
 static char *
@@ -359,11 +358,11 @@ test_fifo_entry_does_not_block (Fixture *f, gconstpointer data)
 static void
 write_wrapper (const char *path, const char *log, const char *version)
 {
-  g_autofree char *script = g_strdup_printf (
-      "#!/bin/sh\n"
-      "if [ \"$1\" = --version ]; then echo run >> '%s'; echo '%s'; exit 0; fi\n"
-      "exec clang \"$@\"\n",
-      log, version);
+  g_autofree char *script
+      = g_strdup_printf ("#!/bin/sh\n"
+                         "if [ \"$1\" = --version ]; then echo run >> '%s'; echo '%s'; exit 0; fi\n"
+                         "exec clang \"$@\"\n",
+                         log, version);
   g_assert_true (g_file_set_contents (path, script, -1, NULL));
   g_assert_cmpint (g_chmod (path, 0755), ==, 0);
 }
@@ -450,14 +449,12 @@ main (int argc, char **argv)
   ADD ("/object-cache/trust/tampered-object-recompiled", test_tampered_object_recompiled);
   ADD ("/object-cache/trust/changed-constant-recompiled", test_changed_constant_recompiled);
   ADD ("/object-cache/trust/truncated-entry-recompiled", test_truncated_entry_recompiled);
-  ADD ("/object-cache/trust/entry-of-another-key-recompiled",
-       test_entry_of_another_key_recompiled);
+  ADD ("/object-cache/trust/entry-of-another-key-recompiled", test_entry_of_another_key_recompiled);
   ADD ("/object-cache/trust/symlinked-entry-refused", test_symlinked_entry_refused);
   ADD ("/object-cache/trust/group-writable-entry-refused", test_group_writable_entry_refused);
   ADD ("/object-cache/trust/group-writable-folder-refused", test_group_writable_folder_refused);
   ADD ("/object-cache/trust/symlinked-folder-refused", test_symlinked_folder_refused);
-  ADD ("/object-cache/trust/folder-of-another-user-refused",
-       test_folder_of_another_user_refused);
+  ADD ("/object-cache/trust/folder-of-another-user-refused", test_folder_of_another_user_refused);
   ADD ("/object-cache/trust/entry-of-another-user-refused", test_entry_of_another_user_refused);
   ADD ("/object-cache/trust/fifo-entry-does-not-block", test_fifo_entry_does_not_block);
 #undef ADD

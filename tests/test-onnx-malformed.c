@@ -54,8 +54,8 @@ test_malformed_every_truncation (void)
 
   g_assert_true (g_file_get_contents (tiny, &tiny_data, &tiny_len, NULL));
   for (gsize len = 0; len <= tiny_len; len++)
-    parse_or_fail_cleanly ((const guint8 *)tiny_data, len, "onnx-tiny.onnx");
-  g_assert_true (parse_or_fail_cleanly ((const guint8 *)tiny_data, tiny_len, "onnx-tiny.onnx"));
+    parse_or_fail_cleanly ((const guint8 *) tiny_data, len, "onnx-tiny.onnx");
+  g_assert_true (parse_or_fail_cleanly ((const guint8 *) tiny_data, tiny_len, "onnx-tiny.onnx"));
 
   for (guint v = 0; v < G_N_ELEMENTS (versions); v++)
     {
@@ -64,7 +64,7 @@ test_malformed_every_truncation (void)
       if (data == NULL)
         return;
       for (gsize cut = 0; cut < MIN (len, 4096); cut++)
-        g_assert_false (parse_or_fail_cleanly ((const guint8 *)data, cut, "cut.onnx"));
+        g_assert_false (parse_or_fail_cleanly ((const guint8 *) data, cut, "cut.onnx"));
     }
 }
 
@@ -78,11 +78,11 @@ flip_and_parse (GRand *rand, const guint8 *orig, gsize len, gsize lo, gsize hi, 
   for (guint k = 0; k < rounds; k++)
     {
       gsize pos[3];
-      guint n_flips = (guint)g_rand_int_range (rand, 1, 4);
+      guint n_flips = (guint) g_rand_int_range (rand, 1, 4);
       for (guint f = 0; f < n_flips; f++)
         {
-          pos[f] = lo + (gsize)g_rand_int_range (rand, 0, (gint32)(hi - lo));
-          copy[pos[f]] ^= (guint8)(1u << g_rand_int_range (rand, 0, 8));
+          pos[f] = lo + (gsize) g_rand_int_range (rand, 0, (gint32) (hi - lo));
+          copy[pos[f]] ^= (guint8) (1u << g_rand_int_range (rand, 0, 8));
         }
       parsed += parse_or_fail_cleanly (copy, len, "flipped.onnx");
       for (guint f = 0; f < n_flips; f++)
@@ -104,15 +104,15 @@ test_malformed_bit_flips (void)
   guint parsed;
 
   g_assert_true (g_file_get_contents (tiny, &data, &len, NULL));
-  parsed = flip_and_parse (rand, (const guint8 *)data, len, 0, len, 3000);
+  parsed = flip_and_parse (rand, (const guint8 *) data, len, 0, len, 3000);
   g_test_message ("onnx-tiny.onnx: %u of 3000 flipped copies parsed", parsed);
   g_clear_pointer (&data, g_free);
 
   data = silero_contents ("v5", &len);
   if (data == NULL)
     return;
-  parsed = flip_and_parse (rand, (const guint8 *)data, len, 0, 340, 100);
-  parsed += flip_and_parse (rand, (const guint8 *)data, len, len - 76 * 1024, len, 200);
+  parsed = flip_and_parse (rand, (const guint8 *) data, len, 0, 340, 100);
+  parsed += flip_and_parse (rand, (const guint8 *) data, len, len - 76 * 1024, len, 200);
   g_test_message ("silero_vad_v5.onnx: %u of 300 flipped copies parsed", parsed);
 }
 
@@ -124,7 +124,7 @@ put_varint (GByteArray *b, guint64 v)
 {
   do
     {
-      guint8 byte = (guint8)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+      guint8 byte = (guint8) ((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
       g_byte_array_append (b, &byte, 1);
       v >>= 7;
     }
@@ -134,7 +134,7 @@ put_varint (GByteArray *b, guint64 v)
 static void
 put_tag (GByteArray *b, guint field, guint wire)
 {
-  put_varint (b, (guint64)field << 3 | wire);
+  put_varint (b, (guint64) field << 3 | wire);
 }
 
 static void
@@ -142,7 +142,7 @@ put_bytes (GByteArray *b, guint field, const void *data, gsize len)
 {
   put_tag (b, field, 2);
   put_varint (b, len);
-  g_byte_array_append (b, data, (guint)len);
+  g_byte_array_append (b, data, (guint) len);
 }
 
 /* Appends `sub` as a length-delimited field and frees it. */
@@ -161,7 +161,7 @@ put_fixed32 (GByteArray *b, guint field, float f)
 
   memcpy (&bits, &f, 4);
   for (guint k = 0; k < 4; k++)
-    le[k] = (guint8)(bits >> (8 * k));
+    le[k] = (guint8) (bits >> (8 * k));
   put_tag (b, field, 5);
   g_byte_array_append (b, le, 4);
 }
@@ -191,7 +191,7 @@ test_malformed_accepts_other_encodings (void)
   put_tag (t, 2, 0);
   put_varint (t, MOROK_ONNX_DTYPE_FLOAT);
   for (guint k = 0; k < 4; k++)
-    put_fixed32 (t, 4, 0.5f * (float)k);
+    put_fixed32 (t, 4, 0.5f * (float) k);
   put_bytes (t, 8, "w", 1);
   g_autoptr (GByteArray) model = model_with_tensor (t);
   g_autoptr (MorokOnnxModel) m

@@ -162,7 +162,7 @@ check_picks (const char *version, const TensorPick *picks, guint n_picks)
       gsize n = 0;
       g_autofree float *v = morok_onnx_tensor_to_f32 (t, &n, &error);
       g_assert_no_error (error);
-      g_assert_cmpuint (n, ==, (gsize)t->n_elements);
+      g_assert_cmpuint (n, ==, (gsize) t->n_elements);
       g_assert_cmpfloat_with_epsilon (sum_f32 (v, n), p->sum, 1e-6 * MAX (1.0, fabs (p->sum)));
       g_assert_cmpfloat_with_epsilon (v[0], p->first, 1e-8);
       g_assert_cmpfloat_with_epsilon (v[n - 1], p->last, 1e-8);
@@ -510,7 +510,7 @@ test_errors_name_the_file (void)
   g_clear_error (&error);
 
   /* Field 7 (graph) claims 4294967295 bytes. */
-  g_assert_true (g_file_set_contents (corrupt, (const char *)garbage, sizeof garbage, NULL));
+  g_assert_true (g_file_set_contents (corrupt, (const char *) garbage, sizeof garbage, NULL));
   g_assert_null (morok_onnx_model_load (corrupt, &error));
   g_assert_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_TRUNCATED);
   g_assert_true (g_str_has_prefix (error->message,

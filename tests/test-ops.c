@@ -18,15 +18,51 @@ rnd (guint rank, const gint64 *shape)
 
 /* ---- element-wise ---- */
 
-static double d_neg (double x) { return -x; }
-static double d_exp (double x) { return exp (x); }
-static double d_log (double x) { return log (fabs (x) + 0.1); }
-static double d_sqrt (double x) { return sqrt (fabs (x)); }
-static double d_rsqrt (double x) { return 1 / sqrt (fabs (x) + 0.1); }
-static double d_recip (double x) { return 1 / (x + 3); }
-static double d_sigmoid (double x) { return 1 / (1 + exp (-x)); }
-static double d_relu (double x) { return x > 0 ? x : 0; }
-static double d_silu (double x) { return x / (1 + exp (-x)); }
+static double
+d_neg (double x)
+{
+  return -x;
+}
+static double
+d_exp (double x)
+{
+  return exp (x);
+}
+static double
+d_log (double x)
+{
+  return log (fabs (x) + 0.1);
+}
+static double
+d_sqrt (double x)
+{
+  return sqrt (fabs (x));
+}
+static double
+d_rsqrt (double x)
+{
+  return 1 / sqrt (fabs (x) + 0.1);
+}
+static double
+d_recip (double x)
+{
+  return 1 / (x + 3);
+}
+static double
+d_sigmoid (double x)
+{
+  return 1 / (1 + exp (-x));
+}
+static double
+d_relu (double x)
+{
+  return x > 0 ? x : 0;
+}
+static double
+d_silu (double x)
+{
+  return x / (1 + exp (-x));
+}
 
 /* Unary ops whose domain is restricted get their input shifted into it the
  * same way in the graph and in the reference. */
@@ -57,11 +93,16 @@ static const struct
   MorokTensor *(*op) (MorokTensor *, GError **);
   RefUnary ref;
 } unary_cases[] = {
-  { "neg", morok_tensor_neg, d_neg },       { "abs", morok_tensor_abs, fabs },
-  { "exp", morok_tensor_exp, d_exp },       { "log", m_log, d_log },
-  { "sqrt", m_sqrt, d_sqrt },               { "rsqrt", m_rsqrt, d_rsqrt },
-  { "recip", m_recip, d_recip },            { "sigmoid", morok_tensor_sigmoid, d_sigmoid },
-  { "tanh", morok_tensor_tanh, tanh },      { "relu", morok_tensor_relu, d_relu },
+  { "neg", morok_tensor_neg, d_neg },
+  { "abs", morok_tensor_abs, fabs },
+  { "exp", morok_tensor_exp, d_exp },
+  { "log", m_log, d_log },
+  { "sqrt", m_sqrt, d_sqrt },
+  { "rsqrt", m_rsqrt, d_rsqrt },
+  { "recip", m_recip, d_recip },
+  { "sigmoid", morok_tensor_sigmoid, d_sigmoid },
+  { "tanh", morok_tensor_tanh, tanh },
+  { "relu", morok_tensor_relu, d_relu },
   { "silu", morok_tensor_silu, d_silu },
 };
 
@@ -84,16 +125,56 @@ test_unary (void)
       }
 }
 
-static double d_add (double a, double b) { return a + b; }
-static double d_sub (double a, double b) { return a - b; }
-static double d_mul (double a, double b) { return a * b; }
-static double d_div (double a, double b) { return a / (fabs (b) + 0.5); }
-static double d_max (double a, double b) { return fmax (a, b); }
-static double d_min (double a, double b) { return fmin (a, b); }
-static double d_pow (double a, double b) { return pow (fabs (a) + 0.5, b); }
-static double d_lt (double a, double b) { return a < b; }
-static double d_ge (double a, double b) { return a >= b; }
-static double d_eq (double a, double b) { return a == b; }
+static double
+d_add (double a, double b)
+{
+  return a + b;
+}
+static double
+d_sub (double a, double b)
+{
+  return a - b;
+}
+static double
+d_mul (double a, double b)
+{
+  return a * b;
+}
+static double
+d_div (double a, double b)
+{
+  return a / (fabs (b) + 0.5);
+}
+static double
+d_max (double a, double b)
+{
+  return fmax (a, b);
+}
+static double
+d_min (double a, double b)
+{
+  return fmin (a, b);
+}
+static double
+d_pow (double a, double b)
+{
+  return pow (fabs (a) + 0.5, b);
+}
+static double
+d_lt (double a, double b)
+{
+  return a < b;
+}
+static double
+d_ge (double a, double b)
+{
+  return a >= b;
+}
+static double
+d_eq (double a, double b)
+{
+  return a == b;
+}
 
 static MorokTensor *
 m_div (MorokTensor *a, MorokTensor *b, GError **e)
@@ -120,11 +201,16 @@ static const struct
   MorokTensor *(*op) (MorokTensor *, MorokTensor *, GError **);
   RefBinary ref;
 } binary_cases[] = {
-  { "add", morok_tensor_add, d_add },     { "sub", morok_tensor_sub, d_sub },
-  { "mul", morok_tensor_mul, d_mul },     { "div", m_div, d_div },
-  { "max", morok_tensor_maximum, d_max }, { "min", morok_tensor_minimum, d_min },
-  { "pow", m_pow, d_pow },                { "lt", m_lt, d_lt },
-  { "ge", m_ge, d_ge },                   { "eq", m_eq, d_eq },
+  { "add", morok_tensor_add, d_add },
+  { "sub", morok_tensor_sub, d_sub },
+  { "mul", morok_tensor_mul, d_mul },
+  { "div", m_div, d_div },
+  { "max", morok_tensor_maximum, d_max },
+  { "min", morok_tensor_minimum, d_min },
+  { "pow", m_pow, d_pow },
+  { "lt", m_lt, d_lt },
+  { "ge", m_ge, d_ge },
+  { "eq", m_eq, d_eq },
 };
 
 /* Each binary op matches the reference with numpy broadcasting. */
@@ -160,8 +246,13 @@ test_binary (void)
 static void
 test_half_precision (void)
 {
-  const struct { MorokDType t; double tol; } types[] = {
-    { MOROK_DTYPE_F16, 2.0 / 2048 }, { MOROK_DTYPE_BF16, 2.0 / 256 },
+  const struct
+  {
+    MorokDType t;
+    double tol;
+  } types[] = {
+    { MOROK_DTYPE_F16, 2.0 / 2048 },
+    { MOROK_DTYPE_BF16, 2.0 / 256 },
   };
   for (guint ti = 0; ti < G_N_ELEMENTS (types); ti++)
     {
@@ -302,7 +393,8 @@ test_views (void)
       g_autoptr (Ref) p = ref_permute (a, perm);
       static const gint64 to[2][2] = { { 10, 3 }, { 2, 15 } };
       g_autoptr (Ref) want = ref_reshape (p, 2, to[merge_last]);
-      MorokTensor *x = morok_tensor_permute (morok_tensor_neg (case_input (&c, a), &e), perm, 3, &e);
+      MorokTensor *x
+          = morok_tensor_permute (morok_tensor_neg (case_input (&c, a), &e), perm, 3, &e);
       g_autoptr (Ref) neg = ref_map (want, d_neg);
       case_check (&c, morok_tensor_reshape_c (x, to[merge_last], 2, &e), neg, 0,
                   "permute+reshape by groups");
@@ -314,8 +406,8 @@ test_views (void)
     g_autoptr (Ref) z = ref_new (3, (gint64[]){ 2, 3, 4 });
     g_autoptr (Ref) want = ref_zip (z, b, d_add);
     MorokSymPool *pool = morok_graph_sym_pool (c.g);
-    const MorokSym *to[] = { morok_sym_const (pool, 2), morok_sym_const (pool, 3),
-                             morok_sym_const (pool, 4) };
+    const MorokSym *to[]
+        = { morok_sym_const (pool, 2), morok_sym_const (pool, 3), morok_sym_const (pool, 4) };
     case_check (&c, morok_tensor_expand (case_input (&c, b), to, 3, &e), want, 0, "expand");
   }
   for (int reflect = 0; reflect < 2; reflect++)
@@ -336,8 +428,9 @@ test_views (void)
     case_init (&c);
     MorokSymPool *pool = morok_graph_sym_pool (c.g);
     g_autoptr (Ref) want = ref_slice (a, 2, 1, 3);
-    case_check (&c, morok_tensor_slice (case_input (&c, a), 2, morok_sym_const (pool, 1),
-                                        morok_sym_const (pool, 3), &e),
+    case_check (&c,
+                morok_tensor_slice (case_input (&c, a), 2, morok_sym_const (pool, 1),
+                                    morok_sym_const (pool, 3), &e),
                 want, 0, "slice");
   }
   {
@@ -486,8 +579,8 @@ test_symbolic (void)
       GError *e = NULL;
       MorokSymPool *pool = morok_graph_sym_pool (c.g);
       MorokVariable *tv = morok_variable_new (pool, "t", 1, 12);
-      const MorokSym *shape[] = { morok_sym_const (pool, 3), morok_sym_var (tv),
-                                  morok_sym_const (pool, 4) };
+      const MorokSym *shape[]
+          = { morok_sym_const (pool, 3), morok_sym_var (tv), morok_sym_const (pool, 4) };
       MorokTensor *x = case_input_sym (&c, a, shape);
       MorokTensor *y = morok_tensor_sum (morok_tensor_mul (x, case_weight (&c, w), &e),
                                          (gint[]){ 2 }, 1, FALSE, &e);
@@ -526,8 +619,8 @@ test_symbolic_reshape (void)
           MorokVariable *tv = morok_variable_new (pool, "t", 1, 12);
           const MorokSym *T = morok_sym_var (tv);
           const MorokSym *in[] = { morok_sym_const (pool, 2), T, morok_sym_const (pool, 12) };
-          const MorokSym *split[] = { in[0], T, morok_sym_const (pool, 3),
-                                      morok_sym_const (pool, 4) };
+          const MorokSym *split[]
+              = { in[0], T, morok_sym_const (pool, 3), morok_sym_const (pool, 4) };
           MorokTensor *x = morok_tensor_reshape (case_input_sym (&c, a, in), split, 4, &e);
           MorokTensor *y;
           if (which == 0)

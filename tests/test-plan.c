@@ -97,7 +97,8 @@ test_fusion_matmul_epilogue (void)
   MorokTensor *res = morok_tensor_input (g, "res", MOROK_DTYPE_F32, sr, 2);
   MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ K, N }, 2);
   MorokTensor *bt = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, bias, (gint64[]){ N }, 1);
-  MorokTensor *y = morok_tensor_relu (morok_tensor_add (morok_tensor_matmul (x, wt, &e), bt, &e), &e);
+  MorokTensor *y
+      = morok_tensor_relu (morok_tensor_add (morok_tensor_matmul (x, wt, &e), bt, &e), &e);
   y = morok_tensor_add (morok_tensor_mul_scalar (y, 0.5, &e), res, &e);
   g_assert_no_error (e);
   MorokTensor *ins[] = { x, res };
@@ -232,7 +233,8 @@ test_weights_released_once_packed (void)
   const gint64 M = 64, K = 48, N = 96;
   g_autofree float *w = rand_floats (K * N), *v = rand_floats (K * N), *b = rand_floats (N);
   g_autofree float *w0 = g_memdup2 (w, K * N * sizeof (float));
-  g_autofree float *v1 = g_memdup2 (v, K * N * sizeof (float)), *b1 = g_memdup2 (b, N * sizeof (float));
+  g_autofree float *v1 = g_memdup2 (v, K * N * sizeof (float)),
+                   *b1 = g_memdup2 (b, N * sizeof (float));
   Released rw = { w, K * N, 0 }, rv = { v, K * N, 0 }, rb = { b, N, 0 };
   MorokGraph *g = morok_graph_new ();
   const MorokSym *sx[2];
@@ -242,9 +244,10 @@ test_weights_released_once_packed (void)
                                                       (gint64[]){ K, N }, 2, poison, &rw);
   MorokTensor *vt = morok_tensor_weight_with_release (g, "v", MOROK_DTYPE_F32, v,
                                                       (gint64[]){ K, N }, 2, poison, &rv);
-  MorokTensor *bt = morok_tensor_weight_with_release (g, "b", MOROK_DTYPE_F32, b,
-                                                      (gint64[]){ N }, 1, poison, &rb);
-  MorokTensor *y = morok_tensor_relu (morok_tensor_add (morok_tensor_matmul (x, wt, &e), bt, &e), &e);
+  MorokTensor *bt = morok_tensor_weight_with_release (g, "b", MOROK_DTYPE_F32, b, (gint64[]){ N },
+                                                      1, poison, &rb);
+  MorokTensor *y
+      = morok_tensor_relu (morok_tensor_add (morok_tensor_matmul (x, wt, &e), bt, &e), &e);
   MorokTensor *v0 = morok_tensor_slice (vt, 0, morok_sym_const (morok_graph_sym_pool (g), 0),
                                         morok_sym_const (morok_graph_sym_pool (g), 1), &e);
   MorokTensor *z = morok_tensor_add (morok_tensor_matmul (x, vt, &e), v0, &e);
@@ -266,7 +269,8 @@ test_weights_released_once_packed (void)
       {
         double acc = b1[n], acc_v = v1[n];
         for (gint64 k = 0; k < K; k++)
-          acc += (double) xv[m * K + k] * w0[k * N + n], acc_v += (double) xv[m * K + k] * v1[k * N + n];
+          acc += (double) xv[m * K + k] * w0[k * N + n],
+              acc_v += (double) xv[m * K + k] * v1[k * N + n];
         g_assert_cmpfloat_with_epsilon (yv[m * N + n], MAX (acc, 0), 1e-5 * fmax (1, fabs (acc)));
         g_assert_cmpfloat_with_epsilon (zv[m * N + n], acc_v, 1e-5 * fmax (1, fabs (acc_v)));
       }
@@ -382,11 +386,11 @@ test_fold_copies_views_without_a_plan (void)
   MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 2);
   MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ M, C, k }, 3);
   MorokSymPool *pool = morok_graph_sym_pool (g);
-  MorokTensor *live = morok_tensor_slice (wt, 2, morok_sym_const (pool, 1),
-                                          morok_sym_const (pool, taps), &e);
-  MorokTensor *b = morok_tensor_reshape_c (
-      morok_tensor_permute (live, (const guint[]){ 2, 1, 0 }, 3, &e), (gint64[]){ taps * C, M }, 2,
-      &e);
+  MorokTensor *live
+      = morok_tensor_slice (wt, 2, morok_sym_const (pool, 1), morok_sym_const (pool, taps), &e);
+  MorokTensor *b
+      = morok_tensor_reshape_c (morok_tensor_permute (live, (const guint[]){ 2, 1, 0 }, 3, &e),
+                                (gint64[]){ taps * C, M }, 2, &e);
   MorokTensor *y = morok_tensor_matmul (x, b, &e);
   g_assert_no_error (e);
   guint64 builds = morok_plan_build_count ();
@@ -431,7 +435,8 @@ static void
 test_fusion_epilogue_before_view (void)
 {
   GError *e = NULL;
-  g_autofree float *w1 = rand_floats (8 * 4 * 3), *b1 = rand_floats (8), *w2 = rand_floats (6 * 8 * 3);
+  g_autofree float *w1 = rand_floats (8 * 4 * 3), *b1 = rand_floats (8),
+                   *w2 = rand_floats (6 * 8 * 3);
   MorokGraph *g = morok_graph_new ();
   const MorokSym *sx[3];
   morok_tensor_syms (g, (gint64[]){ 1, 4, 20 }, 3, sx);
@@ -450,8 +455,8 @@ test_fusion_epilogue_before_view (void)
   g_assert_no_error (e);
   gboolean relu_epilogue = FALSE;
   for (guint i = 0; i < prof->len; i++)
-    relu_epilogue = relu_epilogue
-                    || strstr (g_array_index (prof, MorokKernelProfile, i).name, "matmul relu");
+    relu_epilogue
+        = relu_epilogue || strstr (g_array_index (prof, MorokKernelProfile, i).name, "matmul relu");
   for (guint i = 0; !relu_epilogue && i < prof->len; i++)
     g_test_message ("step %s", g_array_index (prof, MorokKernelProfile, i).name);
   g_assert_true (relu_epilogue);
@@ -547,9 +552,10 @@ test_layout_strided_elementwise_weight (void)
   for (gint64 j = 0; j < k; j++)
     {
       gint64 shift = j - pad, before = MAX (-shift, 0), after = MAX (shift, 0);
-      MorokTensor *tap = morok_tensor_pad (x, (gint64[]){ 0, before, 0 }, (gint64[]){ 0, after, 0 },
-                                           0.0, &e);
-      tap = morok_tensor_slice (tap, 1, morok_sym_const (pool, after), morok_sym_const (pool, T), &e);
+      MorokTensor *tap
+          = morok_tensor_pad (x, (gint64[]){ 0, before, 0 }, (gint64[]){ 0, after, 0 }, 0.0, &e);
+      tap = morok_tensor_slice (tap, 1, morok_sym_const (pool, after), morok_sym_const (pool, T),
+                                &e);
       MorokTensor *wj = morok_tensor_reshape_c (
           morok_tensor_slice (wt, 1, morok_sym_const (pool, j), morok_sym_const (pool, 1), &e),
           (gint64[]){ C }, 1, &e);
@@ -595,10 +601,10 @@ test_layout_merged_heads_loop_along_dh (void)
   morok_tensor_syms (g, (gint64[]){ 1, H, T, dh }, 4, sx);
   MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, sx, 4);
   MorokTensor *wt = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w, (gint64[]){ H * dh, N }, 2);
-  MorokTensor *heads = morok_tensor_reshape_c (
-      morok_tensor_permute (morok_tensor_mul_scalar (x, 2.0, &e), (const guint[]){ 0, 2, 1, 3 }, 4,
-                            &e),
-      (gint64[]){ 1, T, H * dh }, 3, &e);
+  MorokTensor *heads
+      = morok_tensor_reshape_c (morok_tensor_permute (morok_tensor_mul_scalar (x, 2.0, &e),
+                                                      (const guint[]){ 0, 2, 1, 3 }, 4, &e),
+                                (gint64[]){ 1, T, H * dh }, 3, &e);
   MorokTensor *y = morok_tensor_matmul (heads, wt, &e);
   g_assert_no_error (e);
   g_autofree char *src = NULL;
@@ -648,7 +654,7 @@ test_fusion_layer_norm_recomputes_centred (void)
   float *av = morok_plan_input (plan, 0)->data;
   for (gint64 i = 0; i < R * K; i++)
     av[i] = (float) g_rand_double_range (rng, -1, 1);
-  g_autofree double *xv = g_new (double, R * C);
+  g_autofree double *xv = g_new (double, R *C);
   for (gint64 r = 0; r < R; r++)
     for (gint64 c = 0; c < C; c++)
       {
@@ -937,7 +943,8 @@ main (int argc, char **argv)
                    test_layout_small_matmul_weights);
   g_test_add_func ("/plan/layout/strided-elementwise-weight-copied-and-vectorised",
                    test_layout_strided_elementwise_weight);
-  g_test_add_func ("/plan/layout/merged-heads-loop-along-dh", test_layout_merged_heads_loop_along_dh);
+  g_test_add_func ("/plan/layout/merged-heads-loop-along-dh",
+                   test_layout_merged_heads_loop_along_dh);
   g_test_add_func ("/plan/fusion/layer-norm-recomputes-its-centred-input",
                    test_fusion_layer_norm_recomputes_centred);
   g_test_add_func ("/plan/fold/skips-what-outgrows-its-weights",

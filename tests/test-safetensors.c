@@ -21,17 +21,17 @@ static char *
 write_safetensors (const char *name, const char *header, gint64 header_len, gsize data_size)
 {
   gsize text_len = strlen (header);
-  guint64 len_le = GUINT64_TO_LE (header_len < 0 ? (guint64)text_len : (guint64)header_len);
+  guint64 len_le = GUINT64_TO_LE (header_len < 0 ? (guint64) text_len : (guint64) header_len);
   g_autoptr (GByteArray) bytes = g_byte_array_new ();
-  g_byte_array_append (bytes, (const guint8 *)&len_le, 8);
-  g_byte_array_append (bytes, (const guint8 *)header, text_len);
+  g_byte_array_append (bytes, (const guint8 *) &len_le, 8);
+  g_byte_array_append (bytes, (const guint8 *) header, text_len);
   for (gsize i = 0; i < data_size; i++)
     {
-      guint8 b = (guint8)i;
+      guint8 b = (guint8) i;
       g_byte_array_append (bytes, &b, 1);
     }
   char *path = g_build_filename (tmp_dir, name, NULL);
-  g_assert_true (g_file_set_contents (path, (const char *)bytes->data, bytes->len, NULL));
+  g_assert_true (g_file_set_contents (path, (const char *) bytes->data, bytes->len, NULL));
   return path;
 }
 
@@ -65,7 +65,7 @@ check_expected_tensor (MorokSafetensors *st, JsonObject *want)
       g_assert_no_error (error);
       /* the expected values are the stored ones, printed as doubles: exact */
       for (guint i = 0; i < json_array_get_length (first); i++)
-        g_assert_cmpfloat (values[i], ==, (float)json_array_get_double_element (first, i));
+        g_assert_cmpfloat (values[i], ==, (float) json_array_get_double_element (first, i));
       double sum = 0, abs_sum = 0;
       for (gint64 i = 0; i < n; i++)
         {
@@ -84,7 +84,7 @@ check_expected_tensor (MorokSafetensors *st, JsonObject *want)
       for (gint64 i = 0; i < n; i++)
         {
           gint64 v;
-          memcpy (&v, (const guint8 *)t->data + 8 * i, 8);
+          memcpy (&v, (const guint8 *) t->data + 8 * i, 8);
           v = GINT64_FROM_LE (v);
           if (i < json_array_get_length (first))
             g_assert_cmpint (v, ==, json_array_get_int_element (first, i));
@@ -277,9 +277,9 @@ test_open_reads_hand_made_file (void)
     g_autofree char *text = NULL;
     gsize len;
     g_assert_true (g_file_get_contents (path, &text, &len, NULL));
-    g_byte_array_append (bytes, (const guint8 *)text, len);
+    g_byte_array_append (bytes, (const guint8 *) text, len);
     g_byte_array_append (bytes, data, sizeof data);
-    g_assert_true (g_file_set_contents (path, (const char *)bytes->data, bytes->len, NULL));
+    g_assert_true (g_file_set_contents (path, (const char *) bytes->data, bytes->len, NULL));
   }
   g_autoptr (GError) error = NULL;
   g_autoptr (MorokSafetensors) st = morok_safetensors_open (path, &error);
@@ -423,7 +423,7 @@ test_open_refuses (gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autoptr (MorokSafetensors) st = morok_safetensors_open (path, &error);
   g_assert_null (st);
-  g_assert_error (error, MOROK_IO_ERROR, (gint)bad->code);
+  g_assert_error (error, MOROK_IO_ERROR, (gint) bad->code);
   g_test_message ("%s", error->message);
   g_assert_true (g_str_has_prefix (error->message, "bad.safetensors: "));
   g_assert_nonnull (strstr (error->message, bad->message));
@@ -506,8 +506,8 @@ test_open_survives_damage (void)
     {
       memcpy (copy, text, size);
       for (guint j = 0; j < 1 + i % 4; j++)
-        copy[g_rand_int_range (rand, 0, (gint32)header_len + 8)]
-            = (char)g_rand_int_range (rand, 0, 256);
+        copy[g_rand_int_range (rand, 0, (gint32) header_len + 8)]
+            = (char) g_rand_int_range (rand, 0, 256);
       g_autoptr (GError) error = NULL;
       g_assert_true (g_file_set_contents (path, copy, size, NULL));
       g_autoptr (MorokSafetensors) st = morok_safetensors_open (path, &error);

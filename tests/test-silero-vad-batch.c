@@ -35,7 +35,8 @@ static const guint stall_from = 20, stall_to = 35; /* stream 2 */
 static gboolean
 ready (guint i, guint round)
 {
-  return round >= start[i] && round < end[i] && !(i == 2 && round >= stall_from && round < stall_to);
+  return round >= start[i] && round < end[i]
+         && !(i == 2 && round >= stall_from && round < stall_to);
 }
 
 /* The probabilities of @n_chunks chunks of @samples through a fresh
@@ -214,7 +215,7 @@ test_reduced_precision (gconstpointer data)
   g_assert_no_error (e);
   const guint N = morok_vad_batch_chunk_len (batch), chunks = ref->len;
   g_assert_cmpuint ((gsize) chunks * N, >=, n); /* the reference's last chunk ends in zeros */
-  g_autofree float *speech = g_new0 (float, (gsize) chunks * N);
+  g_autofree float *speech = g_new0 (float, (gsize) chunks *N);
   for (gsize i = 0; i < n; i++)
     speech[i] = pcm[i] / 32768.0f;
 
@@ -364,8 +365,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (silero_cases); i++)
     {
-      g_autofree char *name = g_strdup_printf ("/silero-vad-batch/%s/%uk/streams-equal-alone",
-                                               silero_cases[i].version, silero_cases[i].rate / 1000);
+      g_autofree char *name
+          = g_strdup_printf ("/silero-vad-batch/%s/%uk/streams-equal-alone",
+                             silero_cases[i].version, silero_cases[i].rate / 1000);
       g_test_add_data_func (name, &silero_cases[i], test_streams_equal_alone);
     }
   for (guint i = 0; i < G_N_ELEMENTS (silero_cases); i++)

@@ -58,7 +58,7 @@ vad_plan (MorokSileroVad *vad, guint rate)
   MorokSymPool *pool = morok_graph_sym_pool (g);
   const MorokSym *as[] = { morok_sym_const (pool, 1),
                            morok_sym_const (pool, morok_silero_vad_input_len (vad, rate)) };
-  const MorokSym *ss[] = { morok_sym_const (pool, (gint64)morok_silero_vad_state_len (vad)) };
+  const MorokSym *ss[] = { morok_sym_const (pool, (gint64) morok_silero_vad_state_len (vad)) };
   MorokTensor *in[] = { morok_tensor_input (g, "audio", MOROK_DTYPE_F32, as, 2),
                         morok_tensor_input (g, "state", MOROK_DTYPE_F32, ss, 1) };
   MorokTensor *out = morok_silero_vad_forward (vad, rate, in[0], in[1], &error);
@@ -355,7 +355,7 @@ write_tmp (const char *name, const void *data, gsize len)
   gint fd = g_file_open_tmp (tmpl, &path, &error);
   g_assert_no_error (error);
   close (fd);
-  g_assert_true (g_file_set_contents (path, data, (gssize)len, &error));
+  g_assert_true (g_file_set_contents (path, data, (gssize) len, &error));
   g_assert_no_error (error);
   return path;
 }
@@ -407,9 +407,9 @@ test_load_survives_corruption (void)
   for (guint k = 0; k < 40; k++)
     {
       g_autofree char *bad = g_memdup2 (d, len);
-      gsize at = g_rand_int_range (rng, 0, (gint32)(k % 2 ? MIN (len, 40000) : len));
+      gsize at = g_rand_int_range (rng, 0, (gint32) (k % 2 ? MIN (len, 40000) : len));
       for (guint j = 0; j < 8 && at + j < len; j++)
-        bad[at + j] = (char)g_rand_int (rng);
+        bad[at + j] = (char) g_rand_int (rng);
       g_autofree char *tmp = write_tmp ("bad.onnx", bad, len);
       g_autoptr (GError) error = NULL;
       g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (tmp, &error);
@@ -567,8 +567,9 @@ main (int argc, char **argv)
   g_test_add_func ("/silero-vad/forward/rejects-bad-inputs", test_forward_rejects_bad_inputs);
   for (guint i = 0; i < G_N_ELEMENTS (silero_cases); i++)
     {
-      g_autofree char *name = g_strdup_printf ("/silero-vad/%s/%uk/matches-onnxruntime",
-                                               silero_cases[i].version, silero_cases[i].rate / 1000);
+      g_autofree char *name
+          = g_strdup_printf ("/silero-vad/%s/%uk/matches-onnxruntime", silero_cases[i].version,
+                             silero_cases[i].rate / 1000);
       g_test_add_data_func (name, &silero_cases[i], test_matches_onnxruntime);
       g_autofree char *jit_name
           = g_strdup_printf ("/silero-vad/jit/%s/%uk/recurrent-matches-onnxruntime",

@@ -27,11 +27,11 @@ test_simplify_and_bounds (void)
   g_autoptr (MorokSymPool) p = morok_sym_pool_new ();
   const MorokSym *t = morok_sym_var (morok_variable_new (p, "t", 1, 100));
   gint64 c;
-  g_assert_true (morok_sym_mul_c (t, 1) == t);                                  /* t * 1 */
-  g_assert_true (morok_sym_is_const (morok_sym_mul_c (t, 0), &c) && c == 0);    /* t * 0 */
+  g_assert_true (morok_sym_mul_c (t, 1) == t);                               /* t * 1 */
+  g_assert_true (morok_sym_is_const (morok_sym_mul_c (t, 0), &c) && c == 0); /* t * 0 */
   g_assert_true (morok_sym_div_c (morok_sym_mul_c (t, 4), 2) == morok_sym_mul_c (t, 2));
   g_assert_true (morok_sym_div_c (morok_sym_div_c (t, 2), 3) == morok_sym_div_c (t, 6));
-  g_assert_true (morok_sym_mod (t, morok_sym_const (p, 101)) == t);              /* t < 101 */
+  g_assert_true (morok_sym_mod (t, morok_sym_const (p, 101)) == t); /* t < 101 */
   g_assert_true (morok_sym_min (t, morok_sym_const (p, 200)) == t);
   g_assert_true (morok_sym_max (t, morok_sym_const (p, 0)) == t);
   /* frames after two stride-2 convs: (((t + 2·2 - 5) / 2 + 1) + 2·2 - 5) / 2 + 1 */
@@ -59,8 +59,9 @@ test_floor_semantics (void)
   g_autoptr (MorokSymPool) p = morok_sym_pool_new ();
   gint64 c;
   g_assert_true (morok_sym_is_const (morok_sym_div_c (morok_sym_const (p, -7), 2), &c) && c == -4);
-  g_assert_true (morok_sym_is_const (morok_sym_mod (morok_sym_const (p, -7), morok_sym_const (p, 3)), &c)
-                 && c == 2);
+  g_assert_true (
+      morok_sym_is_const (morok_sym_mod (morok_sym_const (p, -7), morok_sym_const (p, 3)), &c)
+      && c == 2);
 }
 
 /* Rendering gives C with variables by slot, and text with names. */

@@ -90,7 +90,7 @@ piece_type (const char *name)
       = { "normal", "unknown", "control", "user_defined", "unused", "byte" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     if (g_str_equal (name, names[i]))
-      return (MorokPieceType)i;
+      return (MorokPieceType) i;
   g_assert_not_reached ();
 }
 
@@ -137,7 +137,7 @@ test_sentencepiece_fixture (void)
       guint n = json_array_get_length (ids);
       g_autofree MorokCtcToken *tok = g_new0 (MorokCtcToken, MAX (n, 1));
       for (guint i = 0; i < n; i++)
-        tok[i] = (MorokCtcToken){ (guint)json_array_get_int_element (ids, i), i, 1 };
+        tok[i] = (MorokCtcToken){ (guint) json_array_get_int_element (ids, i), i, 1 };
       g_autoptr (MorokTranscript) tr = morok_transcript_new (tok, n, &vocab, s);
       g_test_message ("%s: \"%s\"", json_object_get_string_member (k, "why"), tr->text);
       g_assert_cmpstr (tr->text, ==, json_object_get_string_member (k, "text"));

@@ -87,7 +87,8 @@ assert_segments_equal (GArray *got, GArray *want, const char *what)
   gboolean same = got->len == want->len;
   for (guint i = 0; same && i < got->len; i++)
     same = memcmp (&g_array_index (got, MorokVadSegment, i),
-                   &g_array_index (want, MorokVadSegment, i), sizeof (MorokVadSegment)) == 0;
+                   &g_array_index (want, MorokVadSegment, i), sizeof (MorokVadSegment))
+           == 0;
   if (same)
     return;
   g_autoptr (GString) s = g_string_new (NULL);
@@ -106,8 +107,8 @@ assert_segments_equal (GArray *got, GArray *want, const char *what)
 
 /* Offline and streaming both give @want (n_want pairs start, end). */
 static void
-check_pattern (const char *pattern, gint64 total, const MorokVadParams *params,
-               const gint64 *want, guint n_want)
+check_pattern (const char *pattern, gint64 total, const MorokVadParams *params, const gint64 *want,
+               guint n_want)
 {
   g_autoptr (GArray) probs = probs_from_pattern (pattern);
   g_autoptr (GArray) expected = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
@@ -118,8 +119,8 @@ check_pattern (const char *pattern, gint64 total, const MorokVadParams *params,
 
   morok_vad_segments ((float *) probs->data, probs->len, total, params, offline);
   assert_segments_equal (offline, expected, "offline");
-  g_autoptr (GArray) streamed = stream_segments ((float *) probs->data, probs->len, total,
-                                                 params, NULL);
+  g_autoptr (GArray) streamed
+      = stream_segments ((float *) probs->data, probs->len, total, params, NULL);
   assert_segments_equal (streamed, expected, "streaming");
 }
 
@@ -187,9 +188,9 @@ test_padding_shares_short_gap (void)
 {
   MorokVadParams p;
   morok_vad_params_init (&p, 16000);
-  p.speech_pad_ms = 100;  /* 1600 samples, 2 * pad = 3200 */
-  p.min_silence_ms = 50;  /* 800 */
-  p.min_speech_ms = 100;  /* 1600 */
+  p.speech_pad_ms = 100; /* 1600 samples, 2 * pad = 3200 */
+  p.min_silence_ms = 50; /* 800 */
+  p.min_speech_ms = 100; /* 1600 */
   /* Speech at chunks 2-7 and 11-16. Silence from chunk 8 (4096) is 1024 >=
    * 800 at chunk 10: [1024, 4096). Silence from 17 (8704) closes at 19:
    * [5632, 8704). Gap 1536 < 3200: 768 each side, 4864. First start
@@ -219,8 +220,8 @@ test_max_speech_splits_at_longest_pause (void)
 {
   MorokVadParams p;
   morok_vad_params_init (&p, 16000);
-  p.min_silence_ms = 500;  /* 8000: none of the pauses below ends a segment */
-  p.max_speech_s = 2;      /* 32000 - 512 - 2 * 480 = 30528 */
+  p.min_silence_ms = 500; /* 8000: none of the pauses below ends a segment */
+  p.max_speech_s = 2;     /* 32000 - 512 - 2 * 480 = 30528 */
   /* Opens at chunk 2 (1024). Pauses longer than 1568 samples:
    *   A chunks 12-15: from 6144, 2048 long, speech again at 8192
    *   B chunks 26-31: from 13312, 3072 long, speech again at 16384
@@ -240,7 +241,7 @@ test_max_speech_cuts_without_pause (void)
 {
   MorokVadParams p;
   morok_vad_params_init (&p, 16000);
-  p.max_speech_s = 1;  /* 16000 - 512 - 960 = 14528 */
+  p.max_speech_s = 1; /* 16000 - 512 - 960 = 14528 */
   /* Opens at 0; at chunk 29, 14848 > 14528: cut [0, 14848), nothing open.
    * Chunk 30 reopens at 15360; silence from chunk 40 (20480) closes at 44.
    * Gap 512 < 960: 256 each side. */
@@ -330,7 +331,7 @@ reference_segments (const float *probs, gsize n, gint64 total, const MorokVadPar
                 if (g_array_index (ends, RefPause, k).dur > best.dur)
                   best = g_array_index (ends, RefPause, k);
               prev_end = best.end;
-              g_array_append_val (out, ((MorokVadSegment) { cur_start, prev_end }));
+              g_array_append_val (out, ((MorokVadSegment){ cur_start, prev_end }));
               has_cur = FALSE;
               next_start = prev_end + best.dur;
               if (next_start < prev_end + pos)
@@ -351,7 +352,7 @@ reference_segments (const float *probs, gsize n, gint64 total, const MorokVadPar
             }
           else
             {
-              g_array_append_val (out, ((MorokVadSegment) { cur_start, pos }));
+              g_array_append_val (out, ((MorokVadSegment){ cur_start, pos }));
               has_cur = triggered = FALSE;
               prev_end = next_start = temp_end = 0;
               g_array_set_size (ends, 0);
@@ -365,14 +366,14 @@ reference_segments (const float *probs, gsize n, gint64 total, const MorokVadPar
           if (pos - temp_end < min_silence)
             continue;
           if (temp_end - cur_start > min_speech)
-            g_array_append_val (out, ((MorokVadSegment) { cur_start, temp_end }));
+            g_array_append_val (out, ((MorokVadSegment){ cur_start, temp_end }));
           has_cur = triggered = FALSE;
           prev_end = next_start = temp_end = 0;
           g_array_set_size (ends, 0);
         }
     }
   if (has_cur && total - cur_start > min_speech)
-    g_array_append_val (out, ((MorokVadSegment) { cur_start, total }));
+    g_array_append_val (out, ((MorokVadSegment){ cur_start, total }));
 
   for (guint i = 0; i < out->len; i++)
     {
@@ -410,14 +411,11 @@ random_params (GRand *r, MorokVadParams *p)
   p->threshold = g_rand_double_range (r, 0.2, 0.8);
   switch (g_rand_int_range (r, 0, 4))
     {
-    case 0:
-      p->neg_threshold = g_rand_double_range (r, 0, p->threshold);
-      break;
+    case 0: p->neg_threshold = g_rand_double_range (r, 0, p->threshold); break;
     case 1:
-      p->neg_threshold = g_rand_double (r);  /* may exceed threshold */
+      p->neg_threshold = g_rand_double (r); /* may exceed threshold */
       break;
-    default:
-      break;
+    default: break;
     }
   p->min_speech_ms = g_rand_int_range (r, 0, 600);
   p->min_silence_ms = g_rand_int_range (r, 0, 5) == 0 ? 0 : g_rand_int_range (r, 0, 500);
@@ -439,7 +437,7 @@ random_probs (GRand *r, const MorokVadParams *params, gboolean clean)
   double stay = g_rand_double_range (r, 0.5, 0.99);
   double noise = clean ? 0 : g_rand_double_range (r, 0, 0.3);
   gsize n = g_rand_int_range (r, 0, 8) == 0 ? g_rand_int_range (r, 0, 20)
-                                             : g_rand_int_range (r, 20, 3000);
+                                            : g_rand_int_range (r, 20, 3000);
   GArray *probs = g_array_sized_new (FALSE, FALSE, sizeof (float), n);
   gboolean speech = g_rand_boolean (r);
 
@@ -501,25 +499,26 @@ test_random_stream_equals_offline (void)
         params.neg_threshold = -1;
       if (kind == 9)
         {
-          params.min_silence_ms = MAX (params.min_silence_ms,
-                                       2 * params.min_silence_at_max_speech_ms + 100);
+          params.min_silence_ms
+              = MAX (params.min_silence_ms, 2 * params.min_silence_at_max_speech_ms + 100);
           params.max_speech_s = g_rand_double_range (r, 0.2, 3);
         }
-      g_autoptr (GArray) probs = kind == 9 ? dense_pause_probs (r, &params)
-                                           : random_probs (r, &params, clean);
+      g_autoptr (GArray) probs
+          = kind == 9 ? dense_pause_probs (r, &params) : random_probs (r, &params, clean);
       const float *pv = (const float *) probs->data;
       gint64 w = morok_vad_params_window (&params);
-      gint64 total = probs->len == 0 ? 0
-                     : ((gint64) probs->len - 1) * w + g_rand_int_range (r, 1, w + 1);
+      gint64 total
+          = probs->len == 0 ? 0 : ((gint64) probs->len - 1) * w + g_rand_int_range (r, 1, w + 1);
 
       g_autoptr (GArray) offline = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
       morok_vad_segments (pv, probs->len, total, &params, offline);
       g_autoptr (GArray) ref = reference_segments (pv, probs->len, total, &params);
       g_autofree char *what = g_strdup_printf (
-        "case %u (%d Hz, threshold %g, neg %g, min speech %u ms, min silence %u ms, pad %u ms, "
-        "split pause %u ms, max speech %g s, %u chunks)", c, params.sample_rate, params.threshold,
-        params.neg_threshold, params.min_speech_ms, params.min_silence_ms, params.speech_pad_ms,
-        params.min_silence_at_max_speech_ms, params.max_speech_s, probs->len);
+          "case %u (%d Hz, threshold %g, neg %g, min speech %u ms, min silence %u ms, pad %u ms, "
+          "split pause %u ms, max speech %g s, %u chunks)",
+          c, params.sample_rate, params.threshold, params.neg_threshold, params.min_speech_ms,
+          params.min_silence_ms, params.speech_pad_ms, params.min_silence_at_max_speech_ms,
+          params.max_speech_s, probs->len);
       assert_segments_equal (offline, ref, what);
 
       gint64 delay;
@@ -564,7 +563,7 @@ tentative_regions (const float *probs, gsize n, const MorokVadParams *params)
       g_assert_cmpint (start, <, end == 0 ? 1 : end);
       if (end == G_MAXINT64 && open.start < 0)
         {
-          g_assert_cmpint (start, >=, (gint64)(i + 1) * w - delay);
+          g_assert_cmpint (start, >=, (gint64) (i + 1) * w - delay);
           open.start = start;
         }
       else if (end != G_MAXINT64 && open.start >= 0)
@@ -626,10 +625,10 @@ test_tentative_spans_cover_segments (void)
         }
       g_autoptr (GArray) probs
           = dense ? dense_pause_probs (r, &params) : random_probs (r, &params, g_rand_boolean (r));
-      const float *pv = (const float *)probs->data;
+      const float *pv = (const float *) probs->data;
       gint64 w = morok_vad_params_window (&params);
       gint64 total
-          = probs->len == 0 ? 0 : ((gint64)probs->len - 1) * w + g_rand_int_range (r, 1, w + 1);
+          = probs->len == 0 ? 0 : ((gint64) probs->len - 1) * w + g_rand_int_range (r, 1, w + 1);
       g_autoptr (GArray) offline = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
       morok_vad_segments (pv, probs->len, total, &params, offline);
       g_autoptr (GArray) regions = tentative_regions (pv, probs->len, &params);
@@ -677,8 +676,8 @@ test_full_candidates_are_counted (void)
 {
   MorokVadParams p;
   morok_vad_params_init (&p, 16000);
-  p.min_silence_at_max_speech_ms = 0;  /* every pause of one chunk counts */
-  p.max_speech_s = 1000;               /* room for more than the maximum */
+  p.min_silence_at_max_speech_ms = 0; /* every pause of one chunk counts */
+  p.max_speech_s = 1000;              /* room for more than the maximum */
   g_autoptr (MorokVadSegmenter) seg = morok_vad_segmenter_new (&p);
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
   /* 1100 pauses of one chunk, all 512 long: each could be the next split. */
@@ -739,13 +738,13 @@ test_reset_starts_over (void)
       runs[run] = g_array_new (FALSE, FALSE, sizeof (MorokVadEvent));
       for (guint i = 0; i < a->len; i++)
         {
-          guint n = morok_vad_segmenter_push (seg, g_array_index (a, float, i), ev,
-                                              G_N_ELEMENTS (ev));
+          guint n
+              = morok_vad_segmenter_push (seg, g_array_index (a, float, i), ev, G_N_ELEMENTS (ev));
           g_array_append_vals (runs[run], ev, n);
           if (run == 0 && i == 25 && !did_reset)
             {
               did_reset = TRUE;
-              morok_vad_segmenter_reset (seg);  /* run 0 was half a stream */
+              morok_vad_segmenter_reset (seg); /* run 0 was half a stream */
               g_array_set_size (runs[run], 0);
               i = (guint) -1;
             }
@@ -809,8 +808,8 @@ test_push_allocates_nothing (void)
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
   MorokVadParams p;
   morok_vad_params_init (&p, 16000);
-  p.max_speech_s = 1;      /* 28 chunks and a bit */
-  p.min_silence_ms = 300;  /* longer than the pauses below */
+  p.max_speech_s = 1;     /* 28 chunks and a bit */
+  p.min_silence_ms = 300; /* longer than the pauses below */
   /* Segments of 60 speech chunks with pauses of 4 and 6 chunks: split. */
   g_autoptr (GArray) probs = probs_from_pattern ("1. 2S .... 2S ...... 2S 2.");
   g_autoptr (MorokVadSegmenter) seg = morok_vad_segmenter_new (&p);
@@ -821,8 +820,8 @@ test_push_allocates_nothing (void)
   struct mallinfo2 before = mallinfo2 ();
   for (int round = 0; round < 200; round++)
     for (guint i = 0; i < probs->len; i++)
-      n_events += morok_vad_segmenter_push (seg, g_array_index (probs, float, i), ev,
-                                            G_N_ELEMENTS (ev));
+      n_events
+          += morok_vad_segmenter_push (seg, g_array_index (probs, float, i), ev, G_N_ELEMENTS (ev));
   struct mallinfo2 after = mallinfo2 ();
   g_assert_cmpuint (n_events, >, 0);
   g_assert_cmpuint (after.uordblks, ==, before.uordblks);
@@ -872,8 +871,8 @@ test_bad_params (void)
 static void
 test_fixture_v5 (void)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures",
-                                                 "vad-probs-v5-16k.txt", NULL);
+  g_autofree char *path
+      = g_test_build_filename (G_TEST_DIST, "fixtures", "vad-probs-v5-16k.txt", NULL);
   g_autofree char *text = NULL;
   if (!g_file_get_contents (path, &text, NULL, NULL))
     {

@@ -87,6 +87,6 @@ expected_segments (GArray *probs, gsize n_samples)
   MorokVadParams params;
   morok_vad_params_init (&params, RATE);
   GArray *segs = g_array_new (FALSE, FALSE, sizeof (MorokVadSegment));
-  morok_vad_segments ((const float *)probs->data, probs->len, n_samples, &params, segs);
+  morok_vad_segments ((const float *) probs->data, probs->len, n_samples, &params, segs);
   return segs;
 }

@@ -8,9 +8,9 @@ static const struct
   gsize size;
   gboolean is_float;
 } dtype_info[MOROK_DTYPE_COUNT] = {
-  [MOROK_DTYPE_F32] = { "f32", 4, TRUE },  [MOROK_DTYPE_F16] = { "f16", 2, TRUE },
-  [MOROK_DTYPE_BF16] = { "bf16", 2, TRUE }, [MOROK_DTYPE_I32] = { "i32", 4, FALSE },
-  [MOROK_DTYPE_I64] = { "i64", 8, FALSE }, [MOROK_DTYPE_U8] = { "u8", 1, FALSE },
+  [MOROK_DTYPE_F32] = { "f32", 4, TRUE },    [MOROK_DTYPE_F16] = { "f16", 2, TRUE },
+  [MOROK_DTYPE_BF16] = { "bf16", 2, TRUE },  [MOROK_DTYPE_I32] = { "i32", 4, FALSE },
+  [MOROK_DTYPE_I64] = { "i64", 8, FALSE },   [MOROK_DTYPE_U8] = { "u8", 1, FALSE },
   [MOROK_DTYPE_BOOL] = { "bool", 1, FALSE },
 };
 
@@ -45,7 +45,7 @@ morok_precision_name (MorokPrecision precision)
 float
 morok_f16_to_f32 (guint16 h)
 {
-  guint32 sign = (guint32)(h & 0x8000) << 16;
+  guint32 sign = (guint32) (h & 0x8000) << 16;
   guint32 exponent = (h >> 10) & 0x1f;
   guint32 mantissa = h & 0x3ff;
   guint32 bits;
@@ -73,7 +73,7 @@ morok_f16_to_f32 (guint16 h)
 float
 morok_bf16_to_f32 (guint16 h)
 {
-  guint32 bits = (guint32)h << 16;
+  guint32 bits = (guint32) h << 16;
   float f;
   memcpy (&f, &bits, sizeof f);
   return f;

@@ -48,12 +48,12 @@ struct _MorokVariable
 struct _MorokSym
 {
   MorokSymOp op;
-  gint64 value;        /* MOROK_SYM_CONST */
-  MorokVariable *var;  /* MOROK_SYM_VAR */
+  gint64 value;       /* MOROK_SYM_CONST */
+  MorokVariable *var; /* MOROK_SYM_VAR */
   const MorokSym *a, *b;
-  gint64 lo, hi;       /* bounds over every value the variables may take */
+  gint64 lo, hi; /* bounds over every value the variables may take */
   MorokSymPool *pool;
-  guint id;            /* creation order; orders commutative operands */
+  guint id; /* creation order; orders commutative operands */
 };
 
 /* ---- pool ---- */
@@ -84,8 +84,16 @@ const MorokSym *morok_sym_div_c (const MorokSym *a, gint64 c);
 
 /* ---- queries ---- */
 gboolean morok_sym_is_const (const MorokSym *s, gint64 *out_value);
-static inline gint64 morok_sym_lo (const MorokSym *s) { return s->lo; }
-static inline gint64 morok_sym_hi (const MorokSym *s) { return s->hi; }
+static inline gint64
+morok_sym_lo (const MorokSym *s)
+{
+  return s->lo;
+}
+static inline gint64
+morok_sym_hi (const MorokSym *s)
+{
+  return s->hi;
+}
 /* Value for the variables' values @vars (indexed by slot). */
 gint64 morok_sym_eval (const MorokSym *s, const gint64 *vars);
 /* Appends C source for @s; variables are printed with @var_format, which takes

@@ -6,8 +6,8 @@
 
 struct _MorokSymPool
 {
-  GHashTable *syms;       /* MorokSym* -> itself, by structure */
-  GPtrArray *variables;   /* MorokVariable*, by slot */
+  GHashTable *syms;     /* MorokSym* -> itself, by structure */
+  GPtrArray *variables; /* MorokVariable*, by slot */
   guint next_id;
 };
 
@@ -26,8 +26,7 @@ static gboolean
 sym_equal (gconstpointer pa, gconstpointer pb)
 {
   const MorokSym *x = pa, *y = pb;
-  return x->op == y->op && x->value == y->value && x->var == y->var && x->a == y->a
-         && x->b == y->b;
+  return x->op == y->op && x->value == y->value && x->var == y->var && x->a == y->a && x->b == y->b;
 }
 
 static void
@@ -251,16 +250,16 @@ morok_sym_mul (const MorokSym *a, const MorokSym *b)
 {
   g_return_val_if_fail (a && b && a->pool == b->pool, NULL);
   order (&a, &b);
-  if (a->op == MOROK_SYM_CONST)                       /* c1 * c2 -> c */
+  if (a->op == MOROK_SYM_CONST) /* c1 * c2 -> c */
     return morok_sym_const (a->pool, a->value * b->value);
-  if (is_c (b, 1))                                    /* x * 1 -> x */
+  if (is_c (b, 1)) /* x * 1 -> x */
     return a;
-  if (is_c (b, 0))                                    /* x * 0 -> 0 */
+  if (is_c (b, 0)) /* x * 0 -> 0 */
     return b;
   if (b->op == MOROK_SYM_CONST && a->op == MOROK_SYM_MUL && a->b->op == MOROK_SYM_CONST)
     return morok_sym_mul_c (a->a, a->b->value * b->value); /* (x * c1) * c2 -> x * (c1 c2) */
   if (b->op == MOROK_SYM_CONST && a->op == MOROK_SYM_ADD && a->b->op == MOROK_SYM_CONST)
-    return morok_sym_add (morok_sym_mul (a->a, b),    /* (x + c1) * c2 -> x c2 + c1 c2 */
+    return morok_sym_add (morok_sym_mul (a->a, b), /* (x + c1) * c2 -> x c2 + c1 c2 */
                           morok_sym_const (a->pool, a->b->value * b->value));
   gint64 c[4] = { a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi };
   gint64 lo = c[0], hi = c[0];
@@ -274,7 +273,7 @@ morok_sym_div (const MorokSym *a, const MorokSym *b)
 {
   g_return_val_if_fail (a && b && a->pool == b->pool, NULL);
   g_return_val_if_fail (b->lo >= 1, NULL);
-  if (is_c (b, 1))                                    /* x / 1 -> x */
+  if (is_c (b, 1)) /* x / 1 -> x */
     return a;
   if (a->op == MOROK_SYM_CONST && b->op == MOROK_SYM_CONST)
     return morok_sym_const (a->pool, floor_div (a->value, b->value));
@@ -285,7 +284,7 @@ morok_sym_div (const MorokSym *a, const MorokSym *b)
         return morok_sym_mul_c (a->a, a->b->value / c); /* (x * kc) / c -> x * k */
       if (a->op == MOROK_SYM_DIV && a->b->op == MOROK_SYM_CONST)
         return morok_sym_div_c (a->a, a->b->value * c); /* (x / c1) / c2 -> x / (c1 c2) */
-      if (a->lo >= 0 && a->hi < c)                    /* 0 <= x < c: x / c -> 0 */
+      if (a->lo >= 0 && a->hi < c)                      /* 0 <= x < c: x / c -> 0 */
         return morok_sym_const (a->pool, 0);
       return make (MOROK_SYM_DIV, a, b, floor_div (a->lo, c), floor_div (a->hi, c));
     }
@@ -306,7 +305,7 @@ morok_sym_mod (const MorokSym *a, const MorokSym *b)
     return morok_sym_const (a->pool, 0);
   if (a->op == MOROK_SYM_CONST && b->op == MOROK_SYM_CONST)
     return morok_sym_const (a->pool, floor_mod (a->value, b->value));
-  if (a->lo >= 0 && a->hi < b->lo)                    /* 0 <= x < b: x % b -> x */
+  if (a->lo >= 0 && a->hi < b->lo) /* 0 <= x < b: x % b -> x */
     return a;
   return make (MOROK_SYM_MOD, a, b, 0, b->hi - 1);
 }
@@ -358,22 +357,14 @@ morok_sym_eval (const MorokSym *s, const gint64 *vars)
 {
   switch (s->op)
     {
-    case MOROK_SYM_CONST:
-      return s->value;
-    case MOROK_SYM_VAR:
-      return vars[s->var->slot];
-    case MOROK_SYM_ADD:
-      return morok_sym_eval (s->a, vars) + morok_sym_eval (s->b, vars);
-    case MOROK_SYM_MUL:
-      return morok_sym_eval (s->a, vars) * morok_sym_eval (s->b, vars);
-    case MOROK_SYM_DIV:
-      return floor_div (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
-    case MOROK_SYM_MOD:
-      return floor_mod (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
-    case MOROK_SYM_MIN:
-      return MIN (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
-    case MOROK_SYM_MAX:
-      return MAX (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
+    case MOROK_SYM_CONST: return s->value;
+    case MOROK_SYM_VAR: return vars[s->var->slot];
+    case MOROK_SYM_ADD: return morok_sym_eval (s->a, vars) + morok_sym_eval (s->b, vars);
+    case MOROK_SYM_MUL: return morok_sym_eval (s->a, vars) * morok_sym_eval (s->b, vars);
+    case MOROK_SYM_DIV: return floor_div (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
+    case MOROK_SYM_MOD: return floor_mod (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
+    case MOROK_SYM_MIN: return MIN (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
+    case MOROK_SYM_MAX: return MAX (morok_sym_eval (s->a, vars), morok_sym_eval (s->b, vars));
     }
   return 0;
 }
@@ -384,9 +375,7 @@ morok_sym_render (const MorokSym *s, GString *out, const char *var_format)
   static const char *const infix[] = { [MOROK_SYM_ADD] = " + ", [MOROK_SYM_MUL] = " * " };
   switch (s->op)
     {
-    case MOROK_SYM_CONST:
-      g_string_append_printf (out, "%" G_GINT64_FORMAT, s->value);
-      return;
+    case MOROK_SYM_CONST: g_string_append_printf (out, "%" G_GINT64_FORMAT, s->value); return;
     case MOROK_SYM_VAR:
       if (var_format)
         g_string_append_printf (out, var_format, s->var->slot);

@@ -4,7 +4,7 @@
 #include "graph/morok-graph.h"
 #include <string.h>
 
-G_DEFINE_QUARK (morok-graph-error-quark, morok_graph_error)
+G_DEFINE_QUARK (morok - graph - error - quark, morok_graph_error)
 
 struct _MorokGraph
 {
@@ -84,8 +84,7 @@ node_equal (gconstpointer pa, gconstpointer pb)
   if (memcmp (a->shape, b->shape, a->rank * sizeof a->shape[0])
       || memcmp (a->src, b->src, a->n_src * sizeof a->src[0])
       || memcmp (a->lo, b->lo, a->rank * sizeof a->lo[0])
-      || memcmp (a->hi, b->hi, a->rank * sizeof a->hi[0])
-      || memcmp (a->perm, b->perm, a->rank))
+      || memcmp (a->hi, b->hi, a->rank * sizeof a->hi[0]) || memcmp (a->perm, b->perm, a->rank))
     return FALSE;
   return memcmp (&a->value, &b->value, sizeof a->value) == 0 && a->axes_mask == b->axes_mask
          && a->axis == b->axis && a->stride == b->stride && a->dilation == b->dilation
@@ -148,10 +147,11 @@ morok_graph_new_leaf (MorokGraph *graph, const MorokNode *proto, const char *nam
 /* ---- op classes ---- */
 
 static const char *const op_names[MOROK_OP_COUNT] = {
-  "input", "weight", "const", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip",
-  "sigmoid", "tanh", "relu", "silu", "not", "cast", "add", "sub", "mul", "div", "max",
-  "min", "pow", "cmplt", "cmple", "cmpeq", "cmpne", "where", "sum", "rmax", "reshape",
-  "permute", "expand", "pad", "shrink", "cat", "window", "matmul", "attention", "dft_mag",
+  "input",  "weight", "const",   "neg",   "abs",    "exp",    "log",       "sqrt",
+  "rsqrt",  "recip",  "sigmoid", "tanh",  "relu",   "silu",   "not",       "cast",
+  "add",    "sub",    "mul",     "div",   "max",    "min",    "pow",       "cmplt",
+  "cmple",  "cmpeq",  "cmpne",   "where", "sum",    "rmax",   "reshape",   "permute",
+  "expand", "pad",    "shrink",  "cat",   "window", "matmul", "attention", "dft_mag",
 };
 
 const char *

@@ -133,7 +133,7 @@ struct _MorokNode
    * may free it (NULL: the data stays). morok_tensor_weight_with_release () sets it. */
   void (*release) (gpointer release_data, gconstpointer data);
   gpointer release_data;
-  char *name;                         /* INPUT, WEIGHT: for messages */
+  char *name; /* INPUT, WEIGHT: for messages */
 
   MorokGraph *graph;
   guint id;             /* creation order, a topological order */

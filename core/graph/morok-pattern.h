@@ -22,10 +22,10 @@ G_BEGIN_DECLS
 typedef struct _MorokPattern MorokPattern;
 struct _MorokPattern
 {
-  guint64 ops;        /* one bit per MorokOp that matches; 0 = any op */
-  guint32 dtypes;     /* one bit per MorokDType; 0 = any dtype */
-  const char *name;   /* capture the matched node under this name */
-  guint n_src;        /* 0 = sources not examined */
+  guint64 ops;      /* one bit per MorokOp that matches; 0 = any op */
+  guint32 dtypes;   /* one bit per MorokDType; 0 = any dtype */
+  const char *name; /* capture the matched node under this name */
+  guint n_src;      /* 0 = sources not examined */
   const MorokPattern *src[3];
   gboolean commutative; /* binary: also try the sources swapped */
   gboolean match_value; /* CONST with exactly this value */
@@ -60,13 +60,15 @@ typedef struct
 #define MOROK_OPBIT(op) (G_GUINT64_CONSTANT (1) << MOROK_OP_##op)
 #define PAT_ANY(n) (&(const MorokPattern){ .name = (n) })
 #define PAT_OPS(mask, n) (&(const MorokPattern){ .ops = (mask), .name = (n) })
-#define PAT_CONST(v) (&(const MorokPattern){ .ops = MOROK_OPBIT (CONST), .match_value = TRUE, .value = (v) })
+#define PAT_CONST(v)                                                                               \
+  (&(const MorokPattern){ .ops = MOROK_OPBIT (CONST), .match_value = TRUE, .value = (v) })
 #define PAT_OP1(op, a) (&(const MorokPattern){ .ops = MOROK_OPBIT (op), .n_src = 1, .src = { a } })
-#define PAT_OP2(op, a, b) \
+#define PAT_OP2(op, a, b)                                                                          \
   (&(const MorokPattern){ .ops = MOROK_OPBIT (op), .n_src = 2, .src = { a, b } })
-#define PAT_OP2C(op, a, b) \
-  (&(const MorokPattern){ .ops = MOROK_OPBIT (op), .n_src = 2, .src = { a, b }, .commutative = TRUE })
-#define PAT_NAMED(op, n, ...) \
+#define PAT_OP2C(op, a, b)                                                                         \
+  (&(const MorokPattern){                                                                          \
+      .ops = MOROK_OPBIT (op), .n_src = 2, .src = { a, b }, .commutative = TRUE })
+#define PAT_NAMED(op, n, ...)                                                                      \
   (&(const MorokPattern){ .ops = MOROK_OPBIT (op), .name = (n), __VA_ARGS__ })
 
 /* Matches @pat at @node, filling @cap; FALSE if it does not match. */

@@ -38,11 +38,11 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  MOROK_BUFFER_INPUT,  /* owned by the plan, written by the caller */
-  MOROK_BUFFER_OUTPUT, /* owned by the plan, read by the caller */
-  MOROK_BUFFER_WEIGHT, /* the model's host data, used in place */
-  MOROK_BUFFER_TEMP,   /* a slice of the arena */
-  MOROK_BUFFER_PACKED, /* a WEIGHT operand of matmuls in the GEMM's panels, made at prepare */
+  MOROK_BUFFER_INPUT,   /* owned by the plan, written by the caller */
+  MOROK_BUFFER_OUTPUT,  /* owned by the plan, read by the caller */
+  MOROK_BUFFER_WEIGHT,  /* the model's host data, used in place */
+  MOROK_BUFFER_TEMP,    /* a slice of the arena */
+  MOROK_BUFFER_PACKED,  /* a WEIGHT operand of matmuls in the GEMM's panels, made at prepare */
   MOROK_BUFFER_SCRATCH, /* working memory of products with packed weights (AMX: A laid out
                          * in tiles; f32, f16: blocks of C before the epilogue), a slice per
                          * thread, then (its last 64 bytes) the counter through which the
@@ -71,8 +71,8 @@ typedef struct
 
 typedef enum
 {
-  MOROK_KERNEL_LOOP,   /* a loop nest over the root's shape (with inline reductions) */
-  MOROK_KERNEL_MATMUL, /* a contraction, then the root as its epilogue */
+  MOROK_KERNEL_LOOP,      /* a loop nest over the root's shape (with inline reductions) */
+  MOROK_KERNEL_MATMUL,    /* a contraction, then the root as its epilogue */
   MOROK_KERNEL_ATTENTION, /* the root is an ATTENTION node (softmax (q.k) v in one pass) */
   MOROK_KERNEL_DFT,       /* the root is a DFT_MAG node (an FFT of 16 frames at a time) */
 } MorokKernelKind;
@@ -80,15 +80,15 @@ typedef enum
 typedef struct
 {
   MorokKernelKind kind;
-  MorokNode *root;   /* the value this kernel writes */
-  MorokNode *matmul; /* MATMUL kernels: the contraction the epilogue reads */
-  guint out;         /* buffer of root */
-  GArray *reads;     /* guint buffer indices read, no duplicates */
-  guint packed_b;    /* MATMUL: buffer index + 1 of B packed, 0 if B is read as it is */
-  guint scratch;     /* buffer index + 1 of the plan's SCRATCH, 0 if it uses none */
-  gsize scratch_stride; /* bytes of it per thread (thread tid's at tid * stride) */
+  MorokNode *root;       /* the value this kernel writes */
+  MorokNode *matmul;     /* MATMUL kernels: the contraction the epilogue reads */
+  guint out;             /* buffer of root */
+  GArray *reads;         /* guint buffer indices read, no duplicates */
+  guint packed_b;        /* MATMUL: buffer index + 1 of B packed, 0 if B is read as it is */
+  guint scratch;         /* buffer index + 1 of the plan's SCRATCH, 0 if it uses none */
+  gsize scratch_stride;  /* bytes of it per thread (thread tid's at tid * stride) */
   gboolean shared_tasks; /* its threads take tasks from the scratch's counter in turn */
-  double flops, bytes; /* estimates at the upper bounds */
+  double flops, bytes;   /* estimates at the upper bounds */
 } MorokScheduleKernel;
 
 /* A strided view of a buffer: element (i0, i1, ...) of the view is element
@@ -102,10 +102,10 @@ typedef struct
 
 typedef struct
 {
-  GArray *buffers;       /* MorokScheduleBuffer: inputs first, in the order given */
-  GArray *kernels;       /* MorokScheduleKernel, in execution order */
-  GHashTable *buffer_of; /* MorokNode* -> GUINT_TO_POINTER (buffer index + 1) */
-  guint *outputs;        /* buffer index of each output */
+  GArray *buffers;          /* MorokScheduleBuffer: inputs first, in the order given */
+  GArray *kernels;          /* MorokScheduleKernel, in execution order */
+  GHashTable *buffer_of;    /* MorokNode* -> GUINT_TO_POINTER (buffer index + 1) */
+  guint *outputs;           /* buffer index of each output */
   MorokNode **output_nodes; /* each output as asked for (its shape is the plan's) */
   guint n_outputs;
   gsize arena_bytes;

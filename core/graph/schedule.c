@@ -356,8 +356,8 @@ place_temps (MorokSchedule *s)
       /* buffers whose last reader is this kernel are free for the next one */
       for (guint i = live->len; i-- > 0;)
         {
-          MorokScheduleBuffer *o = &g_array_index (s->buffers, MorokScheduleBuffer,
-                                                   g_array_index (live, guint, i));
+          MorokScheduleBuffer *o
+              = &g_array_index (s->buffers, MorokScheduleBuffer, g_array_index (live, guint, i));
           if (o->last <= (gint) k && o != out)
             g_array_remove_index_fast (live, i);
         }
@@ -476,9 +476,10 @@ morok_schedule_new (MorokNode *const *outputs, guint n_outputs, MorokNode *const
       MorokNode *n = g_ptr_array_index (p.nodes, k);
       if (!g_hash_table_contains (p.realized, n) || morok_schedule_buffer_of (s, n))
         continue;
-      add_buffer (s, n->op == MOROK_OP_WEIGHT  ? MOROK_BUFFER_WEIGHT
-                     : n->op == MOROK_OP_INPUT ? MOROK_BUFFER_INPUT
-                                               : MOROK_BUFFER_TEMP,
+      add_buffer (s,
+                  n->op == MOROK_OP_WEIGHT  ? MOROK_BUFFER_WEIGHT
+                  : n->op == MOROK_OP_INPUT ? MOROK_BUFFER_INPUT
+                                            : MOROK_BUFFER_TEMP,
                   n);
     }
   for (guint k = 0; k < p.nodes->len; k++)
@@ -496,9 +497,9 @@ morok_schedule_new (MorokNode *const *outputs, guint n_outputs, MorokNode *const
       MorokScheduleKernel ker = { .root = n, .out = morok_schedule_buffer_of (s, n) - 1 };
       ker.matmul = n->op == MOROK_OP_MATMUL ? n : g_hash_table_lookup (fused, n);
       ker.kind = n->op == MOROK_OP_ATTENTION ? MOROK_KERNEL_ATTENTION
-                 : n->op == MOROK_OP_DFT_MAG  ? MOROK_KERNEL_DFT
-                 : ker.matmul                 ? MOROK_KERNEL_MATMUL
-                                              : MOROK_KERNEL_LOOP;
+                 : n->op == MOROK_OP_DFT_MAG ? MOROK_KERNEL_DFT
+                 : ker.matmul                ? MOROK_KERNEL_MATMUL
+                                             : MOROK_KERNEL_LOOP;
       ker.reads = g_array_new (FALSE, FALSE, sizeof (guint));
       g_autoptr (GHashTable) s1 = g_hash_table_new (NULL, NULL);
       collect_reads (s, n, n, s1, ker.reads);

@@ -144,8 +144,6 @@ morok_strided_walk (MorokNode *node, gboolean (*realized) (MorokNode *n, gpointe
         return TRUE;
       *stop = node;
       return FALSE;
-    default:
-      *stop = node;
-      return FALSE;
+    default: *stop = node; return FALSE;
     }
 }

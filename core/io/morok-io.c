@@ -31,22 +31,12 @@ morok_io_describe_path (const char *path, int errno_value)
   const char *why;
   switch (errno_value)
     {
-    case ENOENT:
-      why = "no such file";
-      break;
-    case ENOTDIR:
-      why = "a part of the path is a file, not a folder";
-      break;
+    case ENOENT: why = "no such file"; break;
+    case ENOTDIR: why = "a part of the path is a file, not a folder"; break;
     case EACCES:
-    case EPERM:
-      why = "no permission to read it";
-      break;
-    case EISDIR:
-      why = "a folder, not a file";
-      break;
-    default:
-      why = g_strerror (errno_value);
-      break;
+    case EPERM: why = "no permission to read it"; break;
+    case EISDIR: why = "a folder, not a file"; break;
+    default: why = g_strerror (errno_value); break;
     }
   return g_strdup_printf ("%s: %s", path, why);
 }

@@ -23,7 +23,7 @@ morok_onnx_model_alloc (MorokOnnxModel *m, gsize size)
 const char *
 morok_onnx_model_string (MorokOnnxModel *m, const guint8 *data, gsize len)
 {
-  return g_string_chunk_insert_len (m->strings, (const char *)data, (gssize)len);
+  return g_string_chunk_insert_len (m->strings, (const char *) data, (gssize) len);
 }
 
 /* Copies the array's pointers into model memory and frees the array.
@@ -47,7 +47,7 @@ gpointer
 morok_onnx_model_steal_values (MorokOnnxModel *m, GArray *a, guint *out_n)
 {
   gpointer p = NULL;
-  gsize bytes = (gsize)a->len * g_array_get_element_size (a);
+  gsize bytes = (gsize) a->len * g_array_get_element_size (a);
 
   *out_n = a->len;
   if (a->len > 0)
@@ -83,7 +83,7 @@ morok_onnx_read_int (MorokPbReader *r, guint32 field, MorokPbWire wire, gint64 *
   if (!morok_pb_expect_wire (r, field, wire, MOROK_PB_WIRE_VARINT, error)
       || !morok_pb_read_varint (r, &v, error))
     return FALSE;
-  *out = (gint64)v;
+  *out = (gint64) v;
   return TRUE;
 }
 

@@ -53,8 +53,8 @@ read_repeated_floats (MorokPbReader *r, guint32 field, MorokPbWire wire, GArray 
     }
   for (gsize k = 0; k < len; k += 4)
     {
-      bits = (guint32)data[k] | (guint32)data[k + 1] << 8 | (guint32)data[k + 2] << 16
-             | (guint32)data[k + 3] << 24;
+      bits = (guint32) data[k] | (guint32) data[k + 1] << 8 | (guint32) data[k + 2] << 16
+             | (guint32) data[k + 3] << 24;
       memcpy (&f, &bits, 4);
       g_array_append_val (values, f);
     }
@@ -184,17 +184,17 @@ parse_attribute (MorokOnnxModel *m, MorokPbReader *r, const MorokOnnxNode *node,
         case 9: /* strings */
           if (!morok_onnx_read_string (m, r, field, wire, &str, error))
             return NULL;
-          g_ptr_array_add (strings, (gpointer)str);
+          g_ptr_array_add (strings, (gpointer) str);
           break;
         case 10: /* tensors */
           if (!parse_attribute_tensor (m, r, field, wire, node, &t, error))
             return NULL;
-          g_ptr_array_add (tensors, (gpointer)t);
+          g_ptr_array_add (tensors, (gpointer) t);
           break;
         case 11: /* graphs */
           if (!parse_attribute_graph (m, r, field, wire, node, &g, error))
             return NULL;
-          g_ptr_array_add (graphs, (gpointer)g);
+          g_ptr_array_add (graphs, (gpointer) g);
           break;
         case 20: /* type */
           if (!morok_onnx_read_int (r, field, wire, &type, error))
@@ -211,7 +211,7 @@ parse_attribute (MorokOnnxModel *m, MorokPbReader *r, const MorokOnnxNode *node,
   a->strings = morok_onnx_model_steal_ptrs (m, g_steal_pointer (&strings), &a->n_strings);
   a->tensors = morok_onnx_model_steal_ptrs (m, g_steal_pointer (&tensors), &a->n_tensors);
   a->graphs = morok_onnx_model_steal_ptrs (m, g_steal_pointer (&graphs), &a->n_graphs);
-  a->type = type > 0 && type <= MOROK_ONNX_ATTR_GRAPHS ? (MorokOnnxAttrType)type
+  a->type = type > 0 && type <= MOROK_ONNX_ATTR_GRAPHS ? (MorokOnnxAttrType) type
                                                        : infer_attribute_type (seen);
   return a;
 }
@@ -242,7 +242,7 @@ parse_node (MorokOnnxModel *m, MorokPbReader *r, const MorokOnnxGraph *graph, GE
         case 2: /* output */
           if (!morok_onnx_read_string (m, r, field, wire, &str, error))
             return NULL;
-          g_ptr_array_add (field == 1 ? inputs : outputs, (gpointer)str);
+          g_ptr_array_add (field == 1 ? inputs : outputs, (gpointer) str);
           break;
         case 3:
           if (!morok_onnx_read_string (m, r, field, wire, &node->name, error))
@@ -276,7 +276,7 @@ parse_node (MorokOnnxModel *m, MorokPbReader *r, const MorokOnnxGraph *graph, GE
   const MorokOnnxAttribute *value = morok_onnx_node_find_attribute (node, "value");
   if (strcmp (node->op_type, "Constant") == 0 && value != NULL && value->t != NULL
       && node->n_outputs > 0)
-    ((MorokOnnxTensor *)value->t)->value_name = node->outputs[0];
+    ((MorokOnnxTensor *) value->t)->value_name = node->outputs[0];
   return node;
 }
 
@@ -357,7 +357,7 @@ parse_graph (MorokOnnxModel *m, MorokPbReader *r, guint depth, const MorokOnnxNo
           if (!morok_onnx_read_sub (r, field, wire, "ValueInfoProto", &sub, error)
               || !parse_value_info_name (m, &sub, &str, error))
             return NULL;
-          g_ptr_array_add (field == 11 ? inputs : outputs, (gpointer)str);
+          g_ptr_array_add (field == 11 ? inputs : outputs, (gpointer) str);
           break;
         default:
           if (!morok_pb_skip (r, field, wire, error))
@@ -483,17 +483,17 @@ index_graph (MorokOnnxModel *m, MorokOnnxGraph *g, const char *path, Index *ix)
   g->path = path;
   g_ptr_array_add (ix->graphs, g);
   for (guint k = 0; k < g->n_initializers; k++)
-    g_ptr_array_add (ix->tensors, (gpointer)g->initializers[k]);
+    g_ptr_array_add (ix->tensors, (gpointer) g->initializers[k]);
   for (guint k = 0; k < g->n_nodes; k++)
     {
-      MorokOnnxNode *node = (MorokOnnxNode *)g->nodes[k];
+      MorokOnnxNode *node = (MorokOnnxNode *) g->nodes[k];
       node->index = k;
       g_ptr_array_add (ix->nodes, node);
       if (strcmp (node->op_type, "Constant") == 0)
         {
           const MorokOnnxAttribute *value = morok_onnx_node_find_attribute (node, "value");
           if (value != NULL && value->t != NULL)
-            g_ptr_array_add (ix->tensors, (gpointer)value->t);
+            g_ptr_array_add (ix->tensors, (gpointer) value->t);
         }
       for (guint a = 0; a < node->n_attributes; a++)
         {
@@ -506,7 +506,7 @@ index_graph (MorokOnnxModel *m, MorokOnnxGraph *g, const char *path, Index *ix)
                   = node->name[0] ? g_strdup (node->name) : g_strdup_printf ("#%u", k);
               g_autofree char *sub_path
                   = g_strdup_printf ("%s%s%s:%s", path, path[0] ? "/" : "", node_id, attr->name);
-              index_graph (m, (MorokOnnxGraph *)sub, g_string_chunk_insert (m->strings, sub_path),
+              index_graph (m, (MorokOnnxGraph *) sub, g_string_chunk_insert (m->strings, sub_path),
                            ix);
             }
         }
@@ -563,7 +563,7 @@ morok_onnx_model_load (const char *path, GError **error)
     return NULL;
   m = model_new (path);
   m->mapped = mapped;
-  m->data = (const guint8 *)g_mapped_file_get_contents (mapped);
+  m->data = (const guint8 *) g_mapped_file_get_contents (mapped);
   m->size = g_mapped_file_get_length (mapped);
   return model_parse (m, error);
 }

@@ -49,7 +49,7 @@ static const struct
 const char *
 morok_onnx_dtype_name (gint32 dtype)
 {
-  if (dtype < 0 || dtype >= (gint32)G_N_ELEMENTS (dtypes))
+  if (dtype < 0 || dtype >= (gint32) G_N_ELEMENTS (dtypes))
     return "UNKNOWN";
   return dtypes[dtype].name;
 }
@@ -57,7 +57,7 @@ morok_onnx_dtype_name (gint32 dtype)
 gsize
 morok_onnx_dtype_size (gint32 dtype)
 {
-  if (dtype < 0 || dtype >= (gint32)G_N_ELEMENTS (dtypes))
+  if (dtype < 0 || dtype >= (gint32) G_N_ELEMENTS (dtypes))
     return 0;
   return dtypes[dtype].size;
 }
@@ -75,10 +75,8 @@ dtype_is_integer (gint32 dtype)
     case MOROK_ONNX_DTYPE_INT64:
     case MOROK_ONNX_DTYPE_BOOL:
     case MOROK_ONNX_DTYPE_UINT32:
-    case MOROK_ONNX_DTYPE_UINT64:
-      return TRUE;
-    default:
-      return FALSE;
+    case MOROK_ONNX_DTYPE_UINT64: return TRUE;
+    default: return FALSE;
     }
 }
 
@@ -102,7 +100,7 @@ bits_to_float (guint32 bits)
 static float
 half_to_float (guint16 h)
 {
-  guint32 sign = (guint32)(h & 0x8000u) << 16;
+  guint32 sign = (guint32) (h & 0x8000u) << 16;
   guint32 exp = (h >> 10) & 0x1f;
   guint32 mant = h & 0x3ffu;
 
@@ -131,8 +129,7 @@ typed_field_of (gint32 dtype)
 {
   switch (dtype)
     {
-    case MOROK_ONNX_DTYPE_FLOAT:
-      return 4;
+    case MOROK_ONNX_DTYPE_FLOAT: return 4;
     case MOROK_ONNX_DTYPE_UINT8:
     case MOROK_ONNX_DTYPE_INT8:
     case MOROK_ONNX_DTYPE_UINT16:
@@ -140,19 +137,13 @@ typed_field_of (gint32 dtype)
     case MOROK_ONNX_DTYPE_INT32:
     case MOROK_ONNX_DTYPE_BOOL:
     case MOROK_ONNX_DTYPE_FLOAT16:
-    case MOROK_ONNX_DTYPE_BFLOAT16:
-      return 5;
-    case MOROK_ONNX_DTYPE_STRING:
-      return 6;
-    case MOROK_ONNX_DTYPE_INT64:
-      return 7;
-    case MOROK_ONNX_DTYPE_DOUBLE:
-      return 10;
+    case MOROK_ONNX_DTYPE_BFLOAT16: return 5;
+    case MOROK_ONNX_DTYPE_STRING: return 6;
+    case MOROK_ONNX_DTYPE_INT64: return 7;
+    case MOROK_ONNX_DTYPE_DOUBLE: return 10;
     case MOROK_ONNX_DTYPE_UINT32:
-    case MOROK_ONNX_DTYPE_UINT64:
-      return 11;
-    default:
-      return 0;
+    case MOROK_ONNX_DTYPE_UINT64: return 11;
+    default: return 0;
     }
 }
 
@@ -208,7 +199,7 @@ validate_tensor (MorokOnnxModel *m, MorokOnnxTensor *t, gsize typed_counts[12], 
   for (guint k = 0; k < t->rank; k++)
     {
       gint64 d = t->dims[k];
-      if (d < 0 || (d > 0 && n > (guint64)MAX_ELEMENTS / (guint64)d))
+      if (d < 0 || (d > 0 && n > (guint64) MAX_ELEMENTS / (guint64) d))
         {
           g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
                        "%s: tensor '%s' at offset %" G_GSIZE_FORMAT
@@ -216,16 +207,16 @@ validate_tensor (MorokOnnxModel *m, MorokOnnxTensor *t, gsize typed_counts[12], 
                        m->name, t->name, at, d < 0 ? "a negative" : "an oversized", d);
           return FALSE;
         }
-      n *= (guint64)d;
+      n *= (guint64) d;
     }
-  t->n_elements = (gint64)n;
+  t->n_elements = (gint64) n;
 
   if (t->external)
     return TRUE;
   if (t->raw != NULL)
     {
       gsize esize = morok_onnx_dtype_size (t->dtype);
-      if (esize != 0 && (guint64)t->raw_len != n * esize)
+      if (esize != 0 && (guint64) t->raw_len != n * esize)
         {
           g_autofree char *dims = morok_onnx_tensor_format_dims (t);
           g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
@@ -265,7 +256,7 @@ morok_onnx_parse_tensor (MorokOnnxModel *m, MorokPbReader *r, const MorokOnnxGra
   t->graph = graph;
   t->node = node;
   t->msg = r->pos;
-  t->msg_len = (gsize)(r->end - r->pos);
+  t->msg_len = (gsize) (r->end - r->pos);
 
   while (!morok_pb_reader_done (r))
     {
@@ -285,7 +276,7 @@ morok_onnx_parse_tensor (MorokOnnxModel *m, MorokPbReader *r, const MorokOnnxGra
         case 2: /* data_type */
           if (!morok_onnx_read_int (r, field, wire, &v, error))
             return NULL;
-          t->dtype = (gint32)v;
+          t->dtype = (gint32) v;
           break;
         case 3: /* segment */
           g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_UNSUPPORTED,
@@ -363,7 +354,7 @@ load_le (const guint8 *p, gsize n)
   guint64 v = 0;
 
   for (gsize k = 0; k < n; k++)
-    v |= (guint64)p[k] << (8 * k);
+    v |= (guint64) p[k] << (8 * k);
   return v;
 }
 
@@ -373,25 +364,15 @@ cursor_init (Cursor *c, const MorokOnnxTensor *t)
   memset (c, 0, sizeof *c);
   c->t = t;
   c->raw = t->raw;
-  c->msg = morok_pb_reader_init (t->msg, t->msg_len, t->graph->model->name,
-                                 "TensorProto");
+  c->msg = morok_pb_reader_init (t->msg, t->msg_len, t->graph->model->name, "TensorProto");
   switch (t->dtype)
     {
-    case MOROK_ONNX_DTYPE_FLOAT:
-      c->field = 4;
-      break;
-    case MOROK_ONNX_DTYPE_INT64:
-      c->field = 7;
-      break;
-    case MOROK_ONNX_DTYPE_DOUBLE:
-      c->field = 10;
-      break;
+    case MOROK_ONNX_DTYPE_FLOAT: c->field = 4; break;
+    case MOROK_ONNX_DTYPE_INT64: c->field = 7; break;
+    case MOROK_ONNX_DTYPE_DOUBLE: c->field = 10; break;
     case MOROK_ONNX_DTYPE_UINT32:
-    case MOROK_ONNX_DTYPE_UINT64:
-      c->field = 11;
-      break;
-    default:
-      c->field = 5;
+    case MOROK_ONNX_DTYPE_UINT64: c->field = 11; break;
+    default: c->field = 5;
     }
 }
 
@@ -464,7 +445,7 @@ cursor_next (Cursor *c, Value *v, GError **error)
     {
     case MOROK_ONNX_DTYPE_FLOAT:
       v->is_float = TRUE;
-      v->f = bits_to_float ((guint32)bits);
+      v->f = bits_to_float ((guint32) bits);
       break;
     case MOROK_ONNX_DTYPE_DOUBLE:
       v->is_float = TRUE;
@@ -472,38 +453,23 @@ cursor_next (Cursor *c, Value *v, GError **error)
       break;
     case MOROK_ONNX_DTYPE_FLOAT16:
       v->is_float = TRUE;
-      v->f = half_to_float ((guint16)bits);
+      v->f = half_to_float ((guint16) bits);
       break;
     case MOROK_ONNX_DTYPE_BFLOAT16:
       v->is_float = TRUE;
-      v->f = bits_to_float ((guint32)(guint16)bits << 16);
+      v->f = bits_to_float ((guint32) (guint16) bits << 16);
       break;
-    case MOROK_ONNX_DTYPE_INT8:
-      v->i = (gint8)bits;
-      break;
-    case MOROK_ONNX_DTYPE_UINT8:
-      v->i = (guint8)bits;
-      break;
-    case MOROK_ONNX_DTYPE_INT16:
-      v->i = (gint16)bits;
-      break;
-    case MOROK_ONNX_DTYPE_UINT16:
-      v->i = (guint16)bits;
-      break;
-    case MOROK_ONNX_DTYPE_INT32:
-      v->i = (gint32)bits;
-      break;
-    case MOROK_ONNX_DTYPE_UINT32:
-      v->i = (guint32)bits;
-      break;
-    case MOROK_ONNX_DTYPE_BOOL:
-      v->i = (guint8)bits != 0;
-      break;
+    case MOROK_ONNX_DTYPE_INT8: v->i = (gint8) bits; break;
+    case MOROK_ONNX_DTYPE_UINT8: v->i = (guint8) bits; break;
+    case MOROK_ONNX_DTYPE_INT16: v->i = (gint16) bits; break;
+    case MOROK_ONNX_DTYPE_UINT16: v->i = (guint16) bits; break;
+    case MOROK_ONNX_DTYPE_INT32: v->i = (gint32) bits; break;
+    case MOROK_ONNX_DTYPE_UINT32: v->i = (guint32) bits; break;
+    case MOROK_ONNX_DTYPE_BOOL: v->i = (guint8) bits != 0; break;
     case MOROK_ONNX_DTYPE_UINT64:
       v->is_unsigned = TRUE;
       /* fall through */
-    default:
-      v->i = (gint64)bits;
+    default: v->i = (gint64) bits;
     }
   return TRUE;
 }
@@ -542,7 +508,7 @@ morok_onnx_tensor_to_f32 (const MorokOnnxTensor *tensor, gsize *out_n, GError **
 
   if (!check_convertible (tensor, FALSE, error))
     return NULL;
-  n = (gsize)tensor->n_elements;
+  n = (gsize) tensor->n_elements;
   out = g_new (float, MAX (n, 1));
   if (tensor->raw != NULL && tensor->dtype == MOROK_ONNX_DTYPE_FLOAT
       && G_BYTE_ORDER == G_LITTLE_ENDIAN)
@@ -557,7 +523,7 @@ morok_onnx_tensor_to_f32 (const MorokOnnxTensor *tensor, gsize *out_n, GError **
         {
           if (!cursor_next (&c, &v, error))
             return NULL;
-          out[k] = v.is_float ? (float)v.f : v.is_unsigned ? (float)(guint64)v.i : (float)v.i;
+          out[k] = v.is_float ? (float) v.f : v.is_unsigned ? (float) (guint64) v.i : (float) v.i;
         }
     }
   if (out_n != NULL)
@@ -578,7 +544,7 @@ morok_onnx_tensor_to_i64 (const MorokOnnxTensor *tensor, gsize *out_n, GError **
 
   if (!check_convertible (tensor, TRUE, error))
     return NULL;
-  n = (gsize)tensor->n_elements;
+  n = (gsize) tensor->n_elements;
   out = g_new (gint64, MAX (n, 1));
   cursor_init (&c, tensor);
   for (gsize k = 0; k < n; k++)

@@ -19,7 +19,7 @@ morok_pb_reader_init (const guint8 *data, gsize size, const char *file, const ch
 static gsize
 bytes_left (const MorokPbReader *r)
 {
-  return (gsize)(r->end - r->pos);
+  return (gsize) (r->end - r->pos);
 }
 
 /* A field that needs more bytes than its message has left: truncated when
@@ -58,7 +58,7 @@ morok_pb_read_varint (MorokPbReader *r, guint64 *out_value, GError **error)
       /* The tenth byte holds bit 63 only. */
       if (i == 9 && b > 1)
         break;
-      v |= (guint64)(b & 0x7f) << (7 * i);
+      v |= (guint64) (b & 0x7f) << (7 * i);
       if (!(b & 0x80))
         {
           r->pos = p;
@@ -81,7 +81,7 @@ morok_pb_read_tag (MorokPbReader *r, guint32 *out_field, MorokPbWire *out_wire, 
   if (!morok_pb_read_varint (r, &tag, error))
     return FALSE;
   guint64 field = tag >> 3;
-  guint wire = (guint)(tag & 7);
+  guint wire = (guint) (tag & 7);
   if (field == 0 || field > MAX_FIELD_NUMBER)
     {
       g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
@@ -95,12 +95,12 @@ morok_pb_read_tag (MorokPbReader *r, guint32 *out_field, MorokPbWire *out_wire, 
     {
       g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
                    "%s: %s wire type %u for field %u at offset %" G_GSIZE_FORMAT " (%s)", r->file,
-                   wire == 3 || wire == 4 ? "unsupported group" : "invalid", wire, (guint)field, at,
-                   r->what);
+                   wire == 3 || wire == 4 ? "unsupported group" : "invalid", wire, (guint) field,
+                   at, r->what);
       return FALSE;
     }
-  *out_field = (guint32)field;
-  *out_wire = (MorokPbWire)wire;
+  *out_field = (guint32) field;
+  *out_wire = (MorokPbWire) wire;
   return TRUE;
 }
 
@@ -119,7 +119,7 @@ morok_pb_read_len (MorokPbReader *r, guint32 field, const guint8 **out_data, gsi
       return FALSE;
     }
   *out_data = r->pos;
-  *out_len = (gsize)len;
+  *out_len = (gsize) len;
   r->pos += len;
   return TRUE;
 }
@@ -154,7 +154,7 @@ read_fixed (MorokPbReader *r, guint32 field, guint n, guint64 *out_value, GError
     }
   memcpy (bytes, r->pos, n);
   for (guint i = 0; i < n; i++)
-    v |= (guint64)bytes[i] << (8 * i);
+    v |= (guint64) bytes[i] << (8 * i);
   r->pos += n;
   *out_value = v;
   return TRUE;
@@ -167,7 +167,7 @@ morok_pb_read_fixed32 (MorokPbReader *r, guint32 field, guint32 *out_value, GErr
 
   if (!read_fixed (r, field, 4, &v, error))
     return FALSE;
-  *out_value = (guint32)v;
+  *out_value = (guint32) v;
   return TRUE;
 }
 
@@ -186,22 +186,17 @@ morok_pb_skip (MorokPbReader *r, guint32 field, MorokPbWire wire, GError **error
 
   switch (wire)
     {
-    case MOROK_PB_WIRE_VARINT:
-      return morok_pb_read_varint (r, &v, error);
-    case MOROK_PB_WIRE_I64:
-      return read_fixed (r, field, 8, &v, error);
-    case MOROK_PB_WIRE_I32:
-      return read_fixed (r, field, 4, &v, error);
-    case MOROK_PB_WIRE_LEN:
-      return morok_pb_read_len (r, field, &data, &len, error);
+    case MOROK_PB_WIRE_VARINT: return morok_pb_read_varint (r, &v, error);
+    case MOROK_PB_WIRE_I64: return read_fixed (r, field, 8, &v, error);
+    case MOROK_PB_WIRE_I32: return read_fixed (r, field, 4, &v, error);
+    case MOROK_PB_WIRE_LEN: return morok_pb_read_len (r, field, &data, &len, error);
     case MOROK_PB_WIRE_SGROUP:
     case MOROK_PB_WIRE_EGROUP:
-    default:
-      break;
+    default: break;
     }
   g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
                "%s: cannot skip wire type %u of field %u at offset %" G_GSIZE_FORMAT " (%s)",
-               r->file, (guint)wire, field, morok_pb_reader_offset (r), r->what);
+               r->file, (guint) wire, field, morok_pb_reader_offset (r), r->what);
   return FALSE;
 }
 
@@ -213,7 +208,7 @@ morok_pb_expect_wire (MorokPbReader *r, guint32 field, MorokPbWire wire, MorokPb
     return TRUE;
   g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
                "%s: field %u of %s has wire type %u, expected %u, at offset %" G_GSIZE_FORMAT,
-               r->file, field, r->what, (guint)wire, (guint)expected, morok_pb_reader_offset (r));
+               r->file, field, r->what, (guint) wire, (guint) expected, morok_pb_reader_offset (r));
   return FALSE;
 }
 

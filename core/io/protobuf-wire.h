@@ -62,7 +62,7 @@ morok_pb_reader_done (const MorokPbReader *r)
 static inline gsize
 morok_pb_reader_offset (const MorokPbReader *r)
 {
-  return (gsize)(r->pos - r->base);
+  return (gsize) (r->pos - r->base);
 }
 
 /* Reads a varint of at most 10 bytes. Fails when it is cut off or longer. */

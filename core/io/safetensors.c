@@ -15,7 +15,7 @@
 
 /* Header lengths above this are taken for garbage, not for a header (the
  * reference implementation uses the same limit). */
-#define HEADER_SIZE_MAX ((guint64)100 * 1024 * 1024)
+#define HEADER_SIZE_MAX ((guint64) 100 * 1024 * 1024)
 
 struct _MorokSafetensors
 {
@@ -55,21 +55,21 @@ static const struct
 const char *
 morok_safetensor_dtype_name (MorokSafetensorDtype dtype)
 {
-  g_return_val_if_fail ((guint)dtype < G_N_ELEMENTS (dtypes), NULL);
+  g_return_val_if_fail ((guint) dtype < G_N_ELEMENTS (dtypes), NULL);
   return dtypes[dtype].name;
 }
 
 gsize
 morok_safetensor_dtype_size (MorokSafetensorDtype dtype)
 {
-  g_return_val_if_fail ((guint)dtype < G_N_ELEMENTS (dtypes), 0);
+  g_return_val_if_fail ((guint) dtype < G_N_ELEMENTS (dtypes), 0);
   return dtypes[dtype].size;
 }
 
 gboolean
 morok_safetensor_dtype_is_float (MorokSafetensorDtype dtype)
 {
-  g_return_val_if_fail ((guint)dtype < G_N_ELEMENTS (dtypes), FALSE);
+  g_return_val_if_fail ((guint) dtype < G_N_ELEMENTS (dtypes), FALSE);
   return dtypes[dtype].is_float;
 }
 
@@ -79,7 +79,7 @@ dtype_from_name (const char *name, MorokSafetensorDtype *out)
   for (guint i = 0; i < G_N_ELEMENTS (dtypes); i++)
     if (strcmp (dtypes[i].name, name) == 0)
       {
-        *out = (MorokSafetensorDtype)i;
+        *out = (MorokSafetensorDtype) i;
         return TRUE;
       }
   return FALSE;
@@ -108,7 +108,7 @@ node_get_count (JsonNode *node, guint64 *out)
   gint64 v = json_node_get_int (node);
   if (v < 0)
     return FALSE;
-  *out = (guint64)v;
+  *out = (guint64) v;
   return TRUE;
 }
 
@@ -135,7 +135,7 @@ parse_metadata (MorokSafetensors *st, JsonNode *node, GError **error)
       JsonNode *value = json_object_get_member (obj, l->data);
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_STRING)
         return fail (error, MOROK_IO_ERROR_MALFORMED, st, "__metadata__ '%s' is not a string",
-                     (const char *)l->data);
+                     (const char *) l->data);
       g_hash_table_insert (st->metadata, g_string_chunk_insert (st->strings, l->data),
                            g_string_chunk_insert (st->strings, json_node_get_string (value)));
     }
@@ -184,7 +184,7 @@ parse_tensor (MorokSafetensors *st, const char *name, JsonNode *node, gsize data
       if (!node_get_count (json_array_get_element (dims_array, i), &d))
         return fail (error, MOROK_IO_ERROR_MALFORMED, st,
                      "tensor '%s': shape entry %u is not an integer >= 0", name, i);
-      dims[i] = (gint64)d;
+      dims[i] = (gint64) d;
       overflow |= !g_uint64_checked_mul (&n_elements, n_elements, d);
     }
 
@@ -218,9 +218,9 @@ parse_tensor (MorokSafetensors *st, const char *name, JsonNode *node, gsize data
                    ", %" G_GUINT64_FORMAT "] hold %" G_GUINT64_FORMAT,
                    name, s->str, dtypes[t->dtype].name, needs, begin, end, end - begin);
     }
-  t->n_elements = (gint64)n_elements;
-  t->n_bytes = (gsize)n_bytes;
-  t->offset = (gsize)begin; /* relative to the data buffer until open () rebases it */
+  t->n_elements = (gint64) n_elements;
+  t->n_bytes = (gsize) n_bytes;
+  t->offset = (gsize) begin; /* relative to the data buffer until open () rebases it */
   return TRUE;
 }
 
@@ -275,12 +275,12 @@ parse_header (MorokSafetensors *st, GError **error)
     return fail (error, MOROK_IO_ERROR_TRUNCATED, st,
                  "header length %" G_GUINT64_FORMAT " past end of file (%" G_GSIZE_FORMAT " bytes)",
                  header_len, st->size);
-  gsize data_start = 8 + (gsize)header_len;
+  gsize data_start = 8 + (gsize) header_len;
   gsize data_size = st->size - data_start;
 
   g_autoptr (JsonParser) parser = json_parser_new_immutable ();
   g_autoptr (GError) json_error = NULL;
-  if (!json_parser_load_from_data (parser, (const char *)st->bytes + 8, (gssize)header_len,
+  if (!json_parser_load_from_data (parser, (const char *) st->bytes + 8, (gssize) header_len,
                                    &json_error))
     return fail (error, MOROK_IO_ERROR_MALFORMED, st, "header is not valid JSON: %s",
                  json_error->message);
@@ -292,7 +292,7 @@ parse_header (MorokSafetensors *st, GError **error)
   g_autoptr (GList) names = json_object_get_members (obj);
   guint n = g_list_length (names);
   st->tensors = g_new0 (MorokSafetensor, MAX (n, 1));
-  st->dims = g_new0 (gint64, (gsize)MAX (n, 1) * MOROK_SAFETENSOR_RANK_MAX);
+  st->dims = g_new0 (gint64, (gsize) MAX (n, 1) * MOROK_SAFETENSOR_RANK_MAX);
   for (GList *l = names; l; l = l->next)
     {
       const char *name = l->data;
@@ -303,7 +303,7 @@ parse_header (MorokSafetensors *st, GError **error)
             return FALSE;
           continue;
         }
-      gint64 *dims = st->dims + (gsize)st->n_tensors * MOROK_SAFETENSOR_RANK_MAX;
+      gint64 *dims = st->dims + (gsize) st->n_tensors * MOROK_SAFETENSOR_RANK_MAX;
       MorokSafetensor *t = &st->tensors[st->n_tensors];
       if (!parse_tensor (st, name, node, data_size, t, dims, error))
         return FALSE;
@@ -317,7 +317,7 @@ parse_header (MorokSafetensors *st, GError **error)
       MorokSafetensor *t = &st->tensors[i];
       t->offset += data_start;
       t->data = st->bytes + t->offset;
-      g_hash_table_insert (st->by_name, (gpointer)t->name, t);
+      g_hash_table_insert (st->by_name, (gpointer) t->name, t);
     }
   return TRUE;
 }
@@ -340,7 +340,7 @@ morok_safetensors_open (const char *path, GError **error)
   st->file = morok_io_map_file (path, error);
   if (!st->file)
     return NULL;
-  st->bytes = (const guint8 *)g_mapped_file_get_contents (st->file);
+  st->bytes = (const guint8 *) g_mapped_file_get_contents (st->file);
   st->size = st->bytes ? g_mapped_file_get_length (st->file) : 0;
   if (!parse_header (st, error))
     return NULL;
@@ -443,7 +443,7 @@ morok_safetensors_metadata (const MorokSafetensors *st, const char *key)
 static int
 compare_strings (const void *a, const void *b)
 {
-  return strcmp (*(const char *const *)a, *(const char *const *)b);
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
 const char **
@@ -451,7 +451,7 @@ morok_safetensors_metadata_keys (const MorokSafetensors *st)
 {
   g_return_val_if_fail (st != NULL, NULL);
   guint n = 0;
-  const char **keys = (const char **)g_hash_table_get_keys_as_array (st->metadata, &n);
+  const char **keys = (const char **) g_hash_table_get_keys_as_array (st->metadata, &n);
   qsort (keys, n, sizeof (char *), compare_strings);
   return keys;
 }
@@ -463,10 +463,10 @@ morok_safetensor_read_f32 (const MorokSafetensor *tensor, float *dest, gsize n_d
 {
   g_return_val_if_fail (tensor != NULL, FALSE);
   g_return_val_if_fail (dest != NULL || tensor->n_elements == 0, FALSE);
-  g_return_val_if_fail (n_dest >= (gsize)tensor->n_elements, FALSE);
+  g_return_val_if_fail (n_dest >= (gsize) tensor->n_elements, FALSE);
 
   const guint8 *src = tensor->data;
-  gsize n = (gsize)tensor->n_elements;
+  gsize n = (gsize) tensor->n_elements;
   switch (tensor->dtype)
     {
     case MOROK_SAFETENSOR_DTYPE_F32:
@@ -492,7 +492,7 @@ morok_safetensor_read_f32 (const MorokSafetensor *tensor, float *dest, gsize n_d
           memcpy (&bits, src + 8 * i, 8);
           bits = GUINT64_FROM_LE (bits);
           memcpy (&d, &bits, 8);
-          dest[i] = (float)d;
+          dest[i] = (float) d;
         }
       return TRUE;
     case MOROK_SAFETENSOR_DTYPE_F16:
@@ -548,7 +548,7 @@ morok_safetensor_dup_f32 (const MorokSafetensor *tensor, GError **error)
 {
   g_return_val_if_fail (tensor != NULL, NULL);
   g_autofree float *out = g_new (float, MAX (tensor->n_elements, 1));
-  if (!morok_safetensor_read_f32 (tensor, out, (gsize)tensor->n_elements, error))
+  if (!morok_safetensor_read_f32 (tensor, out, (gsize) tensor->n_elements, error))
     return NULL;
   return g_steal_pointer (&out);
 }

@@ -132,7 +132,6 @@ void morok_safetensor_drop (const MorokSafetensor *tensor);
  * it too, the kernel's fault-around, so single drops leave some behind). */
 void morok_safetensors_drop (const MorokSafetensors *st);
 
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokSafetensors, morok_safetensors_free)
 
 G_END_DECLS

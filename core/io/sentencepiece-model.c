@@ -30,14 +30,14 @@ read_string (MorokPbReader *r, guint32 field, MorokPbWire wire, char **out, GErr
   if (!morok_pb_expect_wire (r, field, wire, MOROK_PB_WIRE_LEN, error)
       || !morok_pb_read_len (r, field, &data, &len, error))
     return FALSE;
-  if (!g_utf8_validate ((const char *)data, (gssize)len, NULL))
+  if (!g_utf8_validate ((const char *) data, (gssize) len, NULL))
     {
       g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
                    "%s: field %u of %s is not UTF-8", r->file, field, r->what);
       return FALSE;
     }
   g_free (*out);
-  *out = g_strndup ((const char *)data, len);
+  *out = g_strndup ((const char *) data, len);
   return TRUE;
 }
 
@@ -61,7 +61,7 @@ read_piece (MorokPbReader *r, GPtrArray *pieces, GArray *types, GError **error)
       if (!morok_pb_read_tag (r, &field, &wire, error))
         return FALSE;
       gboolean ok = field == 1   ? read_string (r, field, wire,
-                                                (char **)&pieces->pdata[pieces->len - 1], error)
+                                                (char **) &pieces->pdata[pieces->len - 1], error)
                     : field == 3 ? read_int (r, field, wire, &type, error)
                                  : morok_pb_skip (r, field, wire, error);
       if (!ok)
@@ -74,7 +74,7 @@ read_piece (MorokPbReader *r, GPtrArray *pieces, GArray *types, GError **error)
                    type);
       return FALSE;
     }
-  MorokSpPieceType t = (MorokSpPieceType)type;
+  MorokSpPieceType t = (MorokSpPieceType) type;
   g_array_append_val (types, t);
   return TRUE;
 }
@@ -94,7 +94,7 @@ read_trainer (MorokPbReader *r, MorokSpModel *sp, GError **error)
       if (field >= 40 && field <= 43)
         {
           ok = read_int (r, field, wire, &v, error);
-          *ids[field - 40] = (gint32)(gint64)v; /* int32: negatives are sign-extended */
+          *ids[field - 40] = (gint32) (gint64) v; /* int32: negatives are sign-extended */
         }
       else if (field == 44)
         ok = read_string (r, field, wire, &sp->unk_surface, error);
@@ -164,8 +164,8 @@ read_model (MorokPbReader *r, MorokSpModel *sp, GError **error)
     }
   sp->n_pieces = pieces->len;
   g_ptr_array_add (pieces, NULL);
-  sp->pieces = (char **)g_ptr_array_steal (pieces, NULL);
-  sp->types = (MorokSpPieceType *)g_array_steal (types, NULL);
+  sp->pieces = (char **) g_ptr_array_steal (pieces, NULL);
+  sp->types = (MorokSpPieceType *) g_array_steal (types, NULL);
   return TRUE;
 }
 
@@ -186,8 +186,8 @@ morok_sp_model_load (const char *path, GError **error)
                         .add_dummy_prefix = TRUE,
                         .remove_extra_whitespaces = TRUE };
   gsize size = g_mapped_file_get_length (file);
-  MorokPbReader r = morok_pb_reader_init (size ? (const guint8 *)g_mapped_file_get_contents (file)
-                                               : (const guint8 *)"",
+  MorokPbReader r = morok_pb_reader_init (size ? (const guint8 *) g_mapped_file_get_contents (file)
+                                               : (const guint8 *) "",
                                           size, name, "ModelProto");
   if (!read_model (&r, sp, error))
     return NULL;

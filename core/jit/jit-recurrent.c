@@ -8,9 +8,9 @@
 
 struct _MorokJitRecurrent
 {
-  MorokJit *jit;             /* borrowed */
-  float *h, *c;              /* the state inputs' data: [layers, hidden] each */
-  MorokLstmState view;       /* h and c as the host reads them */
+  MorokJit *jit;       /* borrowed */
+  float *h, *c;        /* the state inputs' data: [layers, hidden] each */
+  MorokLstmState view; /* h and c as the host reads them */
   gsize head_len;
   const MorokBuffer *output; /* [head | h | c], f32; read once at _new */
   float *head;               /* head_len values of the last step */
@@ -36,8 +36,8 @@ numel (const MorokBuffer *b)
 
 /* The data of the input @name, f32 of @floats values; NULL with an error. */
 static float *
-state_input (MorokJit *jit, gint input, const char *name, gsize floats, guint layers,
-             gsize hidden, GError **error)
+state_input (MorokJit *jit, gint input, const char *name, gsize floats, guint layers, gsize hidden,
+             GError **error)
 {
   MorokBuffer *b = morok_jit_input_mut (jit, (guint) input, error);
   if (!b)
@@ -45,8 +45,9 @@ state_input (MorokJit *jit, gint input, const char *name, gsize floats, guint la
   if (b->dtype == MOROK_DTYPE_F32 && b->bytes == floats * sizeof (float))
     return b->data;
   g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH,
-               "%s: state input '%s' is %s of %" G_GSIZE_FORMAT " bytes; it needs f32 of %"
-               G_GSIZE_FORMAT " bytes (%u layers of %" G_GSIZE_FORMAT ")",
+               "%s: state input '%s' is %s of %" G_GSIZE_FORMAT
+               " bytes; it needs f32 of %" G_GSIZE_FORMAT " bytes (%u layers of %" G_GSIZE_FORMAT
+               ")",
                morok_jit_type_name (jit), name, morok_dtype_name (b->dtype), b->bytes,
                floats * sizeof (float), layers, hidden);
   return NULL;
@@ -87,9 +88,9 @@ morok_jit_recurrent_new (gpointer jit, guint layers, gsize hidden, gsize head_le
   if (out->dtype != MOROK_DTYPE_F32 || numel (out) != want)
     {
       g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_OUTPUT_LAYOUT_MISMATCH,
-                   "%s: the output holds %" G_GINT64_FORMAT " %s values; [head | h | c] needs %"
-                   G_GINT64_FORMAT " f32 (head %" G_GSIZE_FORMAT ", h and c %" G_GSIZE_FORMAT
-                   " each)",
+                   "%s: the output holds %" G_GINT64_FORMAT
+                   " %s values; [head | h | c] needs %" G_GINT64_FORMAT
+                   " f32 (head %" G_GSIZE_FORMAT ", h and c %" G_GSIZE_FORMAT " each)",
                    morok_jit_type_name (jit), numel (out), morok_dtype_name (out->dtype), want,
                    head_len, len);
       return NULL;
@@ -174,10 +175,9 @@ copy_row (MorokJitRecurrent *rec, guint n_rows, guint r, float *row, gboolean sa
   for (gsize at = 0, k = 0; k < 1 + 2 * s->layers; k++)
     {
       gsize n = k == 0 ? head_row : state_row;
-      float *mine = k == 0             ? rec->head + r * head_row
-                    : k <= s->layers
-                        ? rec->h + (k - 1) * s->hidden + r * state_row
-                        : rec->c + (k - 1 - s->layers) * s->hidden + r * state_row;
+      float *mine = k == 0           ? rec->head + r * head_row
+                    : k <= s->layers ? rec->h + (k - 1) * s->hidden + r * state_row
+                                     : rec->c + (k - 1 - s->layers) * s->hidden + r * state_row;
       if (save)
         memcpy (row + at, mine, n * sizeof (float));
       else

@@ -13,7 +13,7 @@ struct _MorokJitShared
   gpointer value; /* the prototype, NULL until made or when make failed */
   GDestroyNotify free_value;
   gboolean is_jit; /* value is a MorokJit (morok_jit_registry_acquire) */
-  GError *error;  /* make's, for those who waited */
+  GError *error;   /* make's, for those who waited */
 };
 
 static GMutex lock;
@@ -81,8 +81,8 @@ morok_jit_registry_acquire (const char *key, MorokJitMakeFn make, gpointer data,
 {
   g_return_val_if_fail (key != NULL && make != NULL, NULL);
   JitMake m = { make, data };
-  MorokJitShared *e = morok_jit_registry_acquire_value (key, make_jit, (GDestroyNotify) morok_jit_free,
-                                                        &m, error);
+  MorokJitShared *e = morok_jit_registry_acquire_value (key, make_jit,
+                                                        (GDestroyNotify) morok_jit_free, &m, error);
   if (e && !e->is_jit)
     {
       g_critical ("registry: '%s' holds a value, not a wrapper", key);

@@ -7,7 +7,7 @@
 #include "graph/morok-graph.h"
 #include <string.h>
 
-G_DEFINE_QUARK (morok-jit-error-quark, morok_jit_error)
+G_DEFINE_QUARK (morok - jit - error - quark, morok_jit_error)
 
 typedef struct
 {
@@ -28,10 +28,10 @@ struct _MorokJit
 
   /* set by a successful prepare */
   MorokPlan *plan;
-  MorokContext *ctx;    /* the plan's */
-  guint *input_ids;     /* index in the plan's buffers of each input */
-  gint64 *bound;        /* execute's values, by plan slot (vars[i] is slot i) */
-  gboolean at_max;      /* the plan's variables are all at their upper bounds */
+  MorokContext *ctx; /* the plan's */
+  guint *input_ids;  /* index in the plan's buffers of each input */
+  gint64 *bound;     /* execute's values, by plan slot (vars[i] is slot i) */
+  gboolean at_max;   /* the plan's variables are all at their upper bounds */
 };
 
 /* ---- life cycle ---- */
@@ -286,8 +286,8 @@ build_graph (MorokJit *jit, const MorokInputSpec *const *specs, MorokTensor **pl
     {
       const MorokSym *shape[MOROK_MAX_RANK];
       morok_tensor_syms (g, specs[i]->shape, specs[i]->rank, shape);
-      placeholders[i] = morok_tensor_input (g, jit->input_names[i], specs[i]->dtype, shape,
-                                            specs[i]->rank);
+      placeholders[i]
+          = morok_tensor_input (g, jit->input_names[i], specs[i]->dtype, shape, specs[i]->rank);
     }
 
   GError *local = NULL;
@@ -473,8 +473,8 @@ jit_copy_borrowing (const MorokJit *prepared)
 {
   MorokJitVarDecl vars[MOROK_JIT_MAX_VARS];
   for (guint i = 0; i < prepared->n_vars; i++)
-    vars[i] = (MorokJitVarDecl){ prepared->vars[i].name, prepared->vars[i].min,
-                                 prepared->vars[i].max };
+    vars[i]
+        = (MorokJitVarDecl){ prepared->vars[i].name, prepared->vars[i].min, prepared->vars[i].max };
   return morok_jit_new (prepared->type_name, prepared->model, NULL,
                         (const char *const *) prepared->input_names, prepared->n_inputs, vars,
                         prepared->n_vars, prepared->build);
@@ -558,8 +558,7 @@ bound_at_max (const MorokJit *jit)
 }
 
 gboolean
-morok_jit_execute_with_vars (MorokJit *jit, const MorokVarValue *vars, gsize n_vars,
-                             GError **error)
+morok_jit_execute_with_vars (MorokJit *jit, const MorokVarValue *vars, gsize n_vars, GError **error)
 {
   g_return_val_if_fail (jit != NULL, FALSE);
   g_return_val_if_fail (n_vars == 0 || vars != NULL, FALSE);

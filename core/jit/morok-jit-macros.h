@@ -146,12 +146,12 @@
   enum                                                                                             \
   {                                                                                                \
     MOROK_JIT__EACH (MOROK_JIT__IN_INDEX, TypeName, prefix, _ INPUTS (MOROK_JIT__IN_ITEM))         \
-    prefix##__n_inputs                                                                             \
+        prefix##__n_inputs                                                                         \
   };                                                                                               \
   enum                                                                                             \
   {                                                                                                \
     MOROK_JIT__EACH (MOROK_JIT__VAR_INDEX, TypeName, prefix, _ VARS (MOROK_JIT__VAR_ITEM))         \
-    prefix##__n_vars                                                                               \
+        prefix##__n_vars                                                                           \
   };                                                                                               \
   TypeName *prefix##_new (ModelType *model);                                                       \
   MOROK_JIT__INLINE void prefix##_free (TypeName *self) { morok_jit_free ((MorokJit *) self); }    \
@@ -174,8 +174,8 @@
     const MorokInputSpec *specs[] = { INPUTS (MOROK_JIT__IN_SPEC_ARG) NULL };                      \
     return morok_jit_prepare ((MorokJit *) self, specs, config, error);                            \
   }                                                                                                \
-  MOROK_JIT__INLINE gboolean prefix##_prepare (TypeName *self, INPUTS (MOROK_JIT__IN_SPEC_PARAM)   \
-                                           GError **error)                                         \
+  MOROK_JIT__INLINE gboolean prefix##_prepare (TypeName *self,                                     \
+                                               INPUTS (MOROK_JIT__IN_SPEC_PARAM) GError **error)   \
   {                                                                                                \
     const MorokInputSpec *specs[] = { INPUTS (MOROK_JIT__IN_SPEC_ARG) NULL };                      \
     return morok_jit_prepare ((MorokJit *) self, specs, NULL, error);                              \
@@ -189,7 +189,7 @@
     return morok_jit_execute ((MorokJit *) self, error);                                           \
   }                                                                                                \
   MOROK_JIT__INLINE gboolean prefix##_execute_with_vars (                                          \
-      TypeName *self, const MorokVarValue *vars, gsize n_vars, GError **error)                  \
+      TypeName *self, const MorokVarValue *vars, gsize n_vars, GError **error)                     \
   {                                                                                                \
     return morok_jit_execute_with_vars ((MorokJit *) self, vars, n_vars, error);                   \
   }                                                                                                \
@@ -207,12 +207,12 @@
     return morok_jit_buffers ((MorokJit *) self, out_n, error);                                    \
   }                                                                                                \
   MOROK_JIT__INLINE const MorokBuffer *prefix##_output_buffers (TypeName *self, guint *out_n,      \
-                                                            GError **error)                        \
+                                                                GError **error)                    \
   {                                                                                                \
     return morok_jit_output_buffers ((MorokJit *) self, out_n, error);                             \
   }                                                                                                \
   MOROK_JIT__INLINE const guint *prefix##_input_buffer_ids (TypeName *self, guint *out_n,          \
-                                                        GError **error)                            \
+                                                            GError **error)                        \
   {                                                                                                \
     return morok_jit_input_buffer_ids ((MorokJit *) self, out_n, error);                           \
   }                                                                                                \
@@ -224,19 +224,19 @@
 /* ---- MOROK_JIT_DEFINE: _new and the typed call of the build function ---- */
 #define MOROK_JIT_DEFINE(TypeName, prefix, ModelType, INPUTS, VARS, build_function, model_free)    \
   /* the exact prototype: a build function with other parameters does not compile */               \
-  MorokTensor *build_function (ModelType *model, INPUTS (MOROK_JIT__IN_BUILD_PARAM)                \
-                               VARS (MOROK_JIT__VAR_BUILD_PARAM) GError **error);                  \
-  static MorokTensor *prefix##__build (gpointer morok_jit__model,                                  \
-                                       MorokTensor *const *morok_jit__in,                          \
-                                       MorokVariable *const *morok_jit__var,                       \
-                                       GError **morok_jit__error)                                  \
+  MorokTensor *build_function (ModelType *model, INPUTS (MOROK_JIT__IN_BUILD_PARAM) VARS (         \
+                                                     MOROK_JIT__VAR_BUILD_PARAM) GError **error);  \
+  static MorokTensor *prefix##__build (                                                            \
+      gpointer morok_jit__model, MorokTensor *const *morok_jit__in,                                \
+      MorokVariable *const *morok_jit__var, GError **morok_jit__error)                             \
   {                                                                                                \
     INPUTS (MOROK_JIT__IN_LOCAL)                                                                   \
     VARS (MOROK_JIT__VAR_LOCAL)                                                                    \
     (void) morok_jit__in;                                                                          \
     (void) morok_jit__var;                                                                         \
-    return build_function ((ModelType *) morok_jit__model, INPUTS (MOROK_JIT__IN_SPEC_ARG)         \
-                           VARS (MOROK_JIT__VAR_ARG) morok_jit__error);                            \
+    return build_function ((ModelType *) morok_jit__model,                                         \
+                           INPUTS (MOROK_JIT__IN_SPEC_ARG) VARS (MOROK_JIT__VAR_ARG)               \
+                               morok_jit__error);                                                  \
   }                                                                                                \
   static void prefix##__model_free (gpointer morok_jit__model)                                     \
   {                                                                                                \

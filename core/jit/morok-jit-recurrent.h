@@ -28,8 +28,8 @@ G_BEGIN_DECLS
 typedef struct
 {
   guint layers;
-  gsize hidden;  /* per layer */
-  gsize len;     /* layers * hidden: floats in h, and in c */
+  gsize hidden; /* per layer */
+  gsize len;    /* layers * hidden: floats in h, and in c */
   const float *h;
   const float *c;
 } MorokLstmState;
@@ -74,10 +74,8 @@ gsize morok_jit_recurrent_row_size (const MorokJitRecurrent *rec, guint n_rows);
 /* Copies row @r's state out to @out (row_size floats), or back in from
  * @row: a row's decoding can be paused and resumed later from there (an
  * RNN-T predictor after its last committed token). */
-void morok_jit_recurrent_save_row (const MorokJitRecurrent *rec, guint n_rows, guint r,
-                                   float *out);
-void morok_jit_recurrent_load_row (MorokJitRecurrent *rec, guint n_rows, guint r,
-                                   const float *row);
+void morok_jit_recurrent_save_row (const MorokJitRecurrent *rec, guint n_rows, guint r, float *out);
+void morok_jit_recurrent_load_row (MorokJitRecurrent *rec, guint n_rows, guint r, const float *row);
 /* Zeroes h and c in the state inputs and the head. */
 void morok_jit_recurrent_reset (MorokJitRecurrent *rec);
 /* The current state, read in place. (transfer none) valid while @rec lives. */

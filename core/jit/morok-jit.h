@@ -95,8 +95,8 @@ typedef struct
 } MorokInputSpec;
 
 /* `shape, rank` from a list of dims: morok_input_spec_f32 (MOROK_SHAPE (1, 64)). */
-#define MOROK_SHAPE(...)                                                                          \
-  (const gint64[]){ __VA_ARGS__ },                                                                \
+#define MOROK_SHAPE(...)                                                                           \
+  (const gint64[]){ __VA_ARGS__ },                                                                 \
       (guint) (sizeof ((const gint64[]){ __VA_ARGS__ }) / sizeof (gint64))
 
 /* (transfer full); NULL (and a critical) if rank > MOROK_MAX_RANK or a dim < 1. */
@@ -266,8 +266,7 @@ MorokPlan *morok_jit_plan (MorokJit *jit);
 /* The "try_shrink" pattern: @x's first @var elements along @axis, i.e.
  * morok_tensor_slice (x, axis, 0, var). @x itself when that axis already is
  * @var. Fails (MOROK_TENSOR_ERROR) when var's max exceeds the axis. */
-MorokTensor *morok_jit_try_shrink (MorokTensor *x, gint axis, MorokVariable *var,
-                                   GError **error);
+MorokTensor *morok_jit_try_shrink (MorokTensor *x, gint axis, MorokVariable *var, GError **error);
 
 G_END_DECLS
 

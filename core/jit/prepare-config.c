@@ -17,15 +17,15 @@ enum
 
 struct _MorokPrepareConfig
 {
-  guint threads;     /* 0: the pool's size */
-  gint opt_level;    /* clang -O level */
+  guint threads;  /* 0: the pool's size */
+  gint opt_level; /* clang -O level */
   gboolean use_cache;
-  char *cache_dir;   /* NULL: kernels/ decides ($MOROK_CACHE_DIR, XDG cache) */
-  char *dump_dir;    /* NULL: no dump */
-  char *cc;          /* NULL: kernels/ decides ($MOROK_CC, clang on PATH) */
+  char *cache_dir; /* NULL: kernels/ decides ($MOROK_CACHE_DIR, XDG cache) */
+  char *dump_dir;  /* NULL: no dump */
+  char *cc;        /* NULL: kernels/ decides ($MOROK_CC, clang on PATH) */
   MorokIsa isa;
   MorokPrecision precision; /* of products with constant weights */
-  char *bad[N_BAD];  /* why an environment value was not used */
+  char *bad[N_BAD];         /* why an environment value was not used */
 };
 
 MorokPrepareConfig *
@@ -196,8 +196,8 @@ morok_prepare_config_set_precision (MorokPrepareConfig *config, MorokPrecision p
 /* ---- onto the plan ---- */
 
 gboolean
-morok_prepare_config_to_plan_options (const MorokPrepareConfig *config,
-                                      MorokPlanOptions *out_opts, GError **error)
+morok_prepare_config_to_plan_options (const MorokPrepareConfig *config, MorokPlanOptions *out_opts,
+                                      GError **error)
 {
   g_return_val_if_fail (config != NULL && out_opts != NULL, FALSE);
   for (guint i = 0; i < N_BAD; i++)

@@ -12,7 +12,7 @@ morok_ctc_greedy_decode (const float *scores, gint64 n_frames, gsize row_stride,
   guint n = 0, prev = G_MAXUINT;
   for (gint64 f = 0; f < n_frames; f++)
     {
-      const float *row = scores + (gsize)f * row_stride;
+      const float *row = scores + (gsize) f * row_stride;
       guint best = 0;
       for (guint c = 1; c < n_classes; c++)
         if (row[c] > row[best])

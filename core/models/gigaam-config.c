@@ -22,7 +22,7 @@ typedef struct
   const char *file;
   const char *what; /* "morok.config", or a folder's "config.json" it was made from */
   JsonObject *root;
-  GError **error;  /* may be NULL: callers need not ask for the message */
+  GError **error; /* may be NULL: callers need not ask for the message */
   gboolean failed;
 } ConfigReader;
 
@@ -69,7 +69,7 @@ config_number (ConfigReader *r, const char *section, const char *key, double *ou
       config_fail (r, MOROK_IO_ERROR_MALFORMED, "'%s.%s' must be a number", section, key);
       return FALSE;
     }
-  *out = t == G_TYPE_INT64 ? (double)json_node_get_int (n) : json_node_get_double (n);
+  *out = t == G_TYPE_INT64 ? (double) json_node_get_int (n) : json_node_get_double (n);
   return TRUE;
 }
 
@@ -90,7 +90,7 @@ config_uint (ConfigReader *r, const char *section, const char *key, guint lo, gu
                    key, lo, hi);
       return FALSE;
     }
-  *out = (guint)v;
+  *out = (guint) v;
   return TRUE;
 }
 
@@ -177,7 +177,7 @@ read_frontend (ConfigReader *r, MorokGigaAmConfig *c)
         a = NULL;
       else
         c->log_clamp[i]
-            = t == G_TYPE_INT64 ? (double)json_node_get_int (v) : json_node_get_double (v);
+            = t == G_TYPE_INT64 ? (double) json_node_get_int (v) : json_node_get_double (v);
     }
   if (!a || json_array_get_length (a) != 2 || !(c->log_clamp[0] > 0)
       || !(c->log_clamp[1] > c->log_clamp[0]))
@@ -250,8 +250,8 @@ read_head (ConfigReader *r, MorokGigaAmConfig *c)
 {
   guint type, head_in, max_symbols = 10;
   gboolean rnnt = c->head == MOROK_GIGAAM_HEAD_RNNT;
-  if (!config_choice (r, "head", "type", CHOICES ("ctc", "rnnt"),
-                      "the head must be ctc or rnnt", &type))
+  if (!config_choice (r, "head", "type", CHOICES ("ctc", "rnnt"), "the head must be ctc or rnnt",
+                      &type))
     return FALSE;
   if ((type == 1) != rnnt)
     {
@@ -410,7 +410,8 @@ gigaam_read_config (MorokGigaAm *m, const char *json, GError **error)
                    "model_class '%s': Morok runs CTC and RNN-T models only", model_class);
       return FALSE;
     }
-  m->config.head = strcmp (model_class, "rnnt") == 0 ? MOROK_GIGAAM_HEAD_RNNT : MOROK_GIGAAM_HEAD_CTC;
+  m->config.head
+      = strcmp (model_class, "rnnt") == 0 ? MOROK_GIGAAM_HEAD_RNNT : MOROK_GIGAAM_HEAD_CTC;
   return read_frontend (&r, &m->config) && read_encoder (&r, &m->config)
          && read_head (&r, &m->config) && read_vocabulary (&r, &m->config);
 }

@@ -106,11 +106,11 @@ run (MorokJit *jit, const float *const *waves, const gint64 *n_samples, guint n,
   float *x = wav->data;
   for (guint i = 0; i < n; i++)
     {
-      morok_gigaam_pack_wave (model, waves[i], n_samples[i], x + (gsize)i * (gsize)wav->shape[1]);
+      morok_gigaam_pack_wave (model, waves[i], n_samples[i], x + (gsize) i * (gsize) wav->shape[1]);
       if (len->dtype == MOROK_DTYPE_I32)
-        ((gint32 *)len->data)[i] = (gint32)n_samples[i];
+        ((gint32 *) len->data)[i] = (gint32) n_samples[i];
       else
-        ((gint64 *)len->data)[i] = n_samples[i];
+        ((gint64 *) len->data)[i] = n_samples[i];
     }
   MorokVarValue vars[] = { { "b", n }, { "t", t } };
   return morok_jit_execute_with_vars (jit, vars, G_N_ELEMENTS (vars), error);

@@ -84,10 +84,10 @@ valid_frames (Enc *e, guint stage, const MorokSym *t, gint64 offset)
   /* thr[j]: the fewest samples with more than j - offset frames, by binary
    * search (the frames grow with the samples); 4 (j + 2) hops and two
    * windows are always enough */
-  gint64 l_max = (4 * t_max + 8) * (gint64)m->config.hop_length + 2 * (gint64)m->config.n_fft;
+  gint64 l_max = (4 * t_max + 8) * (gint64) m->config.hop_length + 2 * (gint64) m->config.n_fft;
   g_autofree char *name = g_strdup_printf ("frame_thresholds.%u.%" G_GINT64_FORMAT, stage, offset);
   gboolean fill;
-  float *thr = gigaam_table (m, name, (gsize)t_max, &fill);
+  float *thr = gigaam_table (m, name, (gsize) t_max, &fill);
   for (gint64 j = offset; fill && j < t_max; j++)
     {
       gint64 lo = 0, hi = l_max;
@@ -99,7 +99,7 @@ valid_frames (Enc *e, guint stage, const MorokSym *t, gint64 offset)
           else
             lo = mid + 1;
         }
-      thr[j] = (float)lo;
+      thr[j] = (float) lo;
     }
   g_autofree char *wname = g_strdup_printf ("gigaam.%s", name);
   MorokTensor *th = morok_tensor_weight (e->g, wname, MOROK_DTYPE_F32, thr, (gint64[]){ t_max }, 1);
@@ -138,7 +138,7 @@ tap_runs (Enc *e, MorokTensor *x, gint axis, gint64 k)
   const MorokSym *shape[MOROK_MAX_RANK];
   guint r = 0;
   for (guint i = 0; i < w->rank; i++)
-    if (i != (guint)axis + 1)
+    if (i != (guint) axis + 1)
       shape[r++] = w->shape[i];
   shape[r - 1] = morok_sym_mul (w->shape[axis + 1], w->shape[w->rank - 1]);
   return reshape (e, w, shape, r);
@@ -248,16 +248,16 @@ make_rotary (Enc *e)
   const MorokGigaAmConfig *c = &e->m->config;
   gint64 t_max = morok_sym_hi (e->t), dh = c->d_model / c->n_heads, half = dh / 2;
   gboolean fill;
-  float *cs = gigaam_table (e->m, "rope_cos", (gsize)(t_max * half), &fill);
-  float *sn = gigaam_table (e->m, "rope_sin", (gsize)(t_max * half), &fill);
+  float *cs = gigaam_table (e->m, "rope_cos", (gsize) (t_max * half), &fill);
+  float *sn = gigaam_table (e->m, "rope_sin", (gsize) (t_max * half), &fill);
   /* angle (j, i) = j · base^(-2i / dh), in double as the reference */
   for (gint64 i = 0; fill && i < half; i++)
     {
-      double inv = 1.0 / pow (c->rope_base, (double)(2 * i) / (double)dh);
+      double inv = 1.0 / pow (c->rope_base, (double) (2 * i) / (double) dh);
       for (gint64 j = 0; j < t_max; j++)
         {
-          cs[j * half + i] = (float)cos ((double)j * inv);
-          sn[j * half + i] = (float)sin ((double)j * inv);
+          cs[j * half + i] = (float) cos ((double) j * inv);
+          sn[j * half + i] = (float) sin ((double) j * inv);
         }
     }
   const MorokSym *shape[] = { c_sym (e, 1), e->t, c_sym (e, 1), c_sym (e, half) };
@@ -326,7 +326,7 @@ self_attention (Enc *e, MorokTensor *x, guint i)
   MorokTensor *q = linear (e, r, "encoder.layers.%u.self_attn.linear_q", i);
   MorokTensor *k = linear (e, r, "encoder.layers.%u.self_attn.linear_k", i);
   MorokTensor *v = linear (e, y, "encoder.layers.%u.self_attn.linear_v", i);
-  double scale = 1.0 / sqrt ((double)(c->d_model / c->n_heads));
+  double scale = 1.0 / sqrt ((double) (c->d_model / c->n_heads));
   MorokTensor *o = morok_tensor_attention (split_heads (e, q), split_heads (e, k),
                                            split_heads (e, v), e->key_mask, scale, e->error);
   o = morok_tensor_permute (o, (guint[]){ 0, 2, 1, 3 }, 4, e->error);

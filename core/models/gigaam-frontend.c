@@ -85,16 +85,16 @@ gigaam_log_mel (MorokGigaAm *model, MorokTensor *wav, MorokTensor *lengths, gint
    * tail, as f32 (exact below 2^24), from a table as long as t can be */
   gint64 t_max = morok_sym_hi (t);
   gboolean fill;
-  float *pos = gigaam_table (model, "positions", (gsize)t_max, &fill);
+  float *pos = gigaam_table (model, "positions", (gsize) t_max, &fill);
   for (gint64 i = 0; fill && i < t_max; i++)
-    pos[i] = (float)i;
+    pos[i] = (float) i;
   MorokTensor *p
       = morok_tensor_weight (g, "gigaam.positions", MOROK_DTYPE_F32, pos, (gint64[]){ t_max }, 1);
   const MorokSym *one = morok_sym_const (pool, 1);
   p = morok_tensor_reshape (morok_tensor_slice (p, 0, morok_sym_const (pool, 0), t, error),
                             (const MorokSym *[]){ one, t }, 2, error);
   MorokTensor *len = morok_tensor_add_scalar (morok_tensor_cast (lengths, MOROK_DTYPE_F32, error),
-                                              (double)morok_gigaam_wave_tail (model), error);
+                                              (double) morok_gigaam_wave_tail (model), error);
   len = morok_tensor_reshape (len, (const MorokSym *[]){ b, one }, 2, error);
   MorokTensor *x = morok_tensor_where (morok_tensor_lt (p, len, error), wav,
                                        morok_tensor_scalar_like (wav, 0.0), error);
@@ -150,7 +150,7 @@ morok_gigaam_pack_wave (const MorokGigaAm *model, const float *wave, gint64 n, f
 {
   g_return_if_fail (model != NULL && n >= 0 && (n == 0 || wave != NULL) && row != NULL);
   if (n)
-    memcpy (row, wave, sizeof (float) * (gsize)n);
+    memcpy (row, wave, sizeof (float) * (gsize) n);
   /* torch's reflect padding: the samples before the last, mirrored */
   gint64 tail = morok_gigaam_wave_tail (model);
   for (gint64 j = 0; j < tail; j++)

@@ -61,7 +61,7 @@ get_int (GigaAmHub *h, JsonObject *obj, const char *where, const char *key, gint
   if (t == G_TYPE_INT64)
     *out = json_node_get_int (n);
   else if (t == G_TYPE_DOUBLE && d == trunc (d) && fabs (d) < 1e15)
-    *out = (gint64)d;
+    *out = (gint64) d;
   else
     return hub_fail (h, MOROK_IO_ERROR_MALFORMED, "'%s%s' must be an integer", where, key);
   return TRUE;
@@ -137,7 +137,7 @@ dim (GigaAmHub *h, const char *name, int i)
   const MorokSafetensor *t = g_hash_table_lookup (h->by_name, name);
   if (!t || t->rank == 0)
     return -1;
-  return t->dims[i < 0 ? (int)t->rank + i : i];
+  return t->dims[i < 0 ? (int) t->rank + i : i];
 }
 
 static guint
@@ -316,7 +316,7 @@ add_encoder (GigaAmHub *h, JsonObject *cfg, JsonBuilder *b, gint64 n_mels, gint6
   else if (!get_int (h, enc, "encoder.", "pos_emb_max_len", rope, &rope))
     return FALSE;
   else
-    rope_base = (double)rope;
+    rope_base = (double) rope;
   *out_d = d;
   json_builder_set_member_name (b, "encoder");
   json_builder_begin_object (b);
@@ -452,7 +452,7 @@ add_rnnt_head (GigaAmHub *h, JsonObject *cfg, JsonBuilder *b, gint64 d_model, gi
       || !get_int (h, dec, "head.decoder.", "pred_rnn_layers", -1, &v[0]))
     return FALSE;
   guint found = count_layers (h, "head.decoder.lstm.weight_ih_l%u");
-  v[1] = found ? (gint64)found : -1;
+  v[1] = found ? (gint64) found : -1;
   if (!agree (h, "pred_rnn_layers", v, 2, &layers))
     return FALSE;
   if (found > layers)

@@ -36,7 +36,7 @@ static void
 made_tensor_free (MadeTensor *t)
 {
   g_free (t->data);
-  g_free ((char *)t->tensor.name);
+  g_free ((char *) t->tensor.name);
   g_free (t);
 }
 
@@ -88,7 +88,7 @@ read_json (const char *path, GError **error)
       return NULL;
     }
   g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, text, (gssize)len, &local)
+  if (!json_parser_load_from_data (parser, text, (gssize) len, &local)
       || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED, "%s: not a JSON object%s%s",
@@ -101,7 +101,7 @@ read_json (const char *path, GError **error)
 static int
 compare_names (gconstpointer a, gconstpointer b)
 {
-  return strcmp (*(const char *const *)a, *(const char *const *)b);
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
 /* The safetensors files: those the index names, in name order, or
@@ -134,10 +134,10 @@ weight_files (const char *dir, JsonParser **out_index, GError **error)
             {
               g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
                            "%s: tensor '%s' maps to no file name of the folder", index,
-                           (const char *)l->data);
+                           (const char *) l->data);
               return NULL;
             }
-          if (g_hash_table_add (seen, (gpointer)file))
+          if (g_hash_table_add (seen, (gpointer) file))
             g_ptr_array_add (names, g_strdup (file));
         }
       g_ptr_array_sort (names, compare_names);
@@ -178,7 +178,7 @@ open_weights (MorokGigaAm *m, const char *dir, GHashTable *stored, GError **erro
       for (guint k = 0; k < morok_safetensors_n_tensors (st); k++)
         {
           const MorokSafetensor *t = morok_safetensors_nth (st, k);
-          g_hash_table_insert (stored, (gpointer)t->name, (gpointer)t);
+          g_hash_table_insert (stored, (gpointer) t->name, (gpointer) t);
         }
     }
   if (!index)
@@ -194,7 +194,7 @@ open_weights (MorokGigaAm *m, const char *dir, GHashTable *stored, GError **erro
         {
           g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_NOT_FOUND,
                        "%s/%s: no tensor '%s', which " INDEX " puts there", dir, file,
-                       (const char *)l->data);
+                       (const char *) l->data);
           return FALSE;
         }
     }
@@ -208,12 +208,12 @@ static gboolean
 map_names (MorokGigaAm *m, GHashTable *stored, GError **error)
 {
   g_autoptr (GList) names = g_hash_table_get_keys (stored);
-  names = g_list_sort (names, (GCompareFunc)strcmp);
+  names = g_list_sort (names, (GCompareFunc) strcmp);
   const char *probe = NULL;
   for (GList *l = names; l && !probe; l = l->next)
     {
       const char *at = strstr (l->data, "encoder.layers.0.");
-      if (at && (at == (const char *)l->data || at[-1] == '.'))
+      if (at && (at == (const char *) l->data || at[-1] == '.'))
         probe = l->data;
     }
   if (!probe)
@@ -226,7 +226,7 @@ map_names (MorokGigaAm *m, GHashTable *stored, GError **error)
   GHashTable *by_name = m->tensors.by_name;
   for (GList *l = names; l; l = l->next)
     if (strncmp (l->data, probe, prefix) == 0)
-      g_hash_table_insert (by_name, g_strdup ((const char *)l->data + prefix),
+      g_hash_table_insert (by_name, g_strdup ((const char *) l->data + prefix),
                            g_hash_table_lookup (stored, l->data));
   static const char *const flat[][2] = {
     { "preprocessor.featurizer.spectrogram.window", WINDOW },
@@ -338,10 +338,10 @@ add_made (MorokGigaAm *m, const char *name, float *data, gint64 d0, gint64 d1)
                                  .dims = t->dims,
                                  .n_elements = n,
                                  .data = data,
-                                 .n_bytes = (gsize)n * sizeof (float) };
+                                 .n_bytes = (gsize) n * sizeof (float) };
   if (!m->tensors.made)
     m->tensors.made = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
-                                             (GDestroyNotify)made_tensor_free);
+                                             (GDestroyNotify) made_tensor_free);
   g_hash_table_insert (m->tensors.made, &t->tensor, t);
   g_hash_table_insert (m->tensors.by_name, g_strdup (name), &t->tensor);
 }
@@ -367,12 +367,12 @@ static float *
 mel_filterbank (const MorokGigaAmConfig *c)
 {
   guint bins = c->n_fft / 2 + 1, F = c->n_mels;
-  double f_max = c->sample_rate / 2.0, top = (double)(c->sample_rate / 2);
+  double f_max = c->sample_rate / 2.0, top = (double) (c->sample_rate / 2);
   double m_lo = hz_to_mel (0.0), m_hi = hz_to_mel (f_max);
   g_autofree double *pts = g_new (double, F + 2);
   for (guint i = 0; i < F + 2; i++)
     pts[i] = mel_to_hz (m_lo + (m_hi - m_lo) * i / (F + 1));
-  float *fb = g_new0 (float, (gsize)bins *F);
+  float *fb = g_new0 (float, (gsize) bins *F);
   for (guint k = 0; k < bins; k++)
     {
       double f = bins > 1 ? top * k / (bins - 1) : 0.0;
@@ -380,7 +380,7 @@ mel_filterbank (const MorokGigaAmConfig *c)
         {
           double down = (f - pts[j]) / (pts[j + 1] - pts[j]);
           double up = (pts[j + 2] - f) / (pts[j + 2] - pts[j + 1]);
-          fb[(gsize)k * F + j] = (float)MAX (0.0, MIN (down, up));
+          fb[(gsize) k * F + j] = (float) MAX (0.0, MIN (down, up));
         }
     }
   return fb;
@@ -395,7 +395,7 @@ gigaam_hub_add_frontend (MorokGigaAm *m)
       /* periodic Hann: 0.5 - 0.5 cos (2π n / N), as torch.hann_window (N) */
       float *w = g_new (float, c->win_length);
       for (guint n = 0; n < c->win_length; n++)
-        w[n] = (float)(0.5 - 0.5 * cos (2.0 * G_PI * n / c->win_length));
+        w[n] = (float) (0.5 - 0.5 * cos (2.0 * G_PI * n / c->win_length));
       add_made (m, WINDOW, w, c->win_length, 0);
     }
   if (!g_hash_table_contains (m->tensors.by_name, MEL_FB))

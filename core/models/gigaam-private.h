@@ -11,8 +11,8 @@
  * aligned for floats, or reordered at load). */
 typedef struct
 {
-  const float *data; /* NULL once a plan has packed it and it was released */
-  float *copy;       /* data when the model owns it, else NULL */
+  const float *data;             /* NULL once a plan has packed it and it was released */
+  float *copy;                   /* data when the model owns it, else NULL */
   const MorokSafetensor *tensor; /* where data lies in the mapping, else NULL */
   guint rank;
   gint64 dims[4];
@@ -34,10 +34,10 @@ struct _MorokGigaAm
   char *path;
   char *file; /* basename, for messages */
   MorokGigaAmConfig config;
-  gboolean folder;      /* loaded from a model hub folder, not a Morok file */
+  gboolean folder;       /* loaded from a model hub folder, not a Morok file */
   GigaAmTensors tensors; /* the files, mapped while the model lives: the weights read in place */
-  GHashTable *weights; /* name -> GigaAmWeight*; the subsampling's weights are
-                         reordered (gigaam.c, reorder_subsampling_weights) */
+  GHashTable *weights;   /* name -> GigaAmWeight*; the subsampling's weights are
+                           reordered (gigaam.c, reorder_subsampling_weights) */
   /* front-end constants made at load from the stored window and filterbank */
   float *dft;     /* [n_fft, 2Q], Q = n_fft / 2 + 1: window * cos | window * -sin */
   float *dft_hi;  /* dft rounded towards 0 to multiples of 2^-7 (exact) */

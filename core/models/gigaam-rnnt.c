@@ -41,8 +41,8 @@ static MorokTensor *
 layer_of (MorokTensor *state, guint l, GError **error)
 {
   MorokSymPool *pool = morok_graph_sym_pool (state->graph);
-  MorokTensor *one = morok_tensor_slice (state, 0, morok_sym_const (pool, l),
-                                         morok_sym_const (pool, 1), error);
+  MorokTensor *one
+      = morok_tensor_slice (state, 0, morok_sym_const (pool, l), morok_sym_const (pool, 1), error);
   return one ? morok_tensor_squeeze (one, 0, error) : NULL;
 }
 

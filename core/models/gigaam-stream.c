@@ -15,11 +15,11 @@ struct _MorokGigaAmStream
   gint64 frame;       /* samples per encoded frame */
   gint64 min_samples; /* the plan's shortest input */
   guint n_classes, blank;
-  float *pad;           /* [min_samples]: a window shorter than that, padded with silence */
+  float *pad;            /* [min_samples]: a window shorter than that, padded with silence */
   MorokCtcToken *tokens; /* a window's tokens, their frames the utterance's */
-  float *state;         /* RNN-T: the predictor after the last committed token */
+  float *state;          /* RNN-T: the predictor after the last committed token */
   MorokStreamCommit *commit;
-  gboolean started;     /* RNN-T: state holds this utterance's start */
+  gboolean started; /* RNN-T: state holds this utterance's start */
 };
 
 MorokGigaAmStream *
@@ -34,8 +34,9 @@ morok_gigaam_stream_new (MorokGigaAm *model, GigaAmCtcJit *ctc, GigaAmRnntJit *r
       || settings->window < 2 * frame)
     {
       g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
-                   "a live window of %" G_GINT64_FORMAT " samples: it must hold twice the hold (%"
-                   G_GINT64_FORMAT ") and fit the plan (%" G_GINT64_FORMAT ")",
+                   "a live window of %" G_GINT64_FORMAT
+                   " samples: it must hold twice the hold (%" G_GINT64_FORMAT
+                   ") and fit the plan (%" G_GINT64_FORMAT ")",
                    settings->window, settings->hold, morok_gigaam_max_samples (model));
       return NULL;
     }
@@ -122,9 +123,9 @@ decode_window (MorokGigaAmStream *st, const float *wave, gint64 n, gint64 from, 
                                     ? gigaam_rnnt_jit_output (st->rnnt, error)
                                     : NULL;
       if (!proj
-          || !morok_rnnt_decoder_run_from (
-              st->decoder, st->state, proj->data, proj->shape[1], from,
-              morok_stream_commit_frame_tokens (st->commit), frames, error))
+          || !morok_rnnt_decoder_run_from (st->decoder, st->state, proj->data, proj->shape[1], from,
+                                           morok_stream_commit_frame_tokens (st->commit), frames,
+                                           error))
         return -1;
       const MorokCtcToken *t = morok_rnnt_decoder_tokens (st->decoder, 0, &count);
       memcpy (st->tokens, t, count * sizeof (MorokCtcToken));
@@ -135,8 +136,8 @@ decode_window (MorokGigaAmStream *st, const float *wave, gint64 n, gint64 from, 
 }
 
 gboolean
-morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 n,
-                            gboolean final, gboolean *out_more, GError **error)
+morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 n, gboolean final,
+                            gboolean *out_more, GError **error)
 {
   g_return_val_if_fail (st != NULL && samples != NULL && out_more != NULL, FALSE);
   *out_more = FALSE;

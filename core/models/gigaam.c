@@ -41,9 +41,9 @@ typedef enum
 typedef enum
 {
   W_ALL,
-  W_V3, /* conv1d subsampling */
-  W_V2, /* conv2d subsampling */
-  W_BN, /* BatchNorm in the conv module */
+  W_V3,   /* conv1d subsampling */
+  W_V2,   /* conv2d subsampling */
+  W_BN,   /* BatchNorm in the conv module */
   W_CTC,  /* CTC head */
   W_RNNT, /* RNN-T head; "%u" names are per LSTM layer */
 } When;
@@ -122,7 +122,7 @@ static const WeightSpec weight_specs[] = {
 static gint64
 subsample_length (const MorokGigaAmConfig *c, gint64 len)
 {
-  gint64 span = len + 2 * (gint64)c->subs_padding - c->subs_kernel;
+  gint64 span = len + 2 * (gint64) c->subs_padding - c->subs_kernel;
   if (len <= 0 || span < 0)
     return 0;
   return span / 2 + 1;
@@ -133,36 +133,21 @@ resolve (const MorokGigaAmConfig *c, Size s)
 {
   switch (s)
     {
-    case S_1:
-      return 1;
-    case S_D:
-      return c->d_model;
-    case S_2D:
-      return 2 * (gint64)c->d_model;
-    case S_FF:
-      return c->ff_dim;
-    case S_K:
-      return c->conv_kernel;
-    case S_C:
-      return c->n_classes;
-    case S_MELS:
-      return c->n_mels;
-    case S_BINS:
-      return c->n_fft / 2 + 1;
-    case S_WIN:
-      return c->win_length;
-    case S_SUBS:
-      return c->subs_kernel;
-    case S_FLAT:
-      return c->d_model * subsample_length (c, subsample_length (c, c->n_mels));
-    case S_H:
-      return c->pred_hidden;
-    case S_4H:
-      return 4 * (gint64)c->pred_hidden;
-    case S_J:
-      return c->joint_hidden;
-    default:
-      return -1;
+    case S_1: return 1;
+    case S_D: return c->d_model;
+    case S_2D: return 2 * (gint64) c->d_model;
+    case S_FF: return c->ff_dim;
+    case S_K: return c->conv_kernel;
+    case S_C: return c->n_classes;
+    case S_MELS: return c->n_mels;
+    case S_BINS: return c->n_fft / 2 + 1;
+    case S_WIN: return c->win_length;
+    case S_SUBS: return c->subs_kernel;
+    case S_FLAT: return c->d_model * subsample_length (c, subsample_length (c, c->n_mels));
+    case S_H: return c->pred_hidden;
+    case S_4H: return 4 * (gint64) c->pred_hidden;
+    case S_J: return c->joint_hidden;
+    default: return -1;
     }
 }
 
@@ -289,7 +274,7 @@ read_weights (MorokGigaAm *m, GError **error)
     return FALSE;
   if (!morok_safetensor_check_shape (dw, 3, (gint64[]){ c->d_model, 1, -1 }, error))
     return in_folder (m, error);
-  c->conv_kernel = (guint)dw->dims[2];
+  c->conv_kernel = (guint) dw->dims[2];
   if (c->conv_kernel % 2 == 0)
     {
       g_set_error (error, MOROK_IO_ERROR, MOROK_IO_ERROR_MALFORMED,
@@ -337,7 +322,7 @@ make_frontend_tables (MorokGigaAm *m)
       = g_hash_table_lookup (m->weights, "preprocessor.featurizer.0.spectrogram.window");
   const GigaAmWeight *fb
       = g_hash_table_lookup (m->weights, "preprocessor.featurizer.0.mel_scale.fb");
-  gsize n = (gsize)n_fft * 2 * q_n;
+  gsize n = (gsize) n_fft * 2 * q_n;
   m->dft = g_new0 (float, n);
   m->dft_hi = g_new0 (float, n);
   m->dft_lo = g_new0 (float, n);
@@ -347,17 +332,17 @@ make_frontend_tables (MorokGigaAm *m)
       for (guint q = 0; q < 2 * q_n; q++)
         {
           guint f = q % q_n;
-          double a = 2.0 * G_PI * (double)(((guint64)f * k) % n_fft) / n_fft;
+          double a = 2.0 * G_PI * (double) (((guint64) f * k) % n_fft) / n_fft;
           double v = q < q_n ? w * cos (a) : -w * sin (a);
           double hi = trunc (v * 128.0) / 128.0;
-          m->dft[(gsize)k * 2 * q_n + q] = (float)v;
-          m->dft_hi[(gsize)k * 2 * q_n + q] = (float)hi;
-          m->dft_lo[(gsize)k * 2 * q_n + q] = (float)(v - hi);
+          m->dft[(gsize) k * 2 * q_n + q] = (float) v;
+          m->dft_hi[(gsize) k * 2 * q_n + q] = (float) hi;
+          m->dft_lo[(gsize) k * 2 * q_n + q] = (float) (v - hi);
         }
     }
-  m->mel_fb2 = g_new (float, (gsize)2 * q_n * c->n_mels);
+  m->mel_fb2 = g_new (float, (gsize) 2 * q_n * c->n_mels);
   memcpy (m->mel_fb2, fb->data, sizeof (float) * q_n * c->n_mels);
-  memcpy (m->mel_fb2 + (gsize)q_n * c->n_mels, fb->data, sizeof (float) * q_n * c->n_mels);
+  memcpy (m->mel_fb2 + (gsize) q_n * c->n_mels, fb->data, sizeof (float) * q_n * c->n_mels);
 }
 
 /* ---- the model ---- */
@@ -415,12 +400,12 @@ morok_gigaam_load (const char *path, GError **error)
   m->ref_count = 1;
   m->path = g_strdup (path);
   m->file = g_path_get_basename (path);
-  m->weights = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify)weight_free);
+  m->weights
+      = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) weight_free);
   m->tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   m->tensors.files = g_ptr_array_new_with_free_func ((GDestroyNotify) morok_safetensors_free);
   m->folder = g_file_test (path, G_FILE_TEST_IS_DIR);
-  g_autofree char *json
-      = m->folder ? gigaam_hub_open (m, path, error) : open_file (m, path, error);
+  g_autofree char *json = m->folder ? gigaam_hub_open (m, path, error) : open_file (m, path, error);
   if (!json || !gigaam_read_config (m, json, error))
     return NULL;
   if (m->folder)
@@ -432,7 +417,7 @@ morok_gigaam_load (const char *path, GError **error)
    * (the kernel's fault-around), those of tensors dropped before it */
   morok_gigaam_drop_file_pages (m);
   m->max_batch = 1;
-  m->max_samples = (gint64)DEFAULT_MAX_SECONDS * m->config.sample_rate;
+  m->max_samples = (gint64) DEFAULT_MAX_SECONDS * m->config.sample_rate;
   g_debug ("%s: GigaAM %s, %u layers, d_model %u, %u heads, conv kernel %u, %u classes", m->file,
            m->config.version == MOROK_GIGAAM_V3 ? "v3" : "v2", m->config.n_layers,
            m->config.d_model, m->config.n_heads, m->config.conv_kernel, m->config.n_classes);
@@ -480,7 +465,7 @@ morok_gigaam_weight_bytes_owned (const MorokGigaAm *model)
       const GigaAmWeight *w = value;
       gsize n = w->copy ? 1 : 0;
       for (guint i = 0; n && i < w->rank; i++)
-        n *= (gsize)w->dims[i];
+        n *= (gsize) w->dims[i];
       bytes += n * sizeof (float);
     }
   return bytes;
@@ -573,7 +558,7 @@ morok_gigaam_vocabulary (const MorokGigaAm *model, MorokVocabulary *out)
 {
   g_return_if_fail (model != NULL && out != NULL);
   const MorokGigaAmConfig *c = &model->config;
-  *out = (MorokVocabulary){ .tokens = (const char *const *)c->tokens,
+  *out = (MorokVocabulary){ .tokens = (const char *const *) c->tokens,
                             .n_tokens = c->n_classes - 1,
                             .sentencepiece = c->vocab_type == MOROK_GIGAAM_VOCAB_SENTENCEPIECE,
                             .types = c->piece_types,

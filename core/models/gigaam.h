@@ -88,12 +88,12 @@ typedef struct
   double layer_norm_eps;
   double batch_norm_eps;
   /* head and vocabulary */
-  MorokGigaAmHead head;   /* from "model_class" */
-  guint pred_hidden;      /* RNN-T: H, the predictor's embedding and LSTM size */
-  guint pred_layers;      /* RNN-T: LSTM layers */
-  guint joint_hidden;     /* RNN-T: J, the joint's hidden size */
-  guint n_classes; /* C = tokens + blank */
-  guint blank_id;  /* C - 1 */
+  MorokGigaAmHead head; /* from "model_class" */
+  guint pred_hidden;    /* RNN-T: H, the predictor's embedding and LSTM size */
+  guint pred_layers;    /* RNN-T: LSTM layers */
+  guint joint_hidden;   /* RNN-T: J, the joint's hidden size */
+  guint n_classes;      /* C = tokens + blank */
+  guint blank_id;       /* C - 1 */
   MorokGigaAmVocabType vocab_type;
   char **tokens; /* n_classes - 1 UTF-8 strings */
   /* SentencePiece (NULL and FALSE for characters): */

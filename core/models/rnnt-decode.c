@@ -56,7 +56,7 @@ write_tokens (MorokRnntDecoder *dec, GError **error)
   for (guint r = 0; r < dec->rows; r++)
     {
       if (dec->emitted[r] && dec->last[r] != dec->blank)
-        memcpy (x + r * dec->H, dec->embed + (gsize)dec->last[r] * dec->H,
+        memcpy (x + r * dec->H, dec->embed + (gsize) dec->last[r] * dec->H,
                 dec->H * sizeof (float));
       else
         memset (x + r * dec->H, 0, dec->H * sizeof (float));
@@ -157,7 +157,7 @@ joint_step (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, gin
   gsize row = dec->J * sizeof (float);
   for (guint r = 0; r < dec->rows; r++)
     if (dec->active[r])
-      memcpy ((float *)enc->data + r * dec->J, enc_proj + ((gsize)r * max_frames + t) * dec->J,
+      memcpy ((float *) enc->data + r * dec->J, enc_proj + ((gsize) r * max_frames + t) * dec->J,
               row);
   memcpy (pred->data, g, dec->rows * row);
   dec->joints++;
@@ -171,7 +171,7 @@ joint_step (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, gin
       dec->emitted[r] = FALSE;
       if (!dec->active[r])
         continue;
-      const float *lp = (const float *)out->data + (gsize)r * dec->C;
+      const float *lp = (const float *) out->data + (gsize) r * dec->C;
       guint best = 0;
       for (guint k = 1; k < dec->C; k++)
         if (lp[k] > lp[best])
@@ -342,7 +342,7 @@ morok_rnnt_decoder_tokens (MorokRnntDecoder *dec, guint i, guint *out_n)
 {
   g_return_val_if_fail (dec != NULL && i < dec->rows && out_n != NULL, NULL);
   *out_n = dec->tokens[i]->len;
-  return (const MorokCtcToken *)dec->tokens[i]->data;
+  return (const MorokCtcToken *) dec->tokens[i]->data;
 }
 
 void

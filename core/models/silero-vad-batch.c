@@ -12,10 +12,10 @@ struct _MorokVadBatch
 {
   SileroVadBatchJit *jit;
   guint max_streams;
-  guint C, N;      /* context and chunk samples */
-  gsize S;         /* state floats: [h | c] */
-  float *audio;    /* the plan's input [max, C + N] */
-  float *state;    /* the plan's input [max, S] */
+  guint C, N;             /* context and chunk samples */
+  gsize S;                /* state floats: [h | c] */
+  float *audio;           /* the plan's input [max, C + N] */
+  float *state;           /* the plan's input [max, S] */
   const MorokBuffer *out; /* [b, 1 + S] */
 };
 
@@ -54,8 +54,7 @@ morok_vad_batch_new (MorokSileroVad *model, guint sample_rate, guint max_streams
   batch->jit = silero_vad_batch_jit_with_b_bound (
       silero_vad_batch_jit_new (morok_silero_vad_ref (model)), max_streams);
   gint64 n_in = morok_silero_vad_input_len (model, sample_rate);
-  g_autoptr (MorokInputSpec) a
-      = morok_input_spec_f32 (MOROK_SHAPE (max_streams, n_in ? n_in : 1));
+  g_autoptr (MorokInputSpec) a = morok_input_spec_f32 (MOROK_SHAPE (max_streams, n_in ? n_in : 1));
   g_autoptr (MorokInputSpec) s = morok_input_spec_f32 (MOROK_SHAPE (max_streams, batch->S));
   if (!silero_vad_batch_jit_prepare_with_config (batch->jit, a, s, config, error)
       || !batch_open_buffers (batch, error))

@@ -258,7 +258,8 @@ conv_rows_relu (const SileroFrames *in, const SileroParam *w, const SileroParam 
         {
           g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
                        "silero-vad: a convolution over %" G_GINT64_FORMAT " frames has more than %u"
-                       " runs of live taps", T, (guint) G_N_ELEMENTS (out->part));
+                       " runs of live taps",
+                       T, (guint) G_N_ELEMENTS (out->part));
           return FALSE;
         }
       /* output t reads x[t stride + j - pad] for the live taps lo .. hi */
@@ -276,9 +277,9 @@ conv_rows_relu (const SileroFrames *in, const SileroParam *w, const SileroParam 
         {
           for (gint64 j = 0; j < taps; j++)
             tap[j] = frame_at (in, first + j, error);
-          y = ROWS (linear_relu (morok_tensor_cat (tap, taps, 1, error), wt, weight (g, b), TRUE,
-                                 error),
-                    error, 1, M);
+          y = ROWS (
+              linear_relu (morok_tensor_cat (tap, taps, 1, error), wt, weight (g, b), TRUE, error),
+              error, 1, M);
         }
       else
         y = rows_linear (ROWS (morok_tensor_window (frames_span (in, first, last, error), 1, taps,
@@ -377,8 +378,8 @@ forward_v4 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
             GError **error)
 {
   const gint64 H = m->hidden;
-  MorokTensor *mag = morok_tensor_transpose (stft_magnitude (n, audio, error), 1, 2,
-                                             error); /* [B, 129, 8] */
+  MorokTensor *mag
+      = morok_tensor_transpose (stft_magnitude (n, audio, error), 1, 2, error); /* [B, 129, 8] */
   MorokTensor *x = mag ? v4_features (n, mag, error) : NULL;
   /* -> [B, 16, 4] [B, 32, 2] [B, 32, 1] [B, 64, 1] */
   for (guint i = 0; i < G_N_ELEMENTS (n->block); i++)
@@ -406,7 +407,7 @@ forward_v4 (const MorokSileroVad *m, const SileroNet *n, MorokTensor *audio, Mor
       p = p ? morok_tensor_add (p, pt, error) : pt;
     }
   if (frames > 1)
-    p = morok_tensor_mul_scalar (p, 1.0 / (double)frames, error);
+    p = morok_tensor_mul_scalar (p, 1.0 / (double) frames, error);
   return pack_output (p, h, c, m->layers, error);
 }
 
@@ -419,11 +420,11 @@ check_input (MorokTensor *t, const char *what, const MorokSym *rows, gint64 len,
   guint rank = rows ? 2 : 1;
   const MorokSym *last = t->rank == rank ? t->shape[rank - 1] : NULL;
   gint64 a, b;
-  gboolean same_rows = !rows || t->shape[0] == rows
-                       || (morok_sym_is_const (t->shape[0], &a) && morok_sym_is_const (rows, &b)
-                           && a == b);
-  gboolean ok = t->dtype == MOROK_DTYPE_F32 && last && last->lo == len && last->hi == len
-                && same_rows;
+  gboolean same_rows
+      = !rows || t->shape[0] == rows
+        || (morok_sym_is_const (t->shape[0], &a) && morok_sym_is_const (rows, &b) && a == b);
+  gboolean ok
+      = t->dtype == MOROK_DTYPE_F32 && last && last->lo == len && last->hi == len && same_rows;
   if (ok)
     return TRUE;
   g_autofree char *s = morok_node_shape_string (t);

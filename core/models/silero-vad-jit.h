@@ -37,8 +37,8 @@ MOROK_JIT_DECLARE (SileroVadJit, silero_vad_jit, MorokSileroVad, SILERO_VAD_JIT_
  * [b, 1 + S], each row a stream's [p | h' | c']. The bound of b is set with
  * silero_vad_batch_jit_with_b_bound () before prepare. */
 #define SILERO_VAD_BATCH_JIT_VARS(X) X (b, 1, 1)
-MOROK_JIT_DECLARE (SileroVadBatchJit, silero_vad_batch_jit, MorokSileroVad,
-                   SILERO_VAD_JIT_INPUTS, SILERO_VAD_BATCH_JIT_VARS)
+MOROK_JIT_DECLARE (SileroVadBatchJit, silero_vad_batch_jit, MorokSileroVad, SILERO_VAD_JIT_INPUTS,
+                   SILERO_VAD_BATCH_JIT_VARS)
 
 /* The sample rate the prepared plan runs (Hz), 0 before prepare. */
 guint silero_vad_jit_sample_rate (SileroVadJit *self);

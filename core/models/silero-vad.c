@@ -34,8 +34,8 @@ param_take (const MorokOnnxTensor *t, guint rank, const gint64 *dims, guint use_
   p->data = morok_onnx_tensor_to_f32 (t, &n, error);
   const char *name = t->name[0] ? t->name : t->value_name;
   if (p->data == NULL
-      || !morok_io_check_finite (morok_onnx_model_name (t->graph->model), name, p->data,
-                                 (gint64) n, error))
+      || !morok_io_check_finite (morok_onnx_model_name (t->graph->model), name, p->data, (gint64) n,
+                                 error))
     {
       g_clear_pointer (&p->data, g_free);
       return FALSE;
@@ -476,16 +476,11 @@ morok_silero_vad_version_name (MorokSileroVadVersion version)
 {
   switch (version)
     {
-    case MOROK_SILERO_VAD_V4:
-      return "v4";
-    case MOROK_SILERO_VAD_V5:
-      return "v5";
-    case MOROK_SILERO_VAD_V6:
-      return "v6";
-    case MOROK_SILERO_VAD_V5_OTHER:
-      return "v5/v6";
-    default:
-      return "?";
+    case MOROK_SILERO_VAD_V4: return "v4";
+    case MOROK_SILERO_VAD_V5: return "v5";
+    case MOROK_SILERO_VAD_V6: return "v6";
+    case MOROK_SILERO_VAD_V5_OTHER: return "v5/v6";
+    default: return "?";
     }
 }
 
@@ -546,7 +541,7 @@ gsize
 morok_silero_vad_state_len (const MorokSileroVad *model)
 {
   g_return_val_if_fail (model != NULL, 0);
-  return 2 * (gsize)model->layers * model->hidden;
+  return 2 * (gsize) model->layers * model->hidden;
 }
 
 gsize

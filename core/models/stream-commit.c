@@ -22,13 +22,13 @@ struct _MorokStreamCommit
   gboolean rnnt;
   gint64 hold;
 
-  gint64 frame;     /* the first frame the next decode covers */
-  gboolean run_on;  /* CTC: the frame is the end of the last committed run */
-  guint at_frame;   /* RNN-T: committed tokens of the commit frame */
-  guint last_id;    /* the last committed token's class */
-  MorokCtcToken *hyp, *prev; /* [max_tokens]: this decode's, the last one's tentative */
+  gint64 frame;                   /* the first frame the next decode covers */
+  gboolean run_on;                /* CTC: the frame is the end of the last committed run */
+  guint at_frame;                 /* RNN-T: committed tokens of the commit frame */
+  guint last_id;                  /* the last committed token's class */
+  MorokCtcToken *hyp, *prev;      /* [max_tokens]: this decode's, the last one's tentative */
   guint n_hyp, n_prev, tentative; /* hyp[tentative ..] is uncommitted */
-  MorokCtcToken *done; /* [max_tokens]: committed by the last update */
+  MorokCtcToken *done;            /* [max_tokens]: committed by the last update */
   guint n_done;
   guint *word_at, *word_len; /* [max_tokens]: its words, in done */
   guint n_words;
@@ -44,8 +44,7 @@ kind_of (const MorokVocabulary *vocab, guint id)
 }
 
 MorokStreamCommit *
-morok_stream_commit_new (const MorokVocabulary *vocab, gboolean rnnt, guint max_tokens,
-                         gint64 hold)
+morok_stream_commit_new (const MorokVocabulary *vocab, gboolean rnnt, guint max_tokens, gint64 hold)
 {
   g_return_val_if_fail (vocab != NULL && max_tokens > 0, NULL);
   MorokStreamCommit *sc = g_new0 (MorokStreamCommit, 1);

@@ -69,8 +69,7 @@ guint morok_stream_commit_n_words (const MorokStreamCommit *sc);
 /* Word @w (0 .. the last update's count - 1) of those the last update
  * committed: its tokens, separators excluded. (transfer none) valid until
  * the next update or reset. */
-const MorokCtcToken *morok_stream_commit_word (const MorokStreamCommit *sc, guint w,
-                                               guint *out_n);
+const MorokCtcToken *morok_stream_commit_word (const MorokStreamCommit *sc, guint w, guint *out_n);
 /* The last hypothesis's tokens that stay uncommitted (transfer none),
  * valid until the next update or reset. */
 const MorokCtcToken *morok_stream_commit_tentative (const MorokStreamCommit *sc, guint *out_n);

@@ -78,7 +78,7 @@ text_new (const MorokCtcToken *tokens, guint n, const MorokVocabulary *v)
       gint byte = type == MOROK_PIECE_BYTE ? morok_piece_byte (piece) : -1;
       if (byte >= 0)
         {
-          guint8 b = (guint8)byte;
+          guint8 b = (guint8) byte;
           g_byte_array_append (run, &b, 1);
           continue;
         }
@@ -161,7 +161,7 @@ morok_transcript_new (const MorokCtcToken *tokens, guint n, const MorokVocabular
   MorokTranscript *tr = g_new0 (MorokTranscript, 1);
   tr->text = text_new (tokens, n, vocab);
   tr->n_words = words->len;
-  tr->words = (MorokWord *)g_array_free (words, FALSE);
+  tr->words = (MorokWord *) g_array_free (words, FALSE);
   return tr;
 }
 

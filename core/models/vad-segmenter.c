@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-G_DEFINE_QUARK (morok-vad-error-quark, morok_vad_error)
+G_DEFINE_QUARK (morok - vad - error - quark, morok_vad_error)
 
 /* ---- parameters ---- */
 
@@ -75,7 +75,7 @@ typedef struct
   gint64 window;
   double threshold;
   double neg_threshold;
-  gint64 min_speech;                /* kept segments are longer than this */
+  gint64 min_speech; /* kept segments are longer than this */
   gint64 min_silence;
   gint64 pad;
   gint64 min_silence_at_max_speech; /* split candidates are longer than this */
@@ -90,14 +90,14 @@ vad_limits_init (VadLimits *lim, const MorokVadParams *params)
 
   lim->window = morok_vad_params_window (params);
   lim->threshold = params->threshold;
-  lim->neg_threshold = params->neg_threshold >= 0
-    ? params->neg_threshold : MAX (params->threshold - 0.15, 0.01);
+  lim->neg_threshold
+      = params->neg_threshold >= 0 ? params->neg_threshold : MAX (params->threshold - 0.15, 0.01);
   lim->min_speech = sr * params->min_speech_ms / 1000;
   lim->min_silence = sr * params->min_silence_ms / 1000;
   lim->pad = sr * params->speech_pad_ms / 1000;
   lim->min_silence_at_max_speech = sr * params->min_silence_at_max_speech_ms / 1000;
-  lim->max_speech = (double) sr * params->max_speech_s - (double) lim->window
-    - 2.0 * (double) lim->pad;
+  lim->max_speech
+      = (double) sr * params->max_speech_s - (double) lim->window - 2.0 * (double) lim->pad;
   lim->can_split = lim->max_speech < (double) G_MAXINT64 / 2;
 }
 
@@ -109,8 +109,8 @@ morok_vad_params_delay_max (const MorokVadParams *params)
   VadLimits lim;
   vad_limits_init (&lim, params);
   gint64 w = lim.window;
-  gint64 chunks = MAX ((lim.min_speech + w - 1) / w,
-                       lim.min_speech / w + (lim.min_silence + w - 1) / w) + 1;
+  gint64 chunks
+      = MAX ((lim.min_speech + w - 1) / w, lim.min_speech / w + (lim.min_silence + w - 1) / w) + 1;
   gint64 delay = 2 * lim.pad + w * chunks;
   if (!lim.can_split)
     return delay;
@@ -149,12 +149,12 @@ typedef struct
 typedef struct
 {
   VadLimits lim;
-  gboolean triggered;  /* a segment is open */
-  gint64 start;        /* the open segment's first sample */
+  gboolean triggered; /* a segment is open */
+  gint64 start;       /* the open segment's first sample */
   float start_prob;
-  guint64 id;          /* bumped at each opening */
-  gint64 temp_end;     /* first chunk of the silence in progress; 0: none */
-  gint64 closed_end;   /* the end of the last segment closed, kept or not; 0: none */
+  guint64 id;        /* bumped at each opening */
+  gint64 temp_end;   /* first chunk of the silence in progress; 0: none */
+  gint64 closed_end; /* the end of the last segment closed, kept or not; 0: none */
 
   /* Split candidates that can still be chosen, in time order, lengths not
    * increasing: a pause followed by a strictly longer one can never be the
@@ -166,7 +166,7 @@ typedef struct
   guint first;
   guint n;
   guint capacity;
-  gboolean can_grow;   /* offline: grow; streaming: fixed */
+  gboolean can_grow; /* offline: grow; streaming: fixed */
   guint64 n_dropped;
 } VadLoop;
 
@@ -233,14 +233,15 @@ vad_loop_add_pause (VadLoop *loop, gint64 start, gint64 length, float resume_pro
       if (!loop->can_grow)
         {
           if (loop->n_dropped++ == 0)
-              g_debug ("VAD split candidate at sample %" G_GINT64_FORMAT " dropped: all %u "
-                     "in use (logged once)", start, loop->capacity);
+            g_debug ("VAD split candidate at sample %" G_GINT64_FORMAT " dropped: all %u "
+                     "in use (logged once)",
+                     start, loop->capacity);
           return;
         }
       loop->capacity *= 2;
       loop->pauses = g_renew (VadPause, loop->pauses, loop->capacity);
     }
-  loop->pauses[loop->first + loop->n++] = (VadPause) { start, length, resume_prob };
+  loop->pauses[loop->first + loop->n++] = (VadPause){ start, length, resume_prob };
 }
 
 static void
@@ -265,7 +266,7 @@ vad_loop_close (VadLoop *loop, gint64 end)
 static VadRaw
 vad_loop_raw (const VadLoop *loop, gint64 end, float end_prob)
 {
-  return (VadRaw) { loop->start, end, loop->id, loop->start_prob, end_prob };
+  return (VadRaw){ loop->start, end, loop->id, loop->start_prob, end_prob };
 }
 
 /* Runs the loop body for the chunk at sample @pos. Writes the segments it
@@ -390,8 +391,8 @@ morok_vad_segments (const float *probs, gsize n_chunks, gint64 total_samples,
   g_return_if_fail (params != NULL && morok_vad_params_check (params, NULL));
   g_return_if_fail (out_segments != NULL);
   g_return_if_fail (g_array_get_element_size (out_segments) == sizeof (MorokVadSegment));
-  g_return_if_fail (total_fits ((gint64) n_chunks, morok_vad_params_window (params),
-                                total_samples));
+  g_return_if_fail (
+      total_fits ((gint64) n_chunks, morok_vad_params_window (params), total_samples));
 
   VadLoop loop;
   vad_loop_init (&loop, params, TRUE);
@@ -433,16 +434,16 @@ morok_vad_segments (const float *probs, gsize n_chunks, gint64 total_samples,
 struct _MorokVadSegmenter
 {
   VadLoop loop;
-  gint64 n_chunks;       /* pushed since the stream began */
+  gint64 n_chunks; /* pushed since the stream began */
   float last_prob;
 
-  gboolean speaking;     /* the last chunk's hysteresis state */
+  gboolean speaking; /* the last chunk's hysteresis state */
 
   guint64 open_id;       /* the loop's open segment as last seen */
   gboolean open_started; /* its START went out */
 
-  gboolean has_kept;     /* a kept segment closed in this stream */
-  gint64 kept_end;       /* the last one's end, unpadded */
+  gboolean has_kept; /* a kept segment closed in this stream */
+  gint64 kept_end;   /* the last one's end, unpadded */
   float kept_end_prob;
   gboolean kept_end_sent;
 };
@@ -463,7 +464,7 @@ sink_add (EventSink *sink, MorokVadEventType type, gint64 sample, float prob)
       g_critical ("VAD segmenter: more than %u events in one call", sink->max);
       return;
     }
-  sink->events[sink->n++] = (MorokVadEvent) { type, sample, prob };
+  sink->events[sink->n++] = (MorokVadEvent){ type, sample, prob };
 }
 
 /* Sends the last kept segment's END, the next kept segment starting at
@@ -585,8 +586,8 @@ morok_vad_segmenter_push (MorokVadSegmenter *seg, float prob, MorokVadEvent *out
 }
 
 guint
-morok_vad_segmenter_finish (MorokVadSegmenter *seg, gint64 total_samples,
-                            MorokVadEvent *out_events, guint max_events)
+morok_vad_segmenter_finish (MorokVadSegmenter *seg, gint64 total_samples, MorokVadEvent *out_events,
+                            guint max_events)
 {
   g_return_val_if_fail (seg != NULL, 0);
   g_return_val_if_fail (out_events != NULL && max_events >= MOROK_VAD_EVENTS_MAX, 0);

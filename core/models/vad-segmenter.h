@@ -169,8 +169,8 @@ void morok_vad_segmenter_reset (MorokVadSegmenter *seg);
 /* Takes the next chunk's probability. Writes the events it makes certain, in
  * stream order, to @out_events, whose room @max_events must be at least
  * MOROK_VAD_EVENTS_MAX, and returns how many. Allocates nothing. */
-guint morok_vad_segmenter_push (MorokVadSegmenter *seg, float prob,
-                                MorokVadEvent *out_events, guint max_events);
+guint morok_vad_segmenter_push (MorokVadSegmenter *seg, float prob, MorokVadEvent *out_events,
+                                guint max_events);
 /* Ends the stream at @total_samples (in the last pushed chunk, as for
  * morok_vad_segments ()), writes the remaining events and returns how many.
  * The segmenter is then reset. */

@@ -24,14 +24,14 @@ static gpointer
 compile_units (gpointer data)
 {
   CompileJob *job = data;
-  morok_compile_units ((const char *const *) job->units->pdata, job->units->len, &job->opts, job->objects,
-                       &job->error);
+  morok_compile_units ((const char *const *) job->units->pdata, job->units->len, &job->opts,
+                       job->objects, &job->error);
   return NULL;
 }
 
 CompileJob *
 compile_job_start (const MorokSchedule *sched, MorokIsa isa, const MorokCompileOptions *opts,
-            GError **error)
+                   GError **error)
 {
   const char *why = NULL;
   const MorokKernelLib *lib = morok_kernel_lib_find (isa, opts, &why);

@@ -34,14 +34,14 @@ under_free_views (MorokNode *n)
 static gsize
 node_bytes (const MorokNode *n)
 {
-  return (gsize)morok_node_numel_max (n) * morok_dtype_size (n->dtype);
+  return (gsize) morok_node_numel_max (n) * morok_dtype_size (n->dtype);
 }
 
 /* Bytes of the distinct weights under @n (constants are scalars). */
 static gsize
 weight_bytes_under (const MorokNode *n, GHashTable *seen)
 {
-  if (!g_hash_table_add (seen, (gpointer)n))
+  if (!g_hash_table_add (seen, (gpointer) n))
     return 0;
   if (n->op == MOROK_OP_WEIGHT)
     return node_bytes (n);
@@ -151,8 +151,7 @@ copyable_views (const MorokNode *n)
     return FALSE;
   switch (n->op)
     {
-    case MOROK_OP_WEIGHT:
-      return n->data != NULL;
+    case MOROK_OP_WEIGHT: return n->data != NULL;
     case MOROK_OP_PAD:
       if (n->pad_mode != MOROK_PAD_CONSTANT || n->value != 0)
         return FALSE; /* zero bytes are 0 in every dtype */
@@ -164,10 +163,8 @@ copyable_views (const MorokNode *n)
       G_GNUC_FALLTHROUGH;
     case MOROK_OP_RESHAPE:
     case MOROK_OP_PERMUTE:
-    case MOROK_OP_EXPAND:
-      return copyable_views (n->src[0]);
-    default:
-      return FALSE;
+    case MOROK_OP_EXPAND: return copyable_views (n->src[0]);
+    default: return FALSE;
     }
 }
 
@@ -214,8 +211,7 @@ view_source (const MorokNode *n, gint64 *idx)
           for (guint i = src->rank; i-- > 0;)
             d = const_of (src->shape[i]), idx[i] = at % d, at /= d;
           break;
-        default:
-          g_assert_not_reached ();
+        default: g_assert_not_reached ();
         }
       n = src;
     }
@@ -293,7 +289,7 @@ prepare_fold (MorokGraph *graph, MorokNode **roots, guint n_roots, const MorokPl
     }
   if (computed->len == 0)
     goto substitute;
-  MorokPlan *sub = prepare_build (graph, (MorokNode **)computed->pdata, computed->len, NULL, 0,
+  MorokPlan *sub = prepare_build (graph, (MorokNode **) computed->pdata, computed->len, NULL, 0,
                                   opts, TRUE, error);
   if (!sub)
     {

@@ -10,7 +10,8 @@
  *
  *   MorokPlanOptions opts;
  *   morok_plan_options_init (&opts);
- *   g_autoptr (MorokPlan) plan = morok_plan_build (g_steal_pointer (&graph), &y, 1, &x, 1, &opts, &error);
+ *   g_autoptr (MorokPlan) plan = morok_plan_build (g_steal_pointer (&graph), &y, 1, &x, 1, &opts,
+ * &error);
  */
 #pragma once
 
@@ -34,8 +35,8 @@ void morok_plan_options_init (MorokPlanOptions *opts);
 /* Builds the plan computing @outputs from @inputs, which become the plan's
  * inputs in this order. Takes ownership of @graph, even on failure. */
 MorokPlan *morok_plan_build (MorokGraph *graph, MorokNode *const *outputs, guint n_outputs,
-                             MorokNode *const *inputs, guint n_inputs,
-                             const MorokPlanOptions *opts, GError **error);
+                             MorokNode *const *inputs, guint n_inputs, const MorokPlanOptions *opts,
+                             GError **error);
 
 /* FALSE, with MOROK_GRAPH_ERROR_PRECISION saying why, unless @precision
  * is F32, or F16 with @isa AVX512 on a CPU with AVX512-FP16, or BF16 or

@@ -108,7 +108,7 @@ release_packed_source (const MorokSchedule *sched, guint i, GHashTable *read, GH
   const MorokScheduleBuffer *sb = &g_array_index (sched->buffers, MorokScheduleBuffer, i);
   const MorokNode *w = g_array_index (sched->buffers, MorokScheduleBuffer, sb->pack.source).node;
   guint left = GPOINTER_TO_UINT (g_hash_table_lookup (packs, w->data)) - 1;
-  g_hash_table_insert (packs, (gpointer)w->data, GUINT_TO_POINTER (left));
+  g_hash_table_insert (packs, (gpointer) w->data, GUINT_TO_POINTER (left));
   if (left == 0 && w->release && !g_hash_table_contains (read, w->data))
     w->release (w->release_data, w->data);
 }
@@ -117,14 +117,14 @@ static gpointer
 pack_run (gpointer data)
 {
   Packing *pk = data;
-  for (guint j; (j = (guint)g_atomic_int_add (&pk->next, 1)) < pk->jobs->len;)
+  for (guint j; (j = (guint) g_atomic_int_add (&pk->next, 1)) < pk->jobs->len;)
     {
       const PackJob *job = &g_array_index (pk->jobs, PackJob, j);
       const MorokScheduleBuffer *sb
           = &g_array_index (pk->sched->buffers, MorokScheduleBuffer, job->buffer);
       const MorokScheduleBuffer *src
           = &g_array_index (pk->sched->buffers, MorokScheduleBuffer, sb->pack.source);
-      morok_weight_pack ((const float *)src->node->data + sb->pack.offset, sb->pack.k, sb->pack.n,
+      morok_weight_pack ((const float *) src->node->data + sb->pack.offset, sb->pack.k, sb->pack.n,
                          sb->pack.sbk, sb->pack.sbn, sb->pack.nr, sb->pack.format, job->dst);
       if (pk->read)
         {

@@ -49,12 +49,12 @@ weights_read (const MorokSchedule *sched, GHashTable *packs)
           g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
           if (buf != source
               || reads_besides_b (sched, ker->root, ker->root, ker->matmul, buf, seen))
-            g_hash_table_add (read, (gpointer)rb->node->data);
+            g_hash_table_add (read, (gpointer) rb->node->data);
         }
     }
   for (guint o = 0; o < sched->n_outputs; o++)
     g_hash_table_add (
-        read, (gpointer)g_array_index (sched->buffers, MorokScheduleBuffer, sched->outputs[o])
+        read, (gpointer) g_array_index (sched->buffers, MorokScheduleBuffer, sched->outputs[o])
                   .node->data);
   for (guint i = 0; i < sched->buffers->len; i++)
     {
@@ -64,7 +64,7 @@ weights_read (const MorokSchedule *sched, GHashTable *packs)
       gconstpointer data
           = g_array_index (sched->buffers, MorokScheduleBuffer, sb->pack.source).node->data;
       g_hash_table_insert (
-          packs, (gpointer)data,
+          packs, (gpointer) data,
           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (packs, data)) + 1));
     }
   return read;
@@ -172,11 +172,8 @@ prepare_place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gbool
             g_array_append_val (pk.jobs, job);
           }
           break;
-        case MOROK_BUFFER_SCRATCH:
-          morok_program_builder_buffer_scratch (b, i, sb->bytes);
-          break;
-        default:
-          morok_program_builder_buffer_context (b, i, sb->bytes);
+        case MOROK_BUFFER_SCRATCH: morok_program_builder_buffer_scratch (b, i, sb->bytes); break;
+        default: morok_program_builder_buffer_context (b, i, sb->bytes);
         }
     }
   prepare_pack_panels (&pk);
@@ -185,7 +182,7 @@ prepare_place_buffers (MorokProgramBuilder *b, const MorokSchedule *sched, gbool
   for (guint k = 0; k < copied->len; k++)
     {
       const MorokNode *w = g_ptr_array_index (copied, k);
-      if (g_hash_table_add (done, (gpointer)w->data))
+      if (g_hash_table_add (done, (gpointer) w->data))
         w->release (w->release_data, w->data);
     }
   return TRUE;
@@ -244,7 +241,7 @@ prepare_describe_io (MorokProgramBuilder *b, MorokSymPool *pool, const MorokSche
           shape_code (asked->shape[d], code);
         }
       if (!morok_program_builder_add_output (b, sched->outputs[o], asked->dtype, asked->rank, shape,
-                                             (const MorokShapeInstr *)code->data, code->len))
+                                             (const MorokShapeInstr *) code->data, code->len))
         {
           g_autofree char *what = morok_node_shape_string (asked);
           g_set_error (error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
@@ -272,7 +269,7 @@ prepare_add_steps (MorokProgramBuilder *b, const MorokSchedule *sched, const Mor
           "k%u %s%s", k, ker->kind == MOROK_KERNEL_MATMUL ? "matmul " : "", what);
       g_array_set_size (bindings, 0);
       morok_render_kernel_bindings (ker, bindings);
-      morok_program_builder_add_step (b, fns[k], (const guint *)bindings->data, bindings->len,
+      morok_program_builder_add_step (b, fns[k], (const guint *) bindings->data, bindings->len,
                                       nthreads, ker->shared_tasks, name, ker->flops, ker->bytes);
     }
 }

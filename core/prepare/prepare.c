@@ -29,8 +29,8 @@ morok_plan_options_init (MorokPlanOptions *opts)
 }
 
 static const MorokRuleSet *const rule_sets[] = {
-  &morok_rules_fold, &morok_rules_algebra, &morok_rules_views, &morok_rules_bn_fold,
-  &morok_rules_column,
+  &morok_rules_fold,    &morok_rules_algebra, &morok_rules_views,
+  &morok_rules_bn_fold, &morok_rules_column,
 };
 
 MorokPlan *

@@ -18,7 +18,7 @@
 static gboolean
 is_leaf (MorokNode *n, gpointer ctx)
 {
-  (void)ctx;
+  (void) ctx;
   return n->op == MOROK_OP_WEIGHT || n->op == MOROK_OP_INPUT;
 }
 
@@ -48,7 +48,7 @@ laid_out (MorokNode *n, guint axis, guint row)
   if (s.base->op != MOROK_OP_WEIGHT)
     return TRUE;
   return morok_sym_is_const (s.offset, &offset)
-         && ((guintptr)s.base->data + (guintptr)(offset * morok_dtype_size (n->dtype))) % 64 == 0;
+         && ((guintptr) s.base->data + (guintptr) (offset * morok_dtype_size (n->dtype))) % 64 == 0;
 }
 
 static MorokNode *

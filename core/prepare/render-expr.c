@@ -39,7 +39,6 @@ render_sym_c (const MorokSym *s)
   return g_string_free (g, FALSE);
 }
 
-
 void
 render_line (Ctx *c, const char *fmt, ...)
 {
@@ -145,13 +144,13 @@ render_literal (MorokDType t, double v)
 
 /* ---- values ---- */
 
-
 static char *
 load (Ctx *c, MorokNode *n, guint buf, char **idx)
 {
   g_autofree char *flat = render_flat_index (n, idx);
   /* the kernel's own buffer is declared as `out` (a matmul epilogue reads it) */
-  g_autofree char *name = buf == c->ker->out ? g_strdup ("out") : g_strdup_printf ("b%u", render_buffer_slot (c, buf));
+  g_autofree char *name = buf == c->ker->out ? g_strdup ("out")
+                                             : g_strdup_printf ("b%u", render_buffer_slot (c, buf));
   char *t = tmp (c, "t");
   /* under a constant pad or a cat (render_guarded) */
   c->guarded = c->guarded || c->guard;
@@ -173,7 +172,9 @@ unary_expr (MorokNode *n, const char *a)
   switch (n->op)
     {
     case MOROK_OP_NEG: return g_strdup_printf ("-%s", a);
-    case MOROK_OP_ABS: return f ? g_strdup_printf ("__builtin_fabsf (%s)", a) : g_strdup_printf ("(%s < 0 ? -%s : %s)", a, a, a);
+    case MOROK_OP_ABS:
+      return f ? g_strdup_printf ("__builtin_fabsf (%s)", a)
+               : g_strdup_printf ("(%s < 0 ? -%s : %s)", a, a, a);
     case MOROK_OP_EXP: return g_strdup_printf ("morok_expf (%s)", a);
     case MOROK_OP_LOG: return g_strdup_printf ("morok_logf (%s)", a);
     case MOROK_OP_SQRT: return g_strdup_printf ("__builtin_sqrtf (%s)", a);
@@ -196,8 +197,9 @@ static char *
 binary_expr (MorokNode *n, const char *a, const char *b)
 {
   static const char *const infix[] = {
-    [MOROK_OP_ADD] = "+", [MOROK_OP_SUB] = "-", [MOROK_OP_MUL] = "*", [MOROK_OP_DIV] = "/",
-    [MOROK_OP_CMPLT] = "<", [MOROK_OP_CMPLE] = "<=", [MOROK_OP_CMPEQ] = "==", [MOROK_OP_CMPNE] = "!=",
+    [MOROK_OP_ADD] = "+",    [MOROK_OP_SUB] = "-",    [MOROK_OP_MUL] = "*",
+    [MOROK_OP_DIV] = "/",    [MOROK_OP_CMPLT] = "<",  [MOROK_OP_CMPLE] = "<=",
+    [MOROK_OP_CMPEQ] = "==", [MOROK_OP_CMPNE] = "!=",
   };
   switch (n->op)
     {
@@ -212,7 +214,6 @@ binary_expr (MorokNode *n, const char *a, const char *b)
     }
 }
 
-
 /* A reduction as a loop over its reduced axes, inside the current scope. */
 static char *
 render_reduce (Ctx *c, MorokNode *n, char **idx)
@@ -226,9 +227,9 @@ render_reduce (Ctx *c, MorokNode *n, char **idx)
     render_line (c, "int32_t %s = morok_f32_key (%s);", acc, init);
   else
     render_line (c, "%s %s = %s;", compute_type (n->dtype), acc,
-          n->op != MOROK_OP_RMAX          ? init
-          : n->dtype == MOROK_DTYPE_I32 ? "(-2147483647 - 1)"
-                                        : "(int64_t) ((uint64_t) 1 << 63)");
+                 n->op != MOROK_OP_RMAX        ? init
+                 : n->dtype == MOROK_DTYPE_I32 ? "(-2147483647 - 1)"
+                                               : "(int64_t) ((uint64_t) 1 << 63)");
   char *sidx[MOROK_MAX_RANK];
   guint opened = 0;
   for (guint i = 0; i < src->rank; i++)
@@ -256,7 +257,8 @@ render_reduce (Ctx *c, MorokNode *n, char **idx)
       if (n->op == MOROK_OP_SUM)
         render_line (c, "%s += %s;", acc, v);
       else if (keys)
-        render_line (c, "%s = morok_f32_key (%s) > %s ? morok_f32_key (%s) : %s;", acc, v, acc, v, acc);
+        render_line (c, "%s = morok_f32_key (%s) > %s ? morok_f32_key (%s) : %s;", acc, v, acc, v,
+                     acc);
       else
         render_line (c, "%s = %s > %s ? %s : %s;", acc, v, acc, v, acc);
     }
@@ -412,9 +414,10 @@ reshape_index (Ctx *c, MorokNode *n, char **idx, char **sidx)
         {
           morok_sym_is_const (src->shape[k], &d);
           out[k] = d == 1 ? g_strdup ("0")
-                   : k == j ? g_strdup_printf ("(%s / %" G_GINT64_FORMAT ")", f, stride)
-                            : g_strdup_printf ("(%s / %" G_GINT64_FORMAT " %% %" G_GINT64_FORMAT ")",
-                                               f, stride, d);
+                   : k == j
+                       ? g_strdup_printf ("(%s / %" G_GINT64_FORMAT ")", f, stride)
+                       : g_strdup_printf ("(%s / %" G_GINT64_FORMAT " %% %" G_GINT64_FORMAT ")", f,
+                                          stride, d);
           stride *= d;
         }
       g_free (f);
@@ -460,7 +463,8 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
       for (guint i = 0; i < n->rank; i++)
         {
           g_autofree char *lo = render_sym_c (n->lo[i]);
-          sidx[i] = is_zero (n->lo[i]) ? g_strdup (idx[i]) : g_strdup_printf ("(%s + %s)", idx[i], lo);
+          sidx[i]
+              = is_zero (n->lo[i]) ? g_strdup (idx[i]) : g_strdup_printf ("(%s + %s)", idx[i], lo);
         }
       return;
     case MOROK_OP_WINDOW:
@@ -496,8 +500,8 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
               }
             else
               {
-                g_string_append_printf (cnd, "%s(%s >= 0 && %s < %s)", cnd->len ? " && " : "", s,
-                                        s, d);
+                g_string_append_printf (cnd, "%s(%s >= 0 && %s < %s)", cnd->len ? " && " : "", s, s,
+                                        d);
                 if (!c->vector)
                   {
                     render_line (c, "const int64_t %sc = MOROK_CLAMP (%s, 0, %s - 1);", s, s, d);
@@ -516,11 +520,12 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
         g_autofree char *la = render_sym_c (n->src[0]->shape[n->axis]);
         g_autofree char *lb = render_sym_c (n->src[1]->shape[n->axis]);
         for (guint i = 0; i < n->rank; i++)
-          sidx[i] = i != (guint) n->axis ? g_strdup (idx[i])
-                    : c->vector  ? (which == 0 ? g_strdup (idx[i])
-                                               : g_strdup_printf ("(%s - %s)", idx[i], la))
-                    : which == 0 ? g_strdup_printf ("MOROK_IMIN (%s, %s - 1)", idx[i], la)
-                                 : g_strdup_printf ("MOROK_CLAMP (%s - %s, 0, %s - 1)", idx[i], la, lb);
+          sidx[i]
+              = i != (guint) n->axis ? g_strdup (idx[i])
+                : c->vector
+                    ? (which == 0 ? g_strdup (idx[i]) : g_strdup_printf ("(%s - %s)", idx[i], la))
+                : which == 0 ? g_strdup_printf ("MOROK_IMIN (%s, %s - 1)", idx[i], la)
+                             : g_strdup_printf ("MOROK_CLAMP (%s - %s, 0, %s - 1)", idx[i], la, lb);
         *cond = g_strdup_printf (which == 0 ? "%s < %s" : "%s >= %s", idx[n->axis], la);
         return;
       }
@@ -564,8 +569,7 @@ view_index (Ctx *c, MorokNode *n, guint which, char **idx, char **sidx, char **c
         g_free (f);
         return;
       }
-    default:
-      g_assert_not_reached ();
+    default: g_assert_not_reached ();
     }
 }
 
@@ -746,7 +750,7 @@ render_uncached (Ctx *c, MorokNode *n, char **idx)
         return load (c, n, c->ker->out, idx);
       char *t = tmp (c, "t");
       render_line (c, "const float %s = cs[(%s - m0) * nl + %s - n0];", t, idx[n->rank - 2],
-            idx[n->rank - 1]);
+                   idx[n->rank - 1]);
       return t;
     }
   if (buf && n != c->ker->root)
@@ -760,7 +764,8 @@ render_uncached (Ctx *c, MorokNode *n, char **idx)
   if (!morok_op_is_elementwise (n->op))
     {
       g_autofree char *d = morok_node_describe (n);
-      g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE, "renderer: cannot inline %s", d);
+      g_set_error (c->error, MOROK_GRAPH_ERROR, MOROK_GRAPH_ERROR_SCHEDULE,
+                   "renderer: cannot inline %s", d);
       return NULL;
     }
   char *v[3] = { NULL, NULL, NULL };
@@ -772,8 +777,8 @@ render_uncached (Ctx *c, MorokNode *n, char **idx)
         return NULL;
       }
   g_autofree char *e = n->op == MOROK_OP_WHERE ? g_strdup_printf ("%s ? %s : %s", v[0], v[1], v[2])
-                       : n->n_src == 1          ? unary_expr (n, v[0])
-                                                : binary_expr (n, v[0], v[1]);
+                       : n->n_src == 1         ? unary_expr (n, v[0])
+                                               : binary_expr (n, v[0], v[1]);
   for (guint i = 0; i < n->n_src; i++)
     g_free (v[i]);
   char *t = tmp (c, "t");

@@ -60,7 +60,7 @@ render_declare_buffers (Ctx *c)
   const MorokScheduleKernel *k = c->ker;
   const MorokScheduleBuffer *ob = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->out);
   render_line (c, "%s *restrict out = (%s *) bufs[0];", render_storage_type (ob->node->dtype),
-        render_storage_type (ob->node->dtype));
+               render_storage_type (ob->node->dtype));
   for (guint r = 0; r < k->reads->len; r++)
     {
       guint b = g_array_index (k->reads, guint, r);
@@ -74,14 +74,17 @@ render_declare_buffers (Ctx *c)
   /* this thread's slice of the plan's scratch memory, in the last slot */
   guint scratch_slot = k->reads->len + 1;
   if (k->scratch)
-    render_line (c, "uint16_t *restrict scratch = (uint16_t *) ((uint8_t *) bufs[%u] + tid * (size_t) %"
-          G_GSIZE_FORMAT ");", scratch_slot, k->scratch_stride);
+    render_line (c,
+                 "uint16_t *restrict scratch = (uint16_t *) ((uint8_t *) bufs[%u] + tid * (size_t) "
+                 "%" G_GSIZE_FORMAT ");",
+                 scratch_slot, k->scratch_stride);
   if (k->shared_tasks)
     {
       const MorokScheduleBuffer *sb
           = &g_array_index (c->sched->buffers, MorokScheduleBuffer, k->scratch - 1);
-      render_line (c, "int64_t *next_task = (int64_t *) ((uint8_t *) bufs[%u] + %" G_GSIZE_FORMAT ");",
-            scratch_slot, sb->bytes - 64);
+      render_line (c,
+                   "int64_t *next_task = (int64_t *) ((uint8_t *) bufs[%u] + %" G_GSIZE_FORMAT ");",
+                   scratch_slot, sb->bytes - 64);
     }
 }
 
@@ -171,7 +174,8 @@ render_reflect_rows (Ctx *c, MorokNode *root, char **idx, gboolean *ok)
       if (parts[k].from >= parts[k].to)
         continue;
       render_line (c, render_no_unroll (parts[k].to - parts[k].from));
-      render_line (c, "for (int64_t i%u = %" G_GINT64_FORMAT "; i%u < %" G_GINT64_FORMAT "; i%u++) {",
+      render_line (c,
+                   "for (int64_t i%u = %" G_GINT64_FORMAT "; i%u < %" G_GINT64_FORMAT "; i%u++) {",
                    a, parts[k].from, a, parts[k].to, a);
       c->indent++;
       sidx[a] = g_strdup_printf (parts[k].at, base[k], a);
@@ -306,8 +310,7 @@ last_axis_edges (const Ctx *c, MorokNode *n, gint64 off, gint64 *brk, guint *nb,
       if ((guint) n->axis + 1 < a) /* the last axis is not the window's */
         last_axis_edges (c, src, off, brk, nb, max, choice);
       return;
-    default:
-      return;
+    default: return;
     }
 }
 
@@ -496,16 +499,18 @@ render_attention_kernel (Ctx *c)
       buf[i] = render_buffer_slot (c, morok_schedule_buffer_of (c->sched, s[i].base) - 1);
     }
   g_autofree char *tq = render_sym_c (n->shape[r - 2]), *dv = render_sym_c (n->shape[r - 1]);
-  g_autofree char *tk = render_sym_c (n->src[1]->shape[r - 2]), *d = render_sym_c (n->src[0]->shape[r - 1]);
+  g_autofree char *tk = render_sym_c (n->src[1]->shape[r - 2]),
+                  *d = render_sym_c (n->src[0]->shape[r - 1]);
   g_autofree char *scale = render_literal (MOROK_DTYPE_F32, n->value);
   g_autofree char *batches = render_dims_product (n, r - 2);
   render_line (c, "const int64_t TQ = %s, TK = %s, D = %s, DV = %s;", tq, tk, d, dv);
   render_line (c, "const int64_t qt = (TQ + MOROK_ATT_QB - 1) / MOROK_ATT_QB, tasks = %s * qt;",
-        batches);
+               batches);
   render_line (c, "const int64_t t0 = tasks * tid / nthreads, t1 = tasks * (tid + 1) / nthreads;");
   render_line (c, "for (int64_t task = t0; task < t1; task++) {");
   c->indent++;
-  render_line (c, "const int64_t m0 = task %% qt * MOROK_ATT_QB, ml = MOROK_IMIN (MOROK_ATT_QB, TQ - m0);");
+  render_line (
+      c, "const int64_t m0 = task %% qt * MOROK_ATT_QB, ml = MOROK_IMIN (MOROK_ATT_QB, TQ - m0);");
   char *idx[MOROK_MAX_RANK] = { NULL };
   render_split_rows (c, n, r - 2, "task / qt", idx);
   /* each operand: base + offset + batch index . strides, and its row and element strides */
@@ -519,7 +524,8 @@ render_attention_kernel (Ctx *c)
           g_autofree char *st = render_sym_c (s[i].stride[b]);
           g_string_append_printf (o, " + %s * %s", idx[b], st);
         }
-      g_autofree char *sr = render_sym_c (s[i].stride[r - 2]), *se = render_sym_c (s[i].stride[r - 1]);
+      g_autofree char *sr = render_sym_c (s[i].stride[r - 2]),
+                      *se = render_sym_c (s[i].stride[r - 1]);
       if (i == 0) /* q starts at row m0 */
         g_string_append_printf (o, " + m0 * (%s)", sr);
       arg[i] = i == 3 ? g_strdup_printf ("b%u + (%s), %s", buf[i], o->str, se)
@@ -527,8 +533,10 @@ render_attention_kernel (Ctx *c)
       g_string_free (o, TRUE);
     }
   g_autofree char *flat = render_dims_flat (n, r - 2, idx);
-  render_line (c, "morok_attention_f32 (ml, TK, D, DV, %s, %s, %s, %s, %s, out + ((%s) * TQ + m0) * DV, DV);",
-        arg[0], arg[1], arg[2], n->n_src > 3 ? arg[3] : "(const uint8_t *) 0, 0", scale, flat);
+  render_line (
+      c,
+      "morok_attention_f32 (ml, TK, D, DV, %s, %s, %s, %s, %s, out + ((%s) * TQ + m0) * DV, DV);",
+      arg[0], arg[1], arg[2], n->n_src > 3 ? arg[3] : "(const uint8_t *) 0, 0", scale, flat);
   for (guint i = 0; i < n->n_src; i++)
     g_free (arg[i]);
   for (guint i = 0; i < r; i++)
@@ -575,7 +583,8 @@ render_dft_kernel (Ctx *c)
   render_line (c, "__asm__ (\"\" : \"+r\" (tw), \"+r\" (L));");
   g_autofree char *rows = render_dims_product (n, r - 1);
   render_line (c, "const int64_t R = %s, groups = (R + 15) / 16;", rows);
-  render_line (c, "const int64_t g0 = groups * tid / nthreads, g1 = groups * (tid + 1) / nthreads;");
+  render_line (c,
+               "const int64_t g0 = groups * tid / nthreads, g1 = groups * (tid + 1) / nthreads;");
   render_line (c, "for (int64_t g = g0; g < g1; g++) {");
   c->indent++;
   render_line (c, "const int64_t r0 = g * 16, nr = MOROK_IMIN (16, R - r0);");
@@ -599,8 +608,9 @@ render_dft_kernel (Ctx *c)
   render_line (c, "}");
   g_autofree char *se = render_sym_c (s[0].stride[r - 1]);
   g_autofree char *woff = render_sym_c (s[1].offset), *sw = render_sym_c (s[1].stride[0]);
-  render_line (c, "morok_dft_mag_f32 (nr, L, fr, %s, b%u + (%s), %s, tw, out + r0 * %" G_GINT64_FORMAT ");",
-               se, buf[1], woff, sw, F);
+  render_line (
+      c, "morok_dft_mag_f32 (nr, L, fr, %s, b%u + (%s), %s, tw, out + r0 * %" G_GINT64_FORMAT ");",
+      se, buf[1], woff, sw, F);
   c->indent--;
   render_line (c, "}");
   return TRUE;

@@ -51,7 +51,7 @@ typedef struct
   GPtrArray *scopes; /* GHashTable* "node@idx" -> temp name; innermost last */
   guint n_tmp;
   guint indent;
-  gboolean vector;  /* in a loop clang vectorises: guarded loads (render_guarded) */
+  gboolean vector;   /* in a loop clang vectorises: guarded loads (render_guarded) */
   gboolean mm_block; /* a matmul epilogue reads the contraction's block in scratch, not `out` */
   char *guard;       /* inside a padded or concatenated source: when its loads are in bounds */
   gboolean guarded;  /* a guarded load was rendered since render_loop_mark */
@@ -91,7 +91,8 @@ G_GNUC_INTERNAL void render_declare_buffers (Ctx *c);
 /* The slot (and b<slot> name) of buffer @buf, which the kernel reads. */
 G_GNUC_INTERNAL guint render_buffer_slot (const Ctx *c, guint buf);
 /* Decomposes the flat row number @row into idx[0 .. count-1] over @n's dims. */
-G_GNUC_INTERNAL void render_split_rows (Ctx *c, const MorokNode *n, guint count, const char *row, char **idx);
+G_GNUC_INTERNAL void render_split_rows (Ctx *c, const MorokNode *n, guint count, const char *row,
+                                        char **idx);
 /* The product of @n's first @count dims as C. */
 G_GNUC_INTERNAL char *render_dims_product (const MorokNode *n, guint count);
 /* The flat index of idx[0 .. count-1] over @n's first @count dims. */

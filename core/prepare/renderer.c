@@ -26,14 +26,17 @@ static char *
 render_body (const MorokSchedule *sched, guint k, GError **error)
 {
   GString *out = g_string_new ("{\n  (void) v;\n");
-  Ctx c = { .sched = sched, .out = out, .error = error, .indent = 1,
+  Ctx c = { .sched = sched,
+            .out = out,
+            .error = error,
+            .indent = 1,
             .ker = &g_array_index (sched->kernels, MorokScheduleKernel, k),
             .scopes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref) };
   render_declare_buffers (&c);
   gboolean ok = c.ker->kind == MOROK_KERNEL_MATMUL      ? render_matmul_kernel (&c)
                 : c.ker->kind == MOROK_KERNEL_ATTENTION ? render_attention_kernel (&c)
                 : c.ker->kind == MOROK_KERNEL_DFT       ? render_dft_kernel (&c)
-                                                         : render_loop_kernel (&c);
+                                                        : render_loop_kernel (&c);
   g_string_append (out, "}\n");
   g_ptr_array_unref (c.scopes);
   return g_string_free (out, !ok);
@@ -45,10 +48,10 @@ render_body (const MorokSchedule *sched, guint k, GError **error)
  * nearly as much as the first), and a contraction adds little; attention,
  * with two general GEMMs inlined and its softmax loops, costs most of
  * GigaAM's unit alone. With the library, both are calls. */
-static const guint compile_cost[] = {
-  [MOROK_KERNEL_LOOP] = 1, [MOROK_KERNEL_MATMUL] = 3, [MOROK_KERNEL_ATTENTION] = 90,
-  [MOROK_KERNEL_DFT] = 3
-};
+static const guint compile_cost[] = { [MOROK_KERNEL_LOOP] = 1,
+                                      [MOROK_KERNEL_MATMUL] = 3,
+                                      [MOROK_KERNEL_ATTENTION] = 90,
+                                      [MOROK_KERNEL_DFT] = 3 };
 
 /* Units are split only when there is a function as costly as the
  * micro-kernels that every further unit compiles again. With the library
@@ -67,9 +70,9 @@ static const guint compile_cost[] = {
  * may split calls it as it is (its divisions are nothing beside its
  * 4 MFLOP, and a second copy for one thread doubled its compile time). */
 #define KERNEL_HEAD                                                                                \
-  "\n/* %s%s */\nstatic inline __attribute__ ((always_inline)) void\nmorok_b%u (void *const "     \
-  "*bufs, const int64_t *restrict v, uint32_t tid, uint32_t nthreads)\n%s"                      \
-  "void morok_f%u (void *const *bufs, const int64_t *restrict v, uint32_t tid, "               \
+  "\n/* %s%s */\nstatic inline __attribute__ ((always_inline)) void\nmorok_b%u (void *const "      \
+  "*bufs, const int64_t *restrict v, uint32_t tid, uint32_t nthreads)\n%s"                         \
+  "void morok_f%u (void *const *bufs, const int64_t *restrict v, uint32_t tid, "                   \
   "uint32_t nthreads)\n{\n"
 #define KERNEL_SPLIT KERNEL_HEAD "  morok_b%u (bufs, v, tid, nthreads);\n}\n"
 #define KERNEL_ONE_THREAD                                                                          \
@@ -80,7 +83,8 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKern
                        GError **error)
 {
   g_return_val_if_fail (sched != NULL, NULL);
-  static const char *const isa_macro[] = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
+  static const char *const isa_macro[]
+      = { "MOROK_ISA_PORTABLE", "MOROK_ISA_AVX2", "MOROK_ISA_AVX512" };
   g_autoptr (MorokRendered) r = g_new0 (MorokRendered, 1);
   /* the library's identity is in the source, so in the cache key */
   g_autofree char *calls = lib ? g_strdup_printf ("/* calls kernel library %s */\n"
@@ -114,14 +118,14 @@ morok_render_schedule (const MorokSchedule *sched, MorokIsa isa, const MorokKern
           g_autofree char *what = morok_node_describe (ker->root);
           const char *kind = ker->kind == MOROK_KERNEL_MATMUL ? " (matmul)" : "";
           f = r->functions->len + 1;
-          g_ptr_array_add (r->functions,
-                           splits ? g_strdup_printf (KERNEL_SPLIT, what, kind, f - 1, body, f - 1,
-                                                     f - 1)
-                                  : g_strdup_printf (KERNEL_ONE_THREAD, what, kind, f - 1, body,
-                                                     f - 1, f - 1));
+          g_ptr_array_add (
+              r->functions,
+              splits ? g_strdup_printf (KERNEL_SPLIT, what, kind, f - 1, body, f - 1, f - 1)
+                     : g_strdup_printf (KERNEL_ONE_THREAD, what, kind, f - 1, body, f - 1, f - 1));
           g_hash_table_insert (seen, key, GUINT_TO_POINTER (f));
-          guint cost = lib && ker->kind == MOROK_KERNEL_ATTENTION ? compile_cost[MOROK_KERNEL_MATMUL]
-                                                                  : compile_cost[ker->kind];
+          guint cost = lib && ker->kind == MOROK_KERNEL_ATTENTION
+                           ? compile_cost[MOROK_KERNEL_MATMUL]
+                           : compile_cost[ker->kind];
           g_array_append_val (r->cost, cost);
         }
       else
@@ -145,8 +149,10 @@ morok_render_units (const MorokRendered *r, guint max_units, GArray *out_unit_of
   for (guint f = 0; f < n; f++)
     order[f] = f;
   for (guint i = 1; i < n; i++)
-    for (guint j = i; j > 0 && g_array_index (r->cost, guint, order[j])
-                                   > g_array_index (r->cost, guint, order[j - 1]); j--)
+    for (guint j = i;
+         j > 0
+         && g_array_index (r->cost, guint, order[j]) > g_array_index (r->cost, guint, order[j - 1]);
+         j--)
       {
         guint t = order[j];
         order[j] = order[j - 1];

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#define EW_MASK                                                                                    \
-  (((MOROK_OPBIT (WHERE) << 1) - 1) & ~((MOROK_OPBIT (NEG)) - 1)) /* NEG ..= WHERE */
+#define EW_MASK (((MOROK_OPBIT (WHERE) << 1) - 1) & ~((MOROK_OPBIT (NEG)) - 1)) /* NEG ..= WHERE   \
+                                                                                 */
 #define VIEW_MASK                                                                                  \
   (((MOROK_OPBIT (WINDOW) << 1) - 1) & ~((MOROK_OPBIT (RESHAPE)) - 1)) /* RESHAPE ..= WINDOW */
 
@@ -38,7 +38,9 @@ eval_op (MorokOp op, MorokDType dtype, const double *v)
     case MOROK_OP_SILU: return v[0] / (1.0 + exp (-v[0]));
     case MOROK_OP_NOT: return v[0] == 0;
     case MOROK_OP_CAST:
-      return dtype == MOROK_DTYPE_BOOL ? v[0] != 0 : morok_dtype_is_float (dtype) ? v[0] : trunc (v[0]);
+      return dtype == MOROK_DTYPE_BOOL      ? v[0] != 0
+             : morok_dtype_is_float (dtype) ? v[0]
+                                            : trunc (v[0]);
     case MOROK_OP_ADD: return v[0] + v[1];
     case MOROK_OP_SUB: return v[0] - v[1];
     case MOROK_OP_MUL: return v[0] * v[1];
@@ -86,9 +88,11 @@ fold_view (MorokNode *n, const MorokCaptures *cap)
 
 static const MorokRule fold_rules[] = {
   { PAT_OPS (EW_MASK, NULL), fold_elementwise, "op (c1, c2) -> c" },
-  { &(const MorokPattern){ .ops = VIEW_MASK, .n_src = 1, .src = { PAT_OPS (MOROK_OPBIT (CONST), NULL) } },
+  { &(const MorokPattern){
+        .ops = VIEW_MASK, .n_src = 1, .src = { PAT_OPS (MOROK_OPBIT (CONST), NULL) } },
     fold_view, "view (c) -> c" },
-  { &(const MorokPattern){ .ops = MOROK_OPBIT (CAT), .n_src = 2,
+  { &(const MorokPattern){ .ops = MOROK_OPBIT (CAT),
+                           .n_src = 2,
                            .src = { PAT_OPS (MOROK_OPBIT (CONST), NULL), PAT_ANY (NULL) } },
     fold_view, "cat (c, c) -> c" },
 };

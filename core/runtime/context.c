@@ -7,19 +7,19 @@
 #include <string.h>
 #include <time.h>
 
-G_DEFINE_QUARK (morok-runtime-error-quark, morok_runtime_error)
+G_DEFINE_QUARK (morok - runtime - error - quark, morok_runtime_error)
 
 struct _MorokContext
 {
   MorokProgram *program;
-  void **bufs;           /* by buffer index */
-  void **tables;         /* the steps' binding tables (program->bindings) of bufs */
-  gint64 *vars;          /* by slot */
+  void **bufs;   /* by buffer index */
+  void **tables; /* the steps' binding tables (program->bindings) of bufs */
+  gint64 *vars;  /* by slot */
   MorokBuffer *inputs, *outputs;
-  gint64 *task_counter;  /* in the SCRATCH buffer's last 64 bytes, NULL without one */
-  guint threads;         /* most threads a step uses */
-  GPtrArray *owned;      /* aligned allocations freed with the context */
-  GArray *mapped;        /* large ones: morok_mapped_blocks */
+  gint64 *task_counter; /* in the SCRATCH buffer's last 64 bytes, NULL without one */
+  guint threads;        /* most threads a step uses */
+  GPtrArray *owned;     /* aligned allocations freed with the context */
+  GArray *mapped;       /* large ones: morok_mapped_blocks */
 };
 
 static void
@@ -56,12 +56,8 @@ place_buffers (MorokContext *ctx, GError **error)
       const MorokProgramBuffer *b = &p->buffers[i];
       switch (b->place)
         {
-        case MOROK_PLACE_CONSTANT:
-          ctx->bufs[i] = b->data;
-          break;
-        case MOROK_PLACE_ARENA:
-          ctx->bufs[i] = (guint8 *) arena + b->offset;
-          break;
+        case MOROK_PLACE_CONSTANT: ctx->bufs[i] = b->data; break;
+        case MOROK_PLACE_ARENA: ctx->bufs[i] = (guint8 *) arena + b->offset; break;
         default:
           if (!(ctx->bufs[i] = context_alloc (ctx, b->bytes)))
             goto oom;
@@ -80,8 +76,10 @@ oom:
 static MorokBuffer
 buffer_of (const MorokContext *ctx, const MorokProgramIO *io)
 {
-  MorokBuffer b = { .data = ctx->bufs[io->buffer], .bytes = ctx->program->buffers[io->buffer].bytes,
-                    .dtype = io->dtype, .rank = io->rank };
+  MorokBuffer b = { .data = ctx->bufs[io->buffer],
+                    .bytes = ctx->program->buffers[io->buffer].bytes,
+                    .dtype = io->dtype,
+                    .rank = io->rank };
   memcpy (b.shape, io->shape, sizeof b.shape);
   return b;
 }

@@ -100,8 +100,8 @@ void morok_program_builder_add_input (MorokProgramBuilder *b, guint buffer, Moro
  * the code needs more than MOROK_SHAPE_STACK values or leaves other than
  * @rank. */
 gboolean morok_program_builder_add_output (MorokProgramBuilder *b, guint buffer, MorokDType dtype,
-                                       guint rank, const gint64 *max_shape,
-                                       const MorokShapeInstr *code, guint n_code);
+                                           guint rank, const gint64 *max_shape,
+                                           const MorokShapeInstr *code, guint n_code);
 /* The next step: @fn on up to @nthreads threads, called with its binding
  * table: bufs[i] is buffer @bindings[i] (copied) of the context; @name is
  * copied. Steps of one computation over other buffers share their @fn. */

@@ -42,8 +42,8 @@ typedef enum
 /* One buffer of a context, as callers see it. */
 typedef struct
 {
-  gpointer data;  /* 64-byte aligned for inputs and outputs; owned by the context */
-  gsize bytes;    /* capacity, at the variables' upper bounds */
+  gpointer data; /* 64-byte aligned for inputs and outputs; owned by the context */
+  gsize bytes;   /* capacity, at the variables' upper bounds */
   MorokDType dtype;
   guint rank;
   gint64 shape[MOROK_MAX_RANK]; /* outputs: the shape of the last execute (before
@@ -53,10 +53,10 @@ typedef struct
 /* One step's timing from a profiled execute. */
 typedef struct
 {
-  const char *name;   /* e.g. "k3 matmul f32[1, 64, 128]"; valid while the program lives */
+  const char *name; /* e.g. "k3 matmul f32[1, 64, 128]"; valid while the program lives */
   gint64 elapsed_ns;
-  double flops;       /* estimate at the variables' upper bounds */
-  double bytes;       /* bytes read and written, estimate */
+  double flops; /* estimate at the variables' upper bounds */
+  double bytes; /* bytes read and written, estimate */
 } MorokKernelProfile;
 
 /* A value for one variable, by name. */
@@ -131,8 +131,8 @@ gboolean morok_context_set_var_values (MorokContext *ctx, const gint64 *values, 
 gboolean morok_context_execute (MorokContext *ctx, const MorokVarValue *vars, gsize n_vars,
                                 GError **error);
 /* As execute, timing each step. (transfer full) GArray of MorokKernelProfile */
-GArray *morok_context_execute_profiled (MorokContext *ctx, const MorokVarValue *vars,
-                                        gsize n_vars, GError **error);
+GArray *morok_context_execute_profiled (MorokContext *ctx, const MorokVarValue *vars, gsize n_vars,
+                                        GError **error);
 
 /* ---- plans: a program with one context ---- */
 

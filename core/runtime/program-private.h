@@ -9,7 +9,7 @@
 typedef struct
 {
   MorokKernelFn fn;
-  guint binding;         /* its table: program->bindings from here, one per slot */
+  guint binding; /* its table: program->bindings from here, one per slot */
   guint nthreads;
   gboolean shared_tasks; /* the task counter is zeroed before it runs */
   char *name;
@@ -18,7 +18,7 @@ typedef struct
 
 typedef enum
 {
-  MOROK_PLACE_NONE, /* not placed yet */
+  MOROK_PLACE_NONE,     /* not placed yet */
   MOROK_PLACE_CONSTANT, /* program memory (data) */
   MOROK_PLACE_ARENA,    /* offset into each context's arena */
   MOROK_PLACE_CONTEXT,  /* each context's own block of bytes */
@@ -50,10 +50,10 @@ typedef struct
 struct _MorokProgram
 {
   gatomicrefcount ref;
-  GPtrArray *objects;      /* MorokObject: own the kernels' code */
-  GArray *steps;           /* MorokStep */
-  GArray *bindings;        /* guint: the steps' tables of buffer indices, back to back */
-  guint n_functions;       /* distinct functions of the steps */
+  GPtrArray *objects; /* MorokObject: own the kernels' code */
+  GArray *steps;      /* MorokStep */
+  GArray *bindings;   /* guint: the steps' tables of buffer indices, back to back */
+  guint n_functions;  /* distinct functions of the steps */
   MorokProgramBuffer *buffers;
   guint n_bufs;
   gsize arena_bytes;

@@ -66,7 +66,7 @@ morok_mapped_block (GArray *blocks, gsize bytes, gboolean filled)
       madvise (at, len, MADV_HUGEPAGE);
       madvise (at, len, MADV_POPULATE_WRITE);
     }
-  g_array_append_val (blocks, ((Mapping) { at, len }));
+  g_array_append_val (blocks, ((Mapping){ at, len }));
   return at;
 }
 
@@ -172,8 +172,7 @@ morok_program_builder_buffer_constant (MorokProgramBuilder *b, guint buffer, gsi
 }
 
 void
-morok_program_builder_buffer_arena (MorokProgramBuilder *b, guint buffer, gsize offset,
-                                    gsize bytes)
+morok_program_builder_buffer_arena (MorokProgramBuilder *b, guint buffer, gsize offset, gsize bytes)
 {
   MorokProgramBuffer *pb = buffer_at (b, buffer);
   if (pb)
@@ -219,8 +218,8 @@ morok_program_builder_add_packed_bytes (MorokProgramBuilder *b, gsize bytes)
 }
 
 void
-morok_program_builder_add_input (MorokProgramBuilder *b, guint buffer, MorokDType dtype,
-                                 guint rank, const gint64 *shape)
+morok_program_builder_add_input (MorokProgramBuilder *b, guint buffer, MorokDType dtype, guint rank,
+                                 const gint64 *shape)
 {
   g_return_if_fail (b != NULL && buffer < b->program->n_bufs && rank <= MOROK_MAX_RANK);
   MorokProgramIO io = { .buffer = buffer, .dtype = dtype, .rank = rank };
@@ -246,16 +245,17 @@ shape_code_depth (const MorokShapeInstr *code, guint n_code, guint rank)
 
 gboolean
 morok_program_builder_add_output (MorokProgramBuilder *b, guint buffer, MorokDType dtype,
-                                  guint rank, const gint64 *max_shape,
-                                  const MorokShapeInstr *code, guint n_code)
+                                  guint rank, const gint64 *max_shape, const MorokShapeInstr *code,
+                                  guint n_code)
 {
   g_return_val_if_fail (b != NULL && buffer < b->program->n_bufs && rank <= MOROK_MAX_RANK, FALSE);
   gint depth = shape_code_depth (code, n_code, rank);
   if (depth < 0 || depth > MOROK_SHAPE_STACK)
     return FALSE;
   MorokProgram *p = b->program;
-  MorokProgramIO io = { .buffer = buffer, .dtype = dtype, .rank = rank,
-                        .code = p->shape_code->len, .n_code = n_code };
+  MorokProgramIO io = {
+    .buffer = buffer, .dtype = dtype, .rank = rank, .code = p->shape_code->len, .n_code = n_code
+  };
   memcpy (io.shape, max_shape, rank * sizeof *max_shape);
   g_array_append_vals (p->shape_code, code, n_code);
   g_array_append_val (p->outputs, io);
@@ -272,8 +272,9 @@ morok_program_builder_add_step (MorokProgramBuilder *b, MorokKernelFn fn, const 
   g_return_if_fail (b != NULL && fn != NULL && name != NULL && (n_bindings == 0 || bindings));
   for (guint i = 0; i < n_bindings; i++)
     g_return_if_fail (bindings[i] < b->program->n_bufs);
-  MorokStep s = { fn, b->program->bindings->len, MAX (nthreads, 1), shared_tasks, g_strdup (name),
-                  flops, bytes };
+  MorokStep s
+      = { fn,   b->program->bindings->len, MAX (nthreads, 1), shared_tasks, g_strdup (name), flops,
+          bytes };
   g_array_append_vals (b->program->bindings, bindings, n_bindings);
   g_array_append_val (b->program->steps, s);
 }
@@ -420,8 +421,8 @@ floor_div (gint64 a, gint64 b)
 }
 
 void
-morok_program_eval_shape (const MorokProgram *program, const MorokProgramIO *io,
-                          const gint64 *vars, gint64 *out)
+morok_program_eval_shape (const MorokProgram *program, const MorokProgramIO *io, const gint64 *vars,
+                          gint64 *out)
 {
   const MorokShapeInstr *code = &g_array_index (program->shape_code, MorokShapeInstr, io->code);
   gint64 stack[MOROK_SHAPE_STACK];
@@ -431,35 +432,18 @@ morok_program_eval_shape (const MorokProgram *program, const MorokProgramIO *io,
       gint64 a, b;
       switch (code[i].op)
         {
-        case MOROK_SHAPE_CONST:
-          stack[top++] = code[i].arg;
-          continue;
-        case MOROK_SHAPE_VAR:
-          stack[top++] = vars[code[i].arg];
-          continue;
-        default:
-          b = stack[--top];
-          a = stack[top - 1];
+        case MOROK_SHAPE_CONST: stack[top++] = code[i].arg; continue;
+        case MOROK_SHAPE_VAR: stack[top++] = vars[code[i].arg]; continue;
+        default: b = stack[--top]; a = stack[top - 1];
         }
       switch (code[i].op)
         {
-        case MOROK_SHAPE_ADD:
-          a += b;
-          break;
-        case MOROK_SHAPE_MUL:
-          a *= b;
-          break;
-        case MOROK_SHAPE_DIV:
-          a = floor_div (a, b);
-          break;
-        case MOROK_SHAPE_MOD:
-          a -= floor_div (a, b) * b;
-          break;
-        case MOROK_SHAPE_MIN:
-          a = MIN (a, b);
-          break;
-        default:
-          a = MAX (a, b);
+        case MOROK_SHAPE_ADD: a += b; break;
+        case MOROK_SHAPE_MUL: a *= b; break;
+        case MOROK_SHAPE_DIV: a = floor_div (a, b); break;
+        case MOROK_SHAPE_MOD: a -= floor_div (a, b) * b; break;
+        case MOROK_SHAPE_MIN: a = MIN (a, b); break;
+        default: a = MAX (a, b);
         }
       stack[top - 1] = a;
     }

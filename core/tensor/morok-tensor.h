@@ -13,9 +13,9 @@
  *   MorokVariable *t = morok_variable_new (morok_graph_sym_pool (g), "t", 1, 100);
  *   const MorokSym *shape[] = { morok_sym_var (t), morok_sym_const (pool, 64) };
  *   MorokTensor *x = morok_tensor_input (g, "x", MOROK_DTYPE_F32, shape, 2);
- *   MorokTensor *w = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w_data, (gint64[]){ 32, 64 }, 2);
- *   MorokTensor *y = morok_tensor_relu (morok_tensor_linear (x, w, NULL, &error), &error);
- *   if (!y) ... // error names the shapes that did not fit
+ *   MorokTensor *w = morok_tensor_weight (g, "w", MOROK_DTYPE_F32, w_data, (gint64[]){ 32, 64 },
+ * 2); MorokTensor *y = morok_tensor_relu (morok_tensor_linear (x, w, NULL, &error), &error); if
+ * (!y) ... // error names the shapes that did not fit
  *
  * Borrowed pointers: tensors live as long as their graph. Weight data is not
  * copied: it must outlive every plan built from the graph.
@@ -50,11 +50,9 @@ MorokTensor *morok_tensor_weight (MorokGraph *g, const char *name, MorokDType dt
  * (at most once, maybe never). The data must then not be used for a later
  * graph. For a model of hundreds of megabytes this keeps one copy of each
  * weight resident, the packed one. */
-MorokTensor *morok_tensor_weight_with_release (MorokGraph *g, const char *name, MorokDType dtype,
-                                               gconstpointer data, const gint64 *dims, guint rank,
-                                               void (*release) (gpointer release_data,
-                                                                gconstpointer data),
-                                               gpointer release_data);
+MorokTensor *morok_tensor_weight_with_release (
+    MorokGraph *g, const char *name, MorokDType dtype, gconstpointer data, const gint64 *dims,
+    guint rank, void (*release) (gpointer release_data, gconstpointer data), gpointer release_data);
 /* A scalar broadcast to @shape (rank 0: a scalar). */
 MorokTensor *morok_tensor_full (MorokGraph *g, MorokDType dtype, double value,
                                 const MorokSym *const *shape, guint rank);
@@ -62,8 +60,16 @@ MorokTensor *morok_tensor_full (MorokGraph *g, MorokDType dtype, double value,
 MorokTensor *morok_tensor_scalar_like (const MorokTensor *like, double value);
 
 /* ---- shape queries ---- */
-static inline guint morok_tensor_rank (const MorokTensor *t) { return t->rank; }
-static inline const MorokSym *morok_tensor_dim (const MorokTensor *t, guint i) { return t->shape[i]; }
+static inline guint
+morok_tensor_rank (const MorokTensor *t)
+{
+  return t->rank;
+}
+static inline const MorokSym *
+morok_tensor_dim (const MorokTensor *t, guint i)
+{
+  return t->shape[i];
+}
 /* Makes @n constant syms in @g's pool from @dims into @out. */
 void morok_tensor_syms (MorokGraph *g, const gint64 *dims, guint n, const MorokSym **out);
 
@@ -96,8 +102,7 @@ MorokTensor *morok_tensor_ge (MorokTensor *a, MorokTensor *b, GError **error);
 MorokTensor *morok_tensor_eq (MorokTensor *a, MorokTensor *b, GError **error);
 MorokTensor *morok_tensor_ne (MorokTensor *a, MorokTensor *b, GError **error);
 /* cond ? a : b; cond is bool; all three broadcast. */
-MorokTensor *morok_tensor_where (MorokTensor *cond, MorokTensor *a, MorokTensor *b,
-                                 GError **error);
+MorokTensor *morok_tensor_where (MorokTensor *cond, MorokTensor *a, MorokTensor *b, GError **error);
 /* a * s, a + s with a scalar of a's dtype */
 MorokTensor *morok_tensor_mul_scalar (MorokTensor *a, double s, GError **error);
 MorokTensor *morok_tensor_add_scalar (MorokTensor *a, double s, GError **error);
@@ -128,14 +133,15 @@ MorokTensor *morok_tensor_expand (MorokTensor *a, const MorokSym *const *shape, 
 MorokTensor *morok_tensor_pad (MorokTensor *a, const gint64 *before, const gint64 *after,
                                double value, GError **error);
 /* Mirror padding (PyTorch 'reflect'): each pad must be < the axis length. */
-MorokTensor *morok_tensor_pad_reflect (MorokTensor *a, const gint64 *before,
-                                       const gint64 *after, GError **error);
+MorokTensor *morok_tensor_pad_reflect (MorokTensor *a, const gint64 *before, const gint64 *after,
+                                       GError **error);
 /* a[start : start + length] along @axis; both may be symbolic; checked at the bounds. */
 MorokTensor *morok_tensor_slice (MorokTensor *a, gint axis, const MorokSym *start,
                                  const MorokSym *length, GError **error);
 MorokTensor *morok_tensor_cat (MorokTensor *const *ts, guint n, gint axis, GError **error);
 /* Sliding windows along @axis: [.., L, ..] -> [.., T, size, ..] with
- * T = (L - dilation * (size - 1) - 1) / stride + 1; element (t, k) is a[t * stride + k * dilation]. */
+ * T = (L - dilation * (size - 1) - 1) / stride + 1; element (t, k) is a[t * stride + k * dilation].
+ */
 MorokTensor *morok_tensor_window (MorokTensor *a, gint axis, gint64 size, gint64 stride,
                                   gint64 dilation, GError **error);
 
@@ -146,12 +152,10 @@ MorokTensor *morok_tensor_matmul (MorokTensor *a, MorokTensor *b, GError **error
  * for products whose result cancels, such as a DFT. */
 MorokTensor *morok_tensor_matmul_exact (MorokTensor *a, MorokTensor *b, GError **error);
 /* x [..., in] · w[out, in]^T + b[out] (b may be NULL) -> [..., out] */
-MorokTensor *morok_tensor_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b,
-                                  GError **error);
+MorokTensor *morok_tensor_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b, GError **error);
 /* x [B, Cin, L], w [Cout, Cin/groups, K], b [Cout] or NULL -> [B, Cout, T] */
 MorokTensor *morok_tensor_conv1d (MorokTensor *x, MorokTensor *w, MorokTensor *b, gint64 stride,
-                                  gint64 padding, gint64 dilation, gint64 groups,
-                                  GError **error);
+                                  gint64 padding, gint64 dilation, gint64 groups, GError **error);
 /* x [B, Cin, H, W], w [Cout, Cin/groups, KH, KW] -> [B, Cout, H', W'] (per-axis params [h, w]) */
 MorokTensor *morok_tensor_conv2d (MorokTensor *x, MorokTensor *w, MorokTensor *b,
                                   const gint64 stride[2], const gint64 padding[2],
@@ -163,16 +167,14 @@ MorokTensor *morok_tensor_layer_norm (MorokTensor *x, MorokTensor *w, MorokTenso
                                       GError **error);
 /* Inference batch norm over axis 1 of x [B, C, ...]; all parameters [C]. */
 MorokTensor *morok_tensor_batch_norm (MorokTensor *x, MorokTensor *mean, MorokTensor *var,
-                                      MorokTensor *w, MorokTensor *b, double eps,
-                                      GError **error);
+                                      MorokTensor *w, MorokTensor *b, double eps, GError **error);
 /* a[first half] * sigmoid (a[second half]) along @axis. */
 MorokTensor *morok_tensor_glu (MorokTensor *a, gint axis, GError **error);
 /* One LSTM step, PyTorch layout and gate order (i, f, g, o): x [B, In], h and c
  * [B, H], w_ih [4H, In], w_hh [4H, H], biases [4H] or NULL. */
-gboolean morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c,
-                                 MorokTensor *w_ih, MorokTensor *w_hh, MorokTensor *b_ih,
-                                 MorokTensor *b_hh, MorokTensor **out_h, MorokTensor **out_c,
-                                 GError **error);
+gboolean morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTensor *w_ih,
+                                 MorokTensor *w_hh, MorokTensor *b_ih, MorokTensor *b_hh,
+                                 MorokTensor **out_h, MorokTensor **out_c, GError **error);
 /* softmax (q kᵀ · scale, masked) v: q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv];
  * mask (bool, broadcast to [..., Tq, Tk], TRUE = attend) may be NULL;
  * scale <= 0 means 1/sqrt(D). */
@@ -182,7 +184,6 @@ MorokTensor *morok_tensor_attention (MorokTensor *q, MorokTensor *k, MorokTensor
  * [..., L/2 + 1], bin k = |sum_n window[n] frames[..., n] e^(-2 pi i k n / L)|,
  * computed by an FFT (kernels/include/morok-dft.h). L must be a power of
  * two from 32 to 512. */
-MorokTensor *morok_tensor_dft_magnitude (MorokTensor *frames, MorokTensor *window,
-                                         GError **error);
+MorokTensor *morok_tensor_dft_magnitude (MorokTensor *frames, MorokTensor *window, GError **error);
 
 G_END_DECLS

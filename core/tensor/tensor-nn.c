@@ -13,8 +13,8 @@ require_rank (MorokTensor *t, guint rank, const char *what, const char *layout, 
   if (t->rank == rank)
     return TRUE;
   g_autofree char *s = morok_node_shape_string (t);
-  g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE, "%s: expected %s, got %s",
-               what, layout, s);
+  g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE, "%s: expected %s, got %s", what,
+               layout, s);
   return FALSE;
 }
 
@@ -138,13 +138,14 @@ conv (MorokTensor *x, MorokTensor *w, MorokTensor *b, guint n_spatial, const gin
   gint64 cin, cout, cig;
   g_autofree char *sx = morok_node_shape_string (x);
   g_autofree char *sw = morok_node_shape_string (w);
-  if (groups < 1 || !morok_sym_is_const (x->shape[1], &cin) || !morok_sym_is_const (w->shape[0], &cout)
-      || !morok_sym_is_const (w->shape[1], &cig) || cin % groups || cout % groups
-      || cig * groups != cin || (b && (b->rank != 1 || b->shape[0] != w->shape[0])))
+  if (groups < 1 || !morok_sym_is_const (x->shape[1], &cin)
+      || !morok_sym_is_const (w->shape[0], &cout) || !morok_sym_is_const (w->shape[1], &cig)
+      || cin % groups || cout % groups || cig * groups != cin
+      || (b && (b->rank != 1 || b->shape[0] != w->shape[0])))
     {
       g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
-                   "%s: x %s, w %s, groups %" G_GINT64_FORMAT ": channels do not fit", name, sx,
-                   sw, groups);
+                   "%s: x %s, w %s, groups %" G_GINT64_FORMAT ": channels do not fit", name, sx, sw,
+                   groups);
       return NULL;
     }
   gint64 before[MOROK_MAX_RANK] = { 0 }, after[MOROK_MAX_RANK] = { 0 }, k[2];
@@ -170,7 +171,8 @@ conv (MorokTensor *x, MorokTensor *w, MorokTensor *b, guint n_spatial, const gin
     {
       /* [B, Cin, K.., T..] -> [B, Cin*K, T] and w [Cout, Cin*K]: one matmul */
       guint perm2[] = { 0, 1, 3, 5, 2, 4 }, perm1[] = { 0, 1, 3, 2 };
-      MorokTensor *cols = morok_tensor_permute (win, n_spatial > 1 ? perm2 : perm1, win->rank, error);
+      MorokTensor *cols
+          = morok_tensor_permute (win, n_spatial > 1 ? perm2 : perm1, win->rank, error);
       const MorokSym *cs[] = { B, c_sym (x, cin * taps), T_all };
       cols = morok_tensor_reshape (cols, cs, 3, error);
       MorokTensor *w2 = morok_tensor_reshape_c (w, (gint64[]){ cout, cin * taps }, 2, error);
@@ -181,8 +183,8 @@ conv (MorokTensor *x, MorokTensor *w, MorokTensor *b, guint n_spatial, const gin
       /* out[b, g, o, t] = sum_{i, k} w[g, o, i, k] * win[b, g, i, t, k] */
       guint perm2[] = { 0, 1, 2, 4, 3, 5 };
       MorokTensor *cols = n_spatial > 1 ? morok_tensor_permute (win, perm2, win->rank, error) : win;
-      const MorokSym *cs[] = { B, c_sym (x, groups), c_sym (x, 1), c_sym (x, cig), T_all,
-                               c_sym (x, taps) };
+      const MorokSym *cs[]
+          = { B, c_sym (x, groups), c_sym (x, 1), c_sym (x, cig), T_all, c_sym (x, taps) };
       cols = morok_tensor_reshape (cols, cs, 6, error);
       MorokTensor *w2 = morok_tensor_reshape_c (
           w, (gint64[]){ 1, groups, cout / groups, cig, 1, taps }, 6, error);
@@ -202,8 +204,8 @@ conv (MorokTensor *x, MorokTensor *w, MorokTensor *b, guint n_spatial, const gin
 }
 
 MorokTensor *
-morok_tensor_conv1d (MorokTensor *x, MorokTensor *w, MorokTensor *b, gint64 stride,
-                     gint64 padding, gint64 dilation, gint64 groups, GError **error)
+morok_tensor_conv1d (MorokTensor *x, MorokTensor *w, MorokTensor *b, gint64 stride, gint64 padding,
+                     gint64 dilation, gint64 groups, GError **error)
 {
   CHAIN (error, x, w);
   return conv (x, w, b, 1, &stride, &padding, &dilation, groups, error);
@@ -241,8 +243,7 @@ morok_tensor_log_softmax (MorokTensor *a, gint axis, GError **error)
 }
 
 MorokTensor *
-morok_tensor_layer_norm (MorokTensor *x, MorokTensor *w, MorokTensor *b, double eps,
-                         GError **error)
+morok_tensor_layer_norm (MorokTensor *x, MorokTensor *w, MorokTensor *b, double eps, GError **error)
 {
   CHAIN (error, x);
   gint last = -1;
@@ -250,7 +251,8 @@ morok_tensor_layer_norm (MorokTensor *x, MorokTensor *w, MorokTensor *b, double 
   MorokTensor *mu = morok_tensor_mean (x, &last, 1, TRUE, error);
   MorokTensor *d = morok_tensor_sub (x, mu, error);
   MorokTensor *var = morok_tensor_mean (morok_tensor_mul (d, d, error), &last, 1, TRUE, error);
-  MorokTensor *y = morok_tensor_mul (d, morok_tensor_rsqrt (morok_tensor_add_scalar (var, eps, error), error), error);
+  MorokTensor *y = morok_tensor_mul (
+      d, morok_tensor_rsqrt (morok_tensor_add_scalar (var, eps, error), error), error);
   if (w)
     y = morok_tensor_mul (y, w, error);
   if (b)
@@ -280,8 +282,8 @@ morok_tensor_batch_norm (MorokTensor *x, MorokTensor *mean, MorokTensor *var, Mo
   MorokTensor *t = morok_tensor_neg (morok_tensor_mul (mean, s, error), error);
   if (b)
     t = morok_tensor_add (t, b, error);
-  MorokTensor *y = add_channel_bias (morok_tensor_mul (x, per_channel (x, s, error), error), t,
-                                     error);
+  MorokTensor *y
+      = add_channel_bias (morok_tensor_mul (x, per_channel (x, s, error), error), t, error);
   if (!y)
     g_prefix_error (error, "batch_norm: ");
   return y;
@@ -303,7 +305,8 @@ morok_tensor_glu (MorokTensor *a, gint axis, GError **error)
       return NULL;
     }
   MorokTensor *first = morok_tensor_slice (a, (gint) ax, c_sym (a, 0), c_sym (a, n / 2), error);
-  MorokTensor *second = morok_tensor_slice (a, (gint) ax, c_sym (a, n / 2), c_sym (a, n / 2), error);
+  MorokTensor *second
+      = morok_tensor_slice (a, (gint) ax, c_sym (a, n / 2), c_sym (a, n / 2), error);
   return morok_tensor_mul (first, morok_tensor_sigmoid (second, error), error);
 }
 
@@ -317,8 +320,8 @@ morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTen
   if ((error && *error) || !x || !h || !c || !w_ih || !w_hh)
     return FALSE;
   gint64 hid;
-  if (h->rank != 2 || !morok_sym_is_const (h->shape[1], &hid) || w_ih->rank != 2
-      || w_hh->rank != 2 || morok_sym_hi (w_ih->shape[0]) != 4 * hid)
+  if (h->rank != 2 || !morok_sym_is_const (h->shape[1], &hid) || w_ih->rank != 2 || w_hh->rank != 2
+      || morok_sym_hi (w_ih->shape[0]) != 4 * hid)
     {
       g_autofree char *sh = morok_node_shape_string (h);
       g_autofree char *sw = morok_node_shape_string (w_ih);
@@ -340,8 +343,8 @@ morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTen
   MorokTensor *fg = morok_tensor_sigmoid (gate[1], error);
   MorokTensor *gg = morok_tensor_tanh (gate[2], error);
   MorokTensor *og = morok_tensor_sigmoid (gate[3], error);
-  MorokTensor *c2 = morok_tensor_add (morok_tensor_mul (fg, c, error),
-                                      morok_tensor_mul (ig, gg, error), error);
+  MorokTensor *c2
+      = morok_tensor_add (morok_tensor_mul (fg, c, error), morok_tensor_mul (ig, gg, error), error);
   MorokTensor *h2 = morok_tensor_mul (og, morok_tensor_tanh (c2, error), error);
   if (!h2)
     {
@@ -376,8 +379,9 @@ fused_attention (MorokTensor *q, MorokTensor *k, MorokTensor *v, MorokTensor *ma
   memcpy (shape, q->shape, sizeof shape);
   shape[r - 2] = c_sym (q, 1), shape[r - 1] = k->shape[r - 2];
   gint64 one;
-  if (mask && (mask->dtype != MOROK_DTYPE_BOOL || mask->rank > r || mask->rank < 2 || !morok_sym_is_const (mask->shape[mask->rank - 2], &one)
-               || one != 1))
+  if (mask
+      && (mask->dtype != MOROK_DTYPE_BOOL || mask->rank > r || mask->rank < 2
+          || !morok_sym_is_const (mask->shape[mask->rank - 2], &one) || one != 1))
     return NULL;
   for (guint i = 0; mask && i < mask->rank; i++)
     {

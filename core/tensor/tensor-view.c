@@ -230,7 +230,8 @@ pad (MorokTensor *a, const gint64 *before, const gint64 *after, double value, Mo
                        "pad: negative padding on axis %u of %s", i, s);
           return NULL;
         }
-      if (mode == MOROK_PAD_REFLECT && (before[i] >= a->shape[i]->lo || after[i] >= a->shape[i]->lo))
+      if (mode == MOROK_PAD_REFLECT
+          && (before[i] >= a->shape[i]->lo || after[i] >= a->shape[i]->lo))
         {
           g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
                        "reflect pad of %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
@@ -262,8 +263,7 @@ morok_tensor_pad (MorokTensor *a, const gint64 *before, const gint64 *after, dou
 }
 
 MorokTensor *
-morok_tensor_pad_reflect (MorokTensor *a, const gint64 *before, const gint64 *after,
-                          GError **error)
+morok_tensor_pad_reflect (MorokTensor *a, const gint64 *before, const gint64 *after, GError **error)
 {
   return pad (a, before, after, 0, MOROK_PAD_REFLECT, error);
 }

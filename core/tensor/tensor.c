@@ -4,13 +4,13 @@
 #define G_LOG_DOMAIN "morok-tensor"
 #include "tensor/tensor-private.h"
 
-G_DEFINE_QUARK (morok-tensor-error-quark, morok_tensor_error)
+G_DEFINE_QUARK (morok - tensor - error - quark, morok_tensor_error)
 
 /* ---- leaves ---- */
 
 MorokTensor *
-morok_tensor_input (MorokGraph *g, const char *name, MorokDType dtype,
-                    const MorokSym *const *shape, guint rank)
+morok_tensor_input (MorokGraph *g, const char *name, MorokDType dtype, const MorokSym *const *shape,
+                    guint rank)
 {
   g_return_val_if_fail (g != NULL && rank <= MOROK_MAX_RANK, NULL);
   g_return_val_if_fail (rank == 0 || shape != NULL, NULL);
@@ -146,8 +146,8 @@ static MorokTensor *
 unary (MorokOp op, MorokTensor *a, GError **error)
 {
   CHAIN (error, a);
-  gboolean float_op = op != MOROK_OP_NEG && op != MOROK_OP_ABS && op != MOROK_OP_RELU
-                      && op != MOROK_OP_NOT;
+  gboolean float_op
+      = op != MOROK_OP_NEG && op != MOROK_OP_ABS && op != MOROK_OP_RELU && op != MOROK_OP_NOT;
   if (float_op && !morok_dtype_is_float (a->dtype))
     {
       g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_DTYPE,
@@ -328,22 +328,19 @@ reduce (MorokOp op, MorokTensor *a, const gint *axes, guint n_axes, gboolean kee
 }
 
 MorokTensor *
-morok_tensor_sum (MorokTensor *a, const gint *axes, guint n_axes, gboolean keepdim,
-                  GError **error)
+morok_tensor_sum (MorokTensor *a, const gint *axes, guint n_axes, gboolean keepdim, GError **error)
 {
   return reduce (MOROK_OP_SUM, a, axes, n_axes, keepdim, error);
 }
 
 MorokTensor *
-morok_tensor_max (MorokTensor *a, const gint *axes, guint n_axes, gboolean keepdim,
-                  GError **error)
+morok_tensor_max (MorokTensor *a, const gint *axes, guint n_axes, gboolean keepdim, GError **error)
 {
   return reduce (MOROK_OP_RMAX, a, axes, n_axes, keepdim, error);
 }
 
 MorokTensor *
-morok_tensor_mean (MorokTensor *a, const gint *axes, guint n_axes, gboolean keepdim,
-                   GError **error)
+morok_tensor_mean (MorokTensor *a, const gint *axes, guint n_axes, gboolean keepdim, GError **error)
 {
   CHAIN (error, a);
   if (!morok_dtype_is_float (a->dtype))
@@ -368,7 +365,8 @@ morok_tensor_mean (MorokTensor *a, const gint *axes, guint n_axes, gboolean keep
   gint64 c;
   if (morok_sym_is_const (count, &c))
     return morok_tensor_mul_scalar (s, 1.0 / (double) c, error);
-  g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
-               "mean over a symbolic length is not supported; use sum and divide by a lengths input");
+  g_set_error (
+      error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
+      "mean over a symbolic length is not supported; use sum and divide by a lengths input");
   return NULL;
 }

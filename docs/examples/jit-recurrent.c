@@ -41,8 +41,8 @@ build (Vad *m, MorokTensor *features, MorokTensor *h, MorokTensor *c, GError **e
   MorokTensor *w_hh = morok_tensor_weight (g, "w_hh", MOROK_DTYPE_F32, m->w_hh,
                                            (gint64[]){ 4 * HIDDEN, HIDDEN }, 2);
   MorokTensor *b = morok_tensor_weight (g, "b", MOROK_DTYPE_F32, m->b, (gint64[]){ 4 * HIDDEN }, 1);
-  MorokTensor *w_out = morok_tensor_weight (g, "w_out", MOROK_DTYPE_F32, m->w_out,
-                                            (gint64[]){ 1, HIDDEN }, 2);
+  MorokTensor *w_out
+      = morok_tensor_weight (g, "w_out", MOROK_DTYPE_F32, m->w_out, (gint64[]){ 1, HIDDEN }, 2);
   MorokTensor *b_out
       = morok_tensor_weight (g, "b_out", MOROK_DTYPE_F32, m->b_out, (gint64[]){ 1 }, 1);
   MorokTensor *h2, *c2;
@@ -99,8 +99,7 @@ main (void)
           return 1;
         }
       MorokJitStepTiming t = morok_jit_recurrent_last_timing (rec);
-      printf ("step %d: p = %.4f (execute %" G_GINT64_FORMAT " ns, read %" G_GINT64_FORMAT
-              " ns)\n",
+      printf ("step %d: p = %.4f (execute %" G_GINT64_FORMAT " ns, read %" G_GINT64_FORMAT " ns)\n",
               step, p[0], t.execute_ns, t.read_ns);
       if (step == 0)
         first = p[0];

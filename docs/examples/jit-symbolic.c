@@ -19,8 +19,8 @@ energy_free (Energy *e)
 
 /* snippet: declare */
 #define ENERGY_JIT_INPUTS(X) X (mel)
-#define ENERGY_JIT_VARS(X)                                                                        \
-  X (b, 1, model->max_batch)                                                                      \
+#define ENERGY_JIT_VARS(X)                                                                         \
+  X (b, 1, model->max_batch)                                                                       \
   X (t, 1, model->max_frames)
 MOROK_JIT_DECLARE (EnergyJit, energy_jit, Energy, ENERGY_JIT_INPUTS, ENERGY_JIT_VARS)
 
@@ -46,8 +46,8 @@ run (EnergyJit *jit, const MorokVarValue *vars, gsize n_vars, gint64 want_b, gin
       return 1;
     }
   const MorokBuffer *y = energy_jit_output (jit, &error);
-  printf ("output [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], first energy %.0f\n",
-          y->shape[0], y->shape[1], ((const float *) y->data)[0]);
+  printf ("output [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], first energy %.0f\n", y->shape[0],
+          y->shape[1], ((const float *) y->data)[0]);
   return y->shape[0] != want_b || y->shape[1] != want_t || ((const float *) y->data)[0] != 4;
 }
 
@@ -78,7 +78,7 @@ main (void)
   wrong += run (jit, t10, 1, 1, 10);  /* output [1, 10] */
   wrong += run (jit, NULL, 0, 1, 64); /* t not listed: back at its upper bound, [1, 64] */
   MorokVarValue t2[] = { { "t", 2 } };
-  wrong += !run (jit, t2, 1, 1, 2);   /* fails: 't' = 2 is outside its bounds [4, 64] */
+  wrong += !run (jit, t2, 1, 1, 2); /* fails: 't' = 2 is outside its bounds [4, 64] */
   /* end snippet */
   return wrong ? 1 : 0;
 }

@@ -53,14 +53,13 @@
 #define MOROK_ATT_EXP morok_expf
 #endif
 
-
 MOROK_KERNEL_FN MOROK_VEC512 __attribute__ ((noinline)) void
 morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *q, int64_t sqr,
                      int64_t sqe, const float *k, int64_t skr, int64_t ske, const float *v,
                      int64_t svr, int64_t sve, const uint8_t *mask, int64_t smk, float scale,
                      float *out, int64_t sor)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   float st[MOROK_ATT_KB * MOROK_ATT_QB] __attribute__ ((aligned (64)));
@@ -123,22 +122,22 @@ morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *
        * the sums kept in a register */
       for (int64_t i0 = 0; i0 < MOROK_ATT_QB; i0 += MOROK_GEMM_VL)
         {
-          const morok_gemm_vec mv = *(const morok_gemm_vec *)(mx + i0);
-          morok_gemm_vec sum = (morok_gemm_vec)0.0f;
+          const morok_gemm_vec mv = *(const morok_gemm_vec *) (mx + i0);
+          morok_gemm_vec sum = (morok_gemm_vec) 0.0f;
           for (int64_t j = 0; j < nb; j++)
             {
-              morok_gemm_vec *row = (morok_gemm_vec *)(st + j * MOROK_ATT_QB + i0);
+              morok_gemm_vec *row = (morok_gemm_vec *) (st + j * MOROK_ATT_QB + i0);
               if (mask && !mask[(j0 + j) * smk])
                 {
-                  *row = (morok_gemm_vec)0.0f;
+                  *row = (morok_gemm_vec) 0.0f;
                   continue;
                 }
               morok_gemm_vec p = MOROK_ATT_EXP (*row * scale - mv);
               *row = p;
               sum += p;
             }
-          morok_gemm_vec *rs = (morok_gemm_vec *)(rsum + i0);
-          *rs = *rs * *(const morok_gemm_vec *)(corr + i0) + sum;
+          morok_gemm_vec *rs = (morok_gemm_vec *) (rsum + i0);
+          *rs = *rs * *(const morok_gemm_vec *) (corr + i0) + sum;
         }
       for (int64_t c = 0; c < dv; c++)
         for (int64_t i = 0; i < MOROK_ATT_QB; i++)
@@ -149,7 +148,8 @@ morok_attention_f32 (int64_t m, int64_t tk, int64_t d, int64_t dv, const float *
                           v + (j0 + k0) * svr, sve, svr, st + k0 * MOROK_ATT_QB, 0, acct,
                           MOROK_ATT_QB, 1, (MorokGemmPrefetch){ 0 });
 #else
-      morok_gemm_f32 (dv, m, nb, v + j0 * svr, sve, svr, st, MOROK_ATT_QB, 1, acct, MOROK_ATT_QB, 1);
+      morok_gemm_f32 (dv, m, nb, v + j0 * svr, sve, svr, st, MOROK_ATT_QB, 1, acct, MOROK_ATT_QB,
+                      1);
 #endif
     }
   for (int64_t i = 0; i < m; i++)

@@ -92,8 +92,8 @@ morok_dft_lanes (morok_f32x16 *re, morok_f32x16 *im, int64_t Q, int64_t L, const
 #define MOROK_DFT_BIN(a, b, c, d, cs, sn)                                                          \
   ({                                                                                               \
     __typeof__ (a) er_ = (a) + (c), ei_ = (b) - (d), or_ = (b) + (d), oi_ = (c) - (a);             \
-    __typeof__ (a) xr_ = er_ + (cs) * or_ + (sn) * oi_, xi_ = ei_ + (cs) * oi_ - (sn) * or_;       \
-    xr_ * xr_ + xi_ * xi_;                                                                         \
+    __typeof__ (a) xr_ = er_ + (cs) *or_ + (sn) *oi_, xi_ = ei_ + (cs) *oi_ - (sn) *or_;           \
+    xr_ *xr_ + xi_ *xi_;                                                                           \
   })
 
 /* The windowed samples of morok_dft_mag_parts in its lanes, m in
@@ -239,7 +239,8 @@ morok_dft_mag_parts (int64_t rows, int64_t L, int64_t S, const float *const *fra
       float *dst = out + r * F;
       for (int64_t k0 = 0; k0 < M; k0 += 16) /* bins k0 .. k0 + 15 from Z[M - k0 - 15 .. M - k0] */
         {
-          morok_f32x16 a = *(const morok_dft_vecu *) (xr + k0), b = *(const morok_dft_vecu *) (xi + k0);
+          morok_f32x16 a = *(const morok_dft_vecu *) (xr + k0),
+                       b = *(const morok_dft_vecu *) (xi + k0);
           morok_f32x16 c = *(const morok_dft_vecu *) (xr + M - k0 - 15);
           morok_f32x16 d = *(const morok_dft_vecu *) (xi + M - k0 - 15);
           c = __builtin_shufflevector (c, c, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -259,7 +260,7 @@ MOROK_KERNEL_FN MOROK_VEC512 __attribute__ ((noinline)) void
 morok_dft_mag_f32 (int64_t rows, int64_t L, const float *const *frames, int64_t se,
                    const float *win, int64_t sw, const float *tw, float *out)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   const int64_t M = L / 2, F = M + 1;

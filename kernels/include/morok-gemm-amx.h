@@ -63,7 +63,7 @@ morok_amx_configure (void)
 MOROK_INLINE morok_f32x16
 morok_amx_bf16_f32 (morok_amx_u16x16 h)
 {
-  return (morok_f32x16)(__builtin_convertvector (h, morok_amx_u32x16) << 16);
+  return (morok_f32x16) (__builtin_convertvector(h, morok_amx_u32x16) << 16);
 }
 
 /* 32 floats split into bf16 hi and lo parts (vcvtne2ps2bf16 rounds to
@@ -71,15 +71,15 @@ morok_amx_bf16_f32 (morok_amx_u16x16 h)
 MOROK_INLINE void
 morok_amx_split (morok_f32x16 x0, morok_f32x16 x1, uint16_t *hi, uint16_t *lo)
 {
-  morok_u16x32 h = (morok_u16x32)__builtin_ia32_cvtne2ps2bf16_512 (x1, x0);
-  *(morok_u16x32 *)hi = h;
+  morok_u16x32 h = (morok_u16x32) __builtin_ia32_cvtne2ps2bf16_512 (x1, x0);
+  *(morok_u16x32 *) hi = h;
   if (!lo)
     return;
-  morok_f32x16 h0 = morok_amx_bf16_f32 (__builtin_shufflevector (h, h, 0, 1, 2, 3, 4, 5, 6, 7, 8,
-                                                                 9, 10, 11, 12, 13, 14, 15));
-  morok_f32x16 h1 = morok_amx_bf16_f32 (__builtin_shufflevector (h, h, 16, 17, 18, 19, 20, 21, 22,
-                                                                 23, 24, 25, 26, 27, 28, 29, 30, 31));
-  *(morok_u16x32 *)lo = (morok_u16x32)__builtin_ia32_cvtne2ps2bf16_512 (x1 - h1, x0 - h0);
+  morok_f32x16 h0 = morok_amx_bf16_f32 (
+      __builtin_shufflevector (h, h, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  morok_f32x16 h1 = morok_amx_bf16_f32 (__builtin_shufflevector (
+      h, h, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31));
+  *(morok_u16x32 *) lo = (morok_u16x32) __builtin_ia32_cvtne2ps2bf16_512 (x1 - h1, x0 - h0);
 }
 
 /* A [M, K] (element (i, k) at A[i*sam + k*sak]) into tiles: rows padded with
@@ -98,13 +98,13 @@ morok_amx_pack_a (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak
         const float *a = A + i * sam + k0 * sak;
         morok_f32x16 x0, x1;
         if (n == 32 && sak == 1)
-          x0 = *(const morok_gemm_vecu *)a, x1 = *(const morok_gemm_vecu *)(a + 16);
+          x0 = *(const morok_gemm_vecu *) a, x1 = *(const morok_gemm_vecu *) (a + 16);
         else
           {
             float x[32] __attribute__ ((aligned (64)));
             for (int64_t k = 0; k < 32; k++)
               x[k] = k < n ? a[k * sak] : 0.0f;
-            x0 = *(const morok_f32x16 *)x, x1 = *(const morok_f32x16 *)(x + 16);
+            x0 = *(const morok_f32x16 *) x, x1 = *(const morok_f32x16 *) (x + 16);
           }
         int64_t at = ((i / 16 * ks + s) * 16 + i % 16) * 32;
         morok_amx_split (x0, x1, hi + at, lo ? lo + at : lo);
@@ -112,8 +112,9 @@ morok_amx_pack_a (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak
 }
 
 /* tiles t and t + 1 from p and q, rows stride bytes apart */
-#define MOROK_AMX_LOAD2(t, p, q, stride)                                                            \
-  (__builtin_ia32_tileloadd64 ((t), (p), (stride)), __builtin_ia32_tileloadd64 ((t) + 1, (q), (stride)))
+#define MOROK_AMX_LOAD2(t, p, q, stride)                                                           \
+  (__builtin_ia32_tileloadd64 ((t), (p), (stride)),                                                \
+   __builtin_ia32_tileloadd64 ((t) + 1, (q), (stride)))
 #define MOROK_AMX_PRODUCTS()                                                                       \
   (__builtin_ia32_tdpbf16ps (0, 4, 6), __builtin_ia32_tdpbf16ps (1, 4, 7),                         \
    __builtin_ia32_tdpbf16ps (2, 5, 6), __builtin_ia32_tdpbf16ps (3, 5, 7))
@@ -129,7 +130,7 @@ morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r
                  int64_t ldc, int load_c, const char *pf, int64_t pf_lines)
 {
   int64_t pf_step = (pf_lines + (s1 - s0) - 1) / (s1 - s0);
-  size_t cs = (size_t)ldc * 4;
+  size_t cs = (size_t) ldc * 4;
   if (load_c)
     {
       __builtin_ia32_tileloadd64 (0, c, cs);
@@ -177,16 +178,16 @@ morok_amx_block (const uint16_t *ahi, const uint16_t *alo, int64_t ks, int64_t r
  * bf16), 64-byte aligned. */
 MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
-                       const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C,
-                       int64_t ldc, int accumulate, uint16_t *scratch)
+                       const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C, int64_t ldc,
+                       int accumulate, uint16_t *scratch)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   if (M <= 0 || N <= 0 || K <= 0)
     return;
   int64_t ks = (K + 31) / 32, mp = (M + 31) / 32 * 32;
-  uint16_t *ahi = scratch, *alo = blo ? scratch + mp / 16 * ks * 512 : (uint16_t *)0;
+  uint16_t *ahi = scratch, *alo = blo ? scratch + mp / 16 * ks * 512 : (uint16_t *) 0;
   morok_amx_pack_a (M, K, A, sam, sak, ks, ahi, alo);
   morok_amx_configure ();
   float part[32 * 32] __attribute__ ((aligned (64))); /* blocks past M or N */
@@ -199,7 +200,8 @@ morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
         /* B's next block, which the first rows' pass would otherwise wait
          * for from memory: per panel a run of pairs in hi (and one in lo),
          * each split over the calls of this block (ranges x parts) */
-        int64_t njc = s1 < ks ? jc : jc + MOROK_AMX_NC, ns0 = s1 < ks ? s1 : 0, copies = blo ? 2 : 1;
+        int64_t njc = s1 < ks ? jc : jc + MOROK_AMX_NC, ns0 = s1 < ks ? s1 : 0,
+                copies = blo ? 2 : 1;
         int64_t ranges
             = njc < N ? copies * ((morok_gemm_min (N, njc + MOROK_AMX_NC) - njc + 63) / 64) : 0;
         int64_t run = (morok_gemm_min (ks, ns0 + kcs) - ns0) * 16 * 128 * 2 / 64; /* lines */
@@ -213,27 +215,26 @@ morok_gemm_amx_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
               const uint16_t *bl = blo ? blo + at : blo;
               float *c = C + i0 * ldc + j0;
               int64_t mr = morok_gemm_min (32, M - i0), nr = morok_gemm_min (32, N - j0);
-              const char *pf = (const char *)bhi;
+              const char *pf = (const char *) bhi;
               int64_t pf_lines = 0;
               if (t < ranges * parts)
                 {
                   int64_t r = t % ranges, q = t / ranges;
                   const uint16_t *b = r % copies ? blo : bhi;
-                  pf = (const char *)(b + ((njc / 64 + r / copies) * k2 + ns0 * 16) * 128)
+                  pf = (const char *) (b + ((njc / 64 + r / copies) * k2 + ns0 * 16) * 128)
                        + run * q / parts * 64;
                   pf_lines = run * (q + 1) / parts - run * q / parts;
                 }
               if (mr == 32 && nr == 32)
                 {
-                  morok_amx_block (ahi, alo, ks, i0, bhi + at, bl, s0, s1, c, ldc, load_c,
-                                   pf, pf_lines);
+                  morok_amx_block (ahi, alo, ks, i0, bhi + at, bl, s0, s1, c, ldc, load_c, pf,
+                                   pf_lines);
                   continue;
                 }
               for (int64_t i = 0; i < 32; i++)
                 for (int64_t j = 0; j < 32; j++)
                   part[i * 32 + j] = load_c && i < mr && j < nr ? c[i * ldc + j] : 0.0f;
-              morok_amx_block (ahi, alo, ks, i0, bhi + at, bl, s0, s1, part, 32, 1, pf,
-                               pf_lines);
+              morok_amx_block (ahi, alo, ks, i0, bhi + at, bl, s0, s1, part, 32, 1, pf, pf_lines);
               for (int64_t i = 0; i < mr; i++)
                 for (int64_t j = 0; j < nr; j++)
                   c[i * ldc + j] = part[i * 32 + j];

@@ -22,8 +22,8 @@
 
 /* what vcvtne2ps2bf16 returns and vdpbf16ps takes (its type differs between
  * clang versions) */
-typedef __typeof__ (__builtin_ia32_cvtne2ps2bf16_512 ((morok_f32x16)0.0f,
-                                                      (morok_f32x16)0.0f)) morok_bf16x32;
+typedef __typeof__ (__builtin_ia32_cvtne2ps2bf16_512 ((morok_f32x16) 0.0f,
+                                                      (morok_f32x16) 0.0f)) morok_bf16x32;
 typedef uint32_t morok_gemmbf_u32x16 __attribute__ ((ext_vector_type (16)));
 typedef uint32_t morok_gemmbf_u32x16u __attribute__ ((ext_vector_type (16), aligned (4)));
 
@@ -38,13 +38,13 @@ morok_gemmbf_round (morok_f32x16 x0, morok_f32x16 x1)
 MOROK_INLINE void
 morok_gemmbf_widen (morok_bf16x32 h, morok_f32x16 *x0, morok_f32x16 *x1)
 {
-  morok_gemmbf_u32x16 w = (morok_gemmbf_u32x16)h;
+  morok_gemmbf_u32x16 w = (morok_gemmbf_u32x16) h;
   /* pair q holds element 2q in its low half, 2q + 1 in its high half */
   morok_gemmbf_u32x16 even = w << 16, odd = w & 0xffff0000u;
-  *x0 = (morok_f32x16)__builtin_shufflevector (even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
-                                               6, 22, 7, 23);
-  *x1 = (morok_f32x16)__builtin_shufflevector (even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13,
-                                               29, 14, 30, 15, 31);
+  *x0 = (morok_f32x16) __builtin_shufflevector (even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                                6, 22, 7, 23);
+  *x1 = (morok_f32x16) __builtin_shufflevector (even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13,
+                                                29, 14, 30, 15, 31);
 }
 
 /* Row a (k stride sak) over kc k into pairs: hi[q] = bf16 of k = 2q, 2q + 1,
@@ -58,22 +58,22 @@ morok_gemmbf_pack_row (int64_t kc, const float *a, int64_t sak, uint32_t *hi, ui
       int64_t n = morok_gemm_min (32, kc - k0);
       morok_f32x16 x0, x1;
       if (n == 32 && sak == 1)
-        x0 = *(const morok_gemm_vecu *)(a + k0), x1 = *(const morok_gemm_vecu *)(a + k0 + 16);
+        x0 = *(const morok_gemm_vecu *) (a + k0), x1 = *(const morok_gemm_vecu *) (a + k0 + 16);
       else
         {
           float x[32] __attribute__ ((aligned (64)));
           for (int64_t k = 0; k < 32; k++)
             x[k] = k < n ? a[(k0 + k) * sak] : 0.0f;
-          x0 = *(const morok_f32x16 *)x, x1 = *(const morok_f32x16 *)(x + 16);
+          x0 = *(const morok_f32x16 *) x, x1 = *(const morok_f32x16 *) (x + 16);
         }
       morok_bf16x32 h = morok_gemmbf_round (x0, x1);
-      *(morok_gemmbf_u32x16u *)(hi + k0 / 2) = (morok_gemmbf_u32x16)h;
+      *(morok_gemmbf_u32x16u *) (hi + k0 / 2) = (morok_gemmbf_u32x16) h;
       if (!lo)
         continue;
       morok_f32x16 h0, h1;
       morok_gemmbf_widen (h, &h0, &h1);
-      *(morok_gemmbf_u32x16u *)(lo + k0 / 2)
-          = (morok_gemmbf_u32x16)morok_gemmbf_round (x0 - h0, x1 - h1);
+      *(morok_gemmbf_u32x16u *) (lo + k0 / 2)
+          = (morok_gemmbf_u32x16) morok_gemmbf_round (x0 - h0, x1 - h1);
     }
 }
 
@@ -90,11 +90,11 @@ morok_gemmbf_dots (morok_f32x16 acc[MOROK_GEMM_MR][4], int64_t kq, const uint32_
       morok_bf16x32 bv[4];
 #pragma clang loop unroll(full)
       for (int v = 0; v < 4; v++)
-        bv[v] = *(const morok_bf16x32 *)(b + q * 128 + v * 32);
+        bv[v] = *(const morok_bf16x32 *) (b + q * 128 + v * 32);
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
         {
-          morok_bf16x32 av = (morok_bf16x32)(morok_gemmbf_u32x16)row[i][q];
+          morok_bf16x32 av = (morok_bf16x32) (morok_gemmbf_u32x16) row[i][q];
 #pragma clang loop unroll(full)
           for (int v = 0; v < 4; v++)
             acc[i][v] = __builtin_ia32_dpbf16ps_512 (acc[i][v], av, bv[v]);
@@ -115,7 +115,7 @@ morok_gemmbf_tile (int64_t kq, const uint32_t *restrict ahi, const uint32_t *res
   for (int i = 0; i < MOROK_GEMM_MR; i++)
 #pragma clang loop unroll(full)
     for (int v = 0; v < 4; v++)
-      acc[i][v] = (morok_f32x16)0.0f;
+      acc[i][v] = (morok_f32x16) 0.0f;
   morok_gemmbf_dots (acc, kq, ahi, ars, bhi);
   if (blo)
     {
@@ -130,11 +130,11 @@ morok_gemmbf_tile (int64_t kq, const uint32_t *restrict ahi, const uint32_t *res
  * 2q + 1, zeros past K up to K rounded up to 32; unless alo is 0 (bf16x3),
  * alo what hi leaves. Rows M to M + MR - 1 are zeros: the tiles read them
  * and never store them. */
-MOROK_KERNEL_FN MOROK_VEC512 void
-morok_gemm_bf16_round (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak,
-                       uint32_t *ahi, uint32_t *alo, int64_t lda)
+MOROK_KERNEL_FN MOROK_VEC512 void morok_gemm_bf16_round (int64_t M, int64_t K, const float *A,
+                                                         int64_t sam, int64_t sak, uint32_t *ahi,
+                                                         uint32_t *alo, int64_t lda)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   int64_t kq = (K + 31) / 32 * 16;
@@ -163,11 +163,10 @@ morok_gemm_bf16_round (int64_t M, int64_t K, const float *A, int64_t sam, int64_
  * rounded first. */
 MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
-                        const uint32_t *ahi, const uint32_t *alo, int64_t lda,
-                        const uint16_t *bhi, const uint16_t *blo, int64_t k2, float *C, int64_t ldc,
-                        int accumulate)
+                        const uint32_t *ahi, const uint32_t *alo, int64_t lda, const uint16_t *bhi,
+                        const uint16_t *blo, int64_t k2, float *C, int64_t ldc, int accumulate)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   if (M <= 0 || N <= 0 || K <= 0)
@@ -190,7 +189,7 @@ morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t
             {
               int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic), ars = lda;
               const uint32_t *hi = ahi + ic * lda + pc / 2;
-              const uint32_t *lo = blo ? alo + ic * lda + pc / 2 : (const uint32_t *)0;
+              const uint32_t *lo = blo ? alo + ic * lda + pc / 2 : (const uint32_t *) 0;
               if (!ahi)
                 {
                   hi = hi_block, lo = blo ? lo_block : lo, ars = kq;
@@ -198,7 +197,8 @@ morok_gemm_bf16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t
                   for (int64_t i = 0; i < rows; i++)
                     if (i < mc)
                       morok_gemmbf_pack_row (kc, A + (ic + i) * sam + pc * sak, sak,
-                                             hi_block + i * kq, blo ? lo_block + i * kq : (uint32_t *)0);
+                                             hi_block + i * kq,
+                                             blo ? lo_block + i * kq : (uint32_t *) 0);
                     else /* rows past M: zeros, never stored */
                       for (int64_t q = 0; q < kq; q++)
                         hi_block[i * kq + q] = lo_block[i * kq + q] = 0u;

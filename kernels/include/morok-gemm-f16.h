@@ -33,14 +33,14 @@ typedef uint16_t morok_u16x16 __attribute__ ((ext_vector_type (16)));
  * is row i's pair q, scaled by 1 / scale[i]; b[q*128 + 2j + h] is column j's
  * value at k = 2q + h. */
 static MOROK_VEC512 __attribute__ ((noinline, unused)) void
-morok_gemm16_tile (int64_t kq, const uint32_t *restrict a, int64_t ars,
-                   const float *restrict scale, const uint16_t *restrict b, float *restrict c,
-                   int64_t ldc, int64_t mr, int64_t nr, int load_c)
+morok_gemm16_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const float *restrict scale,
+                   const uint16_t *restrict b, float *restrict c, int64_t ldc, int64_t mr,
+                   int64_t nr, int load_c)
 {
   float sum[MOROK_GEMM_MR * 64] __attribute__ ((aligned (64)));
 #pragma clang loop unroll(full)
   for (int i = 0; i < MOROK_GEMM_MR * 4; i++)
-    *(morok_f32x16 *)(sum + i * 16) = (morok_f32x16)0.0f;
+    *(morok_f32x16 *) (sum + i * 16) = (morok_f32x16) 0.0f;
   for (int64_t q0 = 0; q0 < kq; q0 += MOROK_GEMM16_KB)
     {
       int64_t qe = morok_gemm_min (kq, q0 + MOROK_GEMM16_KB);
@@ -49,32 +49,32 @@ morok_gemm16_tile (int64_t kq, const uint32_t *restrict a, int64_t ars,
       for (int i = 0; i < MOROK_GEMM_MR; i++)
 #pragma clang loop unroll(full)
         for (int v = 0; v < 4; v++)
-          acc[i][v] = (morok_h16x32)0.0f16;
+          acc[i][v] = (morok_h16x32) 0.0f16;
       for (int64_t q = q0; q < qe; q++)
         {
           morok_h16x32 bv[4];
 #pragma clang loop unroll(full)
           for (int v = 0; v < 4; v++)
-            bv[v] = *(const morok_h16x32 *)(b + q * 128 + v * 32);
+            bv[v] = *(const morok_h16x32 *) (b + q * 128 + v * 32);
 #pragma clang loop unroll(full)
           for (int i = 0; i < MOROK_GEMM_MR; i++)
             {
-              morok_h16x32 av = (morok_h16x32)(morok_u32x16)a[i * ars + q];
+              morok_h16x32 av = (morok_h16x32) (morok_u32x16) a[i * ars + q];
 #pragma clang loop unroll(full)
               for (int v = 0; v < 4; v++)
                 acc[i][v] += av * bv[v];
             }
         }
-      /* lane 2j + 1 onto lane 2j, the even lanes to f32 */
+        /* lane 2j + 1 onto lane 2j, the even lanes to f32 */
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
 #pragma clang loop unroll(full)
         for (int v = 0; v < 4; v++)
           {
-            morok_h16x32 t = acc[i][v] + (morok_h16x32)((morok_u32x16)acc[i][v] >> 16);
-            morok_u16x16 even = __builtin_convertvector ((morok_u32x16)t, morok_u16x16);
-            *(morok_f32x16 *)(sum + i * 64 + v * 16)
-                += __builtin_convertvector ((morok_h16x16)even, morok_f32x16) * scale[i];
+            morok_h16x32 t = acc[i][v] + (morok_h16x32) ((morok_u32x16) acc[i][v] >> 16);
+            morok_u16x16 even = __builtin_convertvector((morok_u32x16) t, morok_u16x16);
+            *(morok_f32x16 *) (sum + i * 64 + v * 16)
+                += __builtin_convertvector((morok_h16x16) even, morok_f32x16) * scale[i];
           }
     }
   for (int64_t i = 0; i < mr; i++)
@@ -83,8 +83,8 @@ morok_gemm16_tile (int64_t kq, const uint32_t *restrict a, int64_t ars,
       int64_t j = 0;
       for (; j + 16 <= nr; j += 16)
         {
-          morok_gemm_vecu *p = (morok_gemm_vecu *)(row + j);
-          morok_f32x16 s = *(const morok_f32x16 *)(sum + i * 64 + j);
+          morok_gemm_vecu *p = (morok_gemm_vecu *) (row + j);
+          morok_f32x16 s = *(const morok_f32x16 *) (sum + i * 64 + j);
           *p = load_c ? *p + s : s;
         }
       for (; j < nr; j++)
@@ -121,10 +121,10 @@ morok_gemm16_pack_row (int64_t kc, const float *a, int64_t sak, _Float16 *dst, f
   *scale = usable ? morok_f32_from_bits ((e + 1u) << 23) : 1.0f;
   if (sak == 1)
     for (int64_t k = 0; k < kc; k++)
-      dst[k] = (_Float16)(a[k] * inv);
+      dst[k] = (_Float16) (a[k] * inv);
   else
     for (int64_t k = 0; k < kc; k++)
-      dst[k] = (_Float16)(a[k * sak] * inv);
+      dst[k] = (_Float16) (a[k * sak] * inv);
   if (kc & 1)
     dst[kc] = 0.0f16;
 }
@@ -136,7 +136,7 @@ MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const uint16_t *bp, float *C, int64_t ldc, int accumulate)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   if (M <= 0 || N <= 0 || K <= 0)
@@ -163,7 +163,7 @@ morok_gemm_f16_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t 
               for (int64_t i = 0; i < panels; i++)
                 if (i < mc)
                   morok_gemm16_pack_row (kc, A + (ic + i) * sam + pc * sak, sak,
-                                         (_Float16 *)(apack + i * kq), ascale + i);
+                                         (_Float16 *) (apack + i * kq), ascale + i);
                 else /* rows past M: zeros, never stored */
                   for (int64_t q = 0; q < kq; q++)
                     apack[i * kq + q] = 0u, ascale[i] = 1.0f;

@@ -26,7 +26,7 @@
 #pragma once
 
 /* (the tile configuration and types of morok-gemm-amx.h: MOROK_AMX_NC) */
-#if defined(MOROK_ISA_AVX512) && defined(__AMXINT8__) && defined(__AMXTILE__)                     \
+#if defined(MOROK_ISA_AVX512) && defined(__AMXINT8__) && defined(__AMXTILE__)                      \
     && defined(MOROK_GEMM8_KC) && defined(MOROK_AMX_NC)
 #define MOROK_AMX8_NC 256
 
@@ -43,7 +43,7 @@ morok_amx8_block (const uint8_t *a, int64_t lda, const int8_t *b, int64_t k4, in
   __builtin_ia32_tilezero (1);
   __builtin_ia32_tilezero (2);
   __builtin_ia32_tilezero (3);
-  const size_t as = (size_t)lda;
+  const size_t as = (size_t) lda;
   for (int64_t q = 0; q < k4; q += 16)
     {
       const uint8_t *at = a + q * 4;
@@ -87,7 +87,7 @@ morok_gemm_i8_amx_packed (int64_t M, int64_t N, const uint8_t *qa, const float *
                           const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs,
                           float *C, int64_t ldc, int accumulate)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   int64_t k4 = lda / 4, blocks = (lda + MOROK_GEMM8_KC - 1) / MOROK_GEMM8_KC;
@@ -110,20 +110,20 @@ morok_gemm_i8_amx_packed (int64_t M, int64_t N, const uint8_t *qa, const float *
               {
                 morok_amx8_i32x16 t = 0;
                 for (int64_t blk = 0; blk < blocks; blk++)
-                  t += *(const morok_amx8_i32x16u *)(corr + blk * cs + j0 + v * 16);
-                *(morok_amx8_i32x16 *)(ctot + v * 16) = t;
+                  t += *(const morok_amx8_i32x16u *) (corr + blk * cs + j0 + v * 16);
+                *(morok_amx8_i32x16 *) (ctot + v * 16) = t;
               }
             for (int64_t i = 0; i < mr; i++)
               {
                 float *c = C + (i0 + i) * ldc + j0;
                 for (int v = 0; v < 2 && v * 16 < nr; v++)
                   {
-                    morok_amx8_i32x16 s = *(const morok_amx8_i32x16 *)(acc + i * 32 + v * 16)
-                                          - *(const morok_amx8_i32x16 *)(ctot + v * 16);
-                    morok_gemm_vec x = __builtin_convertvector (s, morok_gemm_vec)
-                                       * (*(const morok_gemm_vecu *)(sb + j0 + v * 16)
-                                          * sa[i0 + i]);
-                    morok_gemm_vecu *cv = (morok_gemm_vecu *)(c + v * 16);
+                    morok_amx8_i32x16 s = *(const morok_amx8_i32x16 *) (acc + i * 32 + v * 16)
+                                          - *(const morok_amx8_i32x16 *) (ctot + v * 16);
+                    morok_gemm_vec x
+                        = __builtin_convertvector(s, morok_gemm_vec)
+                          * (*(const morok_gemm_vecu *) (sb + j0 + v * 16) * sa[i0 + i]);
+                    morok_gemm_vecu *cv = (morok_gemm_vecu *) (c + v * 16);
                     int64_t n = morok_gemm_min (16, nr - v * 16);
                     if (n == 16)
                       *cv = accumulate ? *cv + x : x;

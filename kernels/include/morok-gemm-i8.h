@@ -60,9 +60,9 @@ morok_gemm8_round (float x)
 {
 #if defined(MOROK_ISA_PORTABLE)
   volatile float v = x;
-  return (int32_t)(morok_f32_bits (v + 12582912.0f) - 0x4b400000u);
+  return (int32_t) (morok_f32_bits (v + 12582912.0f) - 0x4b400000u);
 #else
-  return (int32_t)__builtin_rintf (x);
+  return (int32_t) __builtin_rintf (x);
 #endif
 }
 
@@ -83,7 +83,7 @@ morok_gemm8_row_max (int64_t K, const float *a)
   morok_gemm8_uvec m = 0;
   int64_t k = 0;
   for (; k + MOROK_GEMM_VL <= K; k += MOROK_GEMM_VL)
-    m = __builtin_elementwise_max (m, *(const morok_gemm8_uvecu *)(a + k) & 0x7fffffffu);
+    m = __builtin_elementwise_max (m, *(const morok_gemm8_uvecu *) (a + k) & 0x7fffffffu);
   uint32_t r = 0;
   for (int l = 0; l < MOROK_GEMM_VL; l++)
     r = m[l] > r ? m[l] : r;
@@ -103,12 +103,12 @@ morok_gemm8_row_quantize (int64_t K, const float *a, float inv, uint8_t *q)
   int64_t k = 0;
   for (; k + MOROK_GEMM_VL <= K; k += MOROK_GEMM_VL)
     {
-      morok_gemm_vec x = __builtin_elementwise_roundeven (*(const morok_gemm_vecu *)(a + k) * inv);
-      morok_gemm8_svec v = __builtin_convertvector (x, morok_gemm8_svec) + MOROK_GEMM8_ZERO;
-      *(morok_gemm8_qvecu *)(q + k) = __builtin_convertvector (v, morok_gemm8_qvec);
+      morok_gemm_vec x = __builtin_elementwise_roundeven (*(const morok_gemm_vecu *) (a + k) * inv);
+      morok_gemm8_svec v = __builtin_convertvector(x, morok_gemm8_svec) + MOROK_GEMM8_ZERO;
+      *(morok_gemm8_qvecu *) (q + k) = __builtin_convertvector(v, morok_gemm8_qvec);
     }
   for (; k < K; k++)
-    q[k] = (uint8_t)(morok_gemm8_round (a[k] * inv) + MOROK_GEMM8_ZERO);
+    q[k] = (uint8_t) (morok_gemm8_round (a[k] * inv) + MOROK_GEMM8_ZERO);
 }
 #endif
 
@@ -118,11 +118,11 @@ morok_gemm8_row_quantize (int64_t K, const float *a, float inv, uint8_t *q)
  * (K rounded up to 4); sa[i] = max_k |a[i, k]| / AMAX (0 for a row of
  * zeros; inf or NaN for a row that holds one, which the products carry);
  * AMAX 127 and ZERO 128, or 63 and 64 on AVX2 without VNNI. */
-MOROK_KERNEL_FN MOROK_VEC512 void
-morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64_t sak, uint8_t *qa,
-                        float *sa, int64_t lda)
+MOROK_KERNEL_FN MOROK_VEC512 void morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A,
+                                                          int64_t sam, int64_t sak, uint8_t *qa,
+                                                          float *sa, int64_t lda)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   for (int64_t i = 0; i < M; i++)
@@ -141,15 +141,15 @@ morok_gemm_i8_quantize (int64_t M, int64_t K, const float *A, int64_t sam, int64
             uint32_t u = morok_f32_bits (a[k * sak]) & 0x7fffffffu;
             m = u > m ? u : m;
           }
-      float amax = morok_f32_from_bits (m), inv = m ? (float)MOROK_GEMM8_AMAX / amax : 0.0f;
-      sa[i] = amax / (float)MOROK_GEMM8_AMAX;
+      float amax = morok_f32_from_bits (m), inv = m ? (float) MOROK_GEMM8_AMAX / amax : 0.0f;
+      sa[i] = amax / (float) MOROK_GEMM8_AMAX;
 #if defined(MOROK_ISA_AVX512) || defined(MOROK_ISA_AVX2)
       if (sak == 1)
         morok_gemm8_row_quantize (K, a, inv, q);
       else
 #endif
         for (int64_t k = 0; k < K; k++)
-          q[k] = (uint8_t)(morok_gemm8_round (a[k * sak] * inv) + MOROK_GEMM8_ZERO);
+          q[k] = (uint8_t) (morok_gemm8_round (a[k * sak] * inv) + MOROK_GEMM8_ZERO);
       for (int64_t k = K; k < lda; k++)
         q[k] = MOROK_GEMM8_ZERO;
     }
@@ -175,9 +175,9 @@ typedef char morok_gemm8_bytes __attribute__ ((vector_size (32)));
 typedef short morok_gemm8_shorts __attribute__ ((vector_size (32)));
 #define MOROK_GEMM8_DOT(acc, a, b)                                                                 \
   ((acc)                                                                                           \
-   + (morok_gemm8_ivec)__builtin_ia32_pmaddwd256 (                                                 \
-       __builtin_ia32_pmaddubsw256 ((morok_gemm8_bytes)(a), (morok_gemm8_bytes)(b)),              \
-       (morok_gemm8_shorts)((morok_gemm8_ivec)0x00010001)))
+   + (morok_gemm8_ivec) __builtin_ia32_pmaddwd256 (                                                \
+       __builtin_ia32_pmaddubsw256 ((morok_gemm8_bytes) (a), (morok_gemm8_bytes) (b)),             \
+       (morok_gemm8_shorts) ((morok_gemm8_ivec) 0x00010001)))
 #endif
 
 /* The MR x NR tile at c (=|+=) sa[i] sb[j] (sum over kq quads of qa . qb -
@@ -210,7 +210,7 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
         {
           /* -ZERO times the columns' sums (what A's offset added), of
            * which the packing holds 128 times */
-          morok_gemm8_ivec init = -(*(const morok_gemm8_ivecu *)(corr + v * MOROK_GEMM_VL)
+          morok_gemm8_ivec init = -(*(const morok_gemm8_ivecu *) (corr + v * MOROK_GEMM_VL)
                                     >> (MOROK_GEMM8_ZERO == 128 ? 0 : 1));
 #pragma clang loop unroll(full)
           for (int i = 0; i < MOROK_GEMM8_RG; i++)
@@ -222,11 +222,11 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
           morok_gemm8_ivec bv[MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
           for (int v = 0; v < MOROK_GEMM_NV; v++)
-            bv[v] = *(const morok_gemm8_ivec *)(b + (q * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4);
+            bv[v] = *(const morok_gemm8_ivec *) (b + (q * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4);
 #pragma clang loop unroll(full)
           for (int i = 0; i < MOROK_GEMM8_RG; i++)
             {
-              morok_gemm8_ivec av = (morok_gemm8_ivec)(int32_t)row[g + i][q];
+              morok_gemm8_ivec av = (morok_gemm8_ivec) (int32_t) row[g + i][q];
 #pragma clang loop unroll(full)
               for (int v = 0; v < MOROK_GEMM_NV; v++)
                 acc[i][v] = MOROK_GEMM8_DOT (acc[i][v], av, bv[v]);
@@ -235,7 +235,7 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
 #pragma clang loop unroll(full)
       for (int v = 0; v < MOROK_GEMM_NV; v++)
         {
-          morok_gemm_vec s = *(const morok_gemm_vecu *)(sb + v * MOROK_GEMM_VL);
+          morok_gemm_vec s = *(const morok_gemm_vecu *) (sb + v * MOROK_GEMM_VL);
 #pragma clang loop unroll(full)
           for (int i = 0; i < MOROK_GEMM8_RG; i++)
             out[g + i][v] = __builtin_convertvector(acc[i][v], morok_gemm_vec) * (s * sa[g + i]);
@@ -255,7 +255,7 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
                       const int8_t *bq, const float *sb, const int32_t *corr, int64_t cs, float *C,
                       int64_t ldc, int accumulate)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   int64_t k4 = lda / 4;
@@ -288,7 +288,7 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
                       /* a last panel of fewer than MR rows reads rows past
                        * M of qa: the scratch has them, never stored */
                       morok_gemm_prefetch_part (pf, t, tiles);
-                      morok_gemm8_tile (kq, (const uint32_t *)(qa + (ic + ir) * lda) + q0, k4,
+                      morok_gemm8_tile (kq, (const uint32_t *) (qa + (ic + ir) * lda) + q0, k4,
                                         sa + ic + ir, b, sb + j0, corr + q0 / qc * cs + j0,
                                         C + (ic + ir) * ldc + j0, ldc,
                                         morok_gemm_min (MOROK_GEMM_MR, mc - ir),

@@ -106,7 +106,7 @@ morok_gemm_min (int64_t a, int64_t b)
   _Pragma ("clang loop unroll(full)") for (int i_ = 0; i_ < MOROK_GEMM_MR; i_++)                   \
   {                                                                                                \
     row[i_] = (a) + i_ * (ars);                                                                    \
-    __asm__ ("" : "+r"(row[i_]));                                                                  \
+    __asm__("" : "+r"(row[i_]));                                                                   \
   }
 
 /* The mr x nr corner of an MR x NR tile of sums into c (row stride ldc), =,
@@ -126,12 +126,12 @@ morok_gemm_store_tile (morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV], float *
           continue;
         if (left >= MOROK_GEMM_VL)
           {
-            morok_gemm_vecu *pv = (morok_gemm_vecu *)p;
+            morok_gemm_vecu *pv = (morok_gemm_vecu *) p;
             *pv = load_c ? *pv + acc[i][j] : acc[i][j];
             continue;
           }
         float lanes[MOROK_GEMM_VL];
-        *(morok_gemm_vecu *)lanes = acc[i][j];
+        *(morok_gemm_vecu *) lanes = acc[i][j];
         for (int64_t l = 0; l < left; l++)
           p[l] = (load_c ? p[l] : 0.0f) + lanes[l];
       }
@@ -143,8 +143,8 @@ morok_gemm_store_tile (morok_gemm_vec acc[MOROK_GEMM_MR][MOROK_GEMM_NV], float *
  * columns are summed. Only the top-left mr x nr part of the tile is stored. */
 MOROK_INLINE MOROK_VEC512 void
 morok_gemm_tile_nv (const int nv, int64_t kc, const float *restrict a, int64_t ars, int64_t aks,
-                    const float *restrict b, float *restrict c, int64_t ldc, int64_t mr,
-                    int64_t nr, int load_c)
+                    const float *restrict b, float *restrict c, int64_t ldc, int64_t mr, int64_t nr,
+                    int load_c)
 {
   /* The accumulators live in registers only if every loop over i and j is
    * unrolled; clang's own heuristics stop short at 12 x 2. */
@@ -153,7 +153,7 @@ morok_gemm_tile_nv (const int nv, int64_t kc, const float *restrict a, int64_t a
   for (int i = 0; i < MOROK_GEMM_MR; i++)
 #pragma clang loop unroll(full)
     for (int j = 0; j < MOROK_GEMM_NV; j++)
-      acc[i][j] = (morok_gemm_vec)0.0f;
+      acc[i][j] = (morok_gemm_vec) 0.0f;
 
   const float *row[MOROK_GEMM_MR];
   MOROK_GEMM_ROWS (row, a, ars);
@@ -162,11 +162,11 @@ morok_gemm_tile_nv (const int nv, int64_t kc, const float *restrict a, int64_t a
       morok_gemm_vec bv[MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
       for (int j = 0; j < nv; j++)
-        bv[j] = *(const morok_gemm_vec *)(b + j * MOROK_GEMM_VL);
+        bv[j] = *(const morok_gemm_vec *) (b + j * MOROK_GEMM_VL);
 #pragma clang loop unroll(full)
       for (int i = 0; i < MOROK_GEMM_MR; i++)
         {
-          morok_gemm_vec av = (morok_gemm_vec)row[i][k * aks];
+          morok_gemm_vec av = (morok_gemm_vec) row[i][k * aks];
 #pragma clang loop unroll(full)
           for (int j = 0; j < nv; j++)
             acc[i][j] += av * bv[j];
@@ -236,11 +236,11 @@ morok_gemm_pack_b_kmajor (int64_t kc, const float *b, int64_t sbn, float *dst)
         morok_gemm_vec r[MOROK_GEMM_VL];
 #pragma clang loop unroll(full)
         for (int R = 0; R < MOROK_GEMM_VL; R++)
-          r[R] = *(const morok_gemm_vecu *)(b + (jb + R) * sbn + k0);
+          r[R] = *(const morok_gemm_vecu *) (b + (jb + R) * sbn + k0);
         MOROK_GEMM_TRANSPOSE (r)
 #pragma clang loop unroll(full)
         for (int R = 0; R < MOROK_GEMM_VL; R++)
-          *(morok_gemm_vec *)(dst + (k0 + R) * MOROK_GEMM_NR + jb) = r[R];
+          *(morok_gemm_vec *) (dst + (k0 + R) * MOROK_GEMM_NR + jb) = r[R];
       }
 }
 #endif
@@ -259,9 +259,9 @@ morok_gemm_pack_b (int64_t kc, int64_t nc, const float *b, int64_t sbk, int64_t 
         for (int64_t q = 0; q < full; q++)
 #pragma clang loop unroll(full)
           for (int j = 0; j < MOROK_GEMM_NV; j++)
-            *(morok_gemm_vec *)(dst + q * kc * MOROK_GEMM_NR + k * MOROK_GEMM_NR
-                                + j * MOROK_GEMM_VL)
-                = *(const morok_gemm_vecu *)(b + k * sbk + q * MOROK_GEMM_NR + j * MOROK_GEMM_VL);
+            *(morok_gemm_vec *) (dst + q * kc * MOROK_GEMM_NR + k * MOROK_GEMM_NR
+                                 + j * MOROK_GEMM_VL)
+                = *(const morok_gemm_vecu *) (b + k * sbk + q * MOROK_GEMM_NR + j * MOROK_GEMM_VL);
       p = full;
     }
   for (; p * MOROK_GEMM_NR < nc; p++)
@@ -284,7 +284,7 @@ morok_gemm_pack_b (int64_t kc, int64_t nc, const float *b, int64_t sbk, int64_t 
               float *d = dp + k * MOROK_GEMM_NR;
               const float *s = bp + k * sbk;
               for (int64_t j = 0; j < nv; j += MOROK_GEMM_VL)
-                *(morok_gemm_vec *)(d + j) = *(const morok_gemm_vecu *)(s + j);
+                *(morok_gemm_vec *) (d + j) = *(const morok_gemm_vecu *) (s + j);
               for (int64_t j = nv; j < MOROK_GEMM_NR; j++)
                 d[j] = j < nr ? s[j] : 0.0f;
             }
@@ -318,18 +318,18 @@ morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float 
         morok_gemm_vec acc[GV];
 #pragma clang loop unroll(full)
         for (int v = 0; v < GV; v++)
-          acc[v] = (morok_gemm_vec)0.0f;
+          acc[v] = (morok_gemm_vec) 0.0f;
         for (int64_t k = 0; k < K; k++)
           {
-            morok_gemm_vec xk = (morok_gemm_vec)x[k * incx];
+            morok_gemm_vec xk = (morok_gemm_vec) x[k * incx];
 #pragma clang loop unroll(full)
             for (int v = 0; v < GV; v++)
-              acc[v] += xk * *(const morok_gemm_vecu *)(W + k * swk + j + v * MOROK_GEMM_VL);
+              acc[v] += xk * *(const morok_gemm_vecu *) (W + k * swk + j + v * MOROK_GEMM_VL);
           }
         float out[JB];
 #pragma clang loop unroll(full)
         for (int v = 0; v < GV; v++)
-          *(morok_gemm_vecu *)(out + v * MOROK_GEMM_VL) = acc[v];
+          *(morok_gemm_vecu *) (out + v * MOROK_GEMM_VL) = acc[v];
         for (int64_t t = 0; t < JB; t++)
           y[(j + t) * incy] = (accumulate ? y[(j + t) * incy] : 0.0f) + out[t];
       }
@@ -351,18 +351,18 @@ morok_gemv_f32 (int64_t K, int64_t n, const float *x, int64_t incx, const float 
               const float *w = W + k0 + jj * swj;
               morok_gemm_vec acc[4];
               for (int v = 0; v < 4; v++)
-                acc[v] = (morok_gemm_vec)0.0f;
+                acc[v] = (morok_gemm_vec) 0.0f;
               for (int64_t k = 0; k < kv; k += MOROK_GEMM_VL)
                 {
-                  morok_gemm_vec xv = *(const morok_gemm_vec *)(xb + k);
+                  morok_gemm_vec xv = *(const morok_gemm_vec *) (xb + k);
                   for (int v = 0; v < 4; v++)
-                    acc[v] += xv * *(const morok_gemm_vecu *)(w + v * swj + k);
+                    acc[v] += xv * *(const morok_gemm_vecu *) (w + v * swj + k);
                 }
               for (int v = 0; v < 4; v++)
                 {
                   float s = 0.0f;
                   float lanes[MOROK_GEMM_VL];
-                  *(morok_gemm_vecu *)lanes = acc[v];
+                  *(morok_gemm_vecu *) lanes = acc[v];
                   for (int l = 0; l < MOROK_GEMM_VL; l++)
                     s += lanes[l];
                   for (int64_t k = kv; k < kc; k++)
@@ -432,10 +432,11 @@ MOROK_INLINE morok_gemm_vec
 morok_gemm_load_part (const float *p, int64_t n)
 {
 #if defined(MOROK_ISA_AVX512)
-  return __builtin_ia32_loadups512_mask (p, (morok_gemm_vec)0.0f, (unsigned short)((1u << n) - 1));
+  return __builtin_ia32_loadups512_mask (p, (morok_gemm_vec) 0.0f,
+                                         (unsigned short) ((1u << n) - 1));
 #else
   const morok_gemm_ivec lane = { 0, 1, 2, 3, 4, 5, 6, 7 };
-  return __builtin_ia32_maskloadps256 ((const morok_gemm_vec *)p, lane < (int32_t)n);
+  return __builtin_ia32_maskloadps256 ((const morok_gemm_vec *) p, lane < (int32_t) n);
 #endif
 }
 
@@ -468,7 +469,7 @@ morok_gemm_hsum (const int nt, morok_gemm_vec *v, float *out)
   morok_gemm_ivec lab[MOROK_GEMM_VL];
 #pragma clang loop unroll(full)
   for (int t = 0; t < nt; t++)
-    lab[t] = (morok_gemm_ivec)t;
+    lab[t] = (morok_gemm_ivec) t;
   int cnt = nt;
 #if MOROK_GEMM_VL == 16
   MOROK_GEMM_HSTAGE (8)
@@ -503,16 +504,16 @@ morok_gemm_dot_rows (const int mb, int64_t N, int64_t kc, const float *ab, int64
       morok_gemm_vec acc[MOROK_GEMM_VL];
 #pragma clang loop unroll(full)
       for (int t = 0; t < mb * nb; t++)
-        acc[t] = (morok_gemm_vec)0.0f;
+        acc[t] = (morok_gemm_vec) 0.0f;
       MOROK_GEMM_K_LOOP
       for (int64_t k = 0; k < kv; k += MOROK_GEMM_VL)
 #pragma clang loop unroll(full)
         for (int j = 0; j < nb; j++)
           {
-            morok_gemm_vec wv = *(const morok_gemm_vecu *)(w[j] + k);
+            morok_gemm_vec wv = *(const morok_gemm_vecu *) (w[j] + k);
 #pragma clang loop unroll(full)
             for (int i = 0; i < mb; i++)
-              acc[i * nb + j] += *(const morok_gemm_vec *)(ab + i * lda + k) * wv;
+              acc[i * nb + j] += *(const morok_gemm_vec *) (ab + i * lda + k) * wv;
           }
       if (kv < kc)
 #pragma clang loop unroll(full)
@@ -521,7 +522,7 @@ morok_gemm_dot_rows (const int mb, int64_t N, int64_t kc, const float *ab, int64
             morok_gemm_vec wv = morok_gemm_load_part (w[j] + kv, kc - kv);
 #pragma clang loop unroll(full)
             for (int i = 0; i < mb; i++)
-              acc[i * nb + j] += *(const morok_gemm_vec *)(ab + i * lda + kv) * wv;
+              acc[i * nb + j] += *(const morok_gemm_vec *) (ab + i * lda + kv) * wv;
           }
       float out[MOROK_GEMM_VL];
       morok_gemm_hsum (mb * nb, acc, out);
@@ -591,53 +592,53 @@ morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const
                         int64_t sak, const float *b, int64_t sbk, float *C, int64_t csm,
                         int64_t csn, int64_t mr, int accumulate)
 {
-  const int64_t nr_max = (int64_t)nv * MOROK_GEMM_VL;
+  const int64_t nr_max = (int64_t) nv * MOROK_GEMM_VL;
   morok_gemm_vec acc[MOROK_GEMM_BACC];
 #pragma clang loop unroll(full)
   for (int t = 0; t < mb * nv; t++)
-    acc[t] = (morok_gemm_vec)0.0f;
+    acc[t] = (morok_gemm_vec) 0.0f;
   if (nr == nr_max)
+    MOROK_GEMM_K_LOOP
+  for (int64_t k = 0; k < K; k++)
+    {
+      morok_gemm_vec bv[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+      for (int j = 0; j < nv; j++)
+        bv[j] = *(const morok_gemm_vecu *) (b + k * sbk + j * MOROK_GEMM_VL);
+#pragma clang loop unroll(full)
+      for (int i = 0; i < mb; i++)
+        {
+          morok_gemm_vec av = (morok_gemm_vec) a[i][k * sak];
+#pragma clang loop unroll(full)
+          for (int j = 0; j < nv; j++)
+            acc[i * nv + j] += av * bv[j];
+        }
+    }
+  else
+  {
+    int64_t lanes[MOROK_GEMM_BACC];
+#pragma clang loop unroll(full)
+    for (int j = 0; j < nv; j++)
+      lanes[j] = nr - j * MOROK_GEMM_VL < 0               ? 0
+                 : nr - j * MOROK_GEMM_VL > MOROK_GEMM_VL ? MOROK_GEMM_VL
+                                                          : nr - j * MOROK_GEMM_VL;
     MOROK_GEMM_K_LOOP
     for (int64_t k = 0; k < K; k++)
       {
         morok_gemm_vec bv[MOROK_GEMM_BACC];
 #pragma clang loop unroll(full)
         for (int j = 0; j < nv; j++)
-          bv[j] = *(const morok_gemm_vecu *)(b + k * sbk + j * MOROK_GEMM_VL);
+          bv[j] = morok_gemm_load_part (b + k * sbk + j * MOROK_GEMM_VL, lanes[j]);
 #pragma clang loop unroll(full)
         for (int i = 0; i < mb; i++)
           {
-            morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
+            morok_gemm_vec av = (morok_gemm_vec) a[i][k * sak];
 #pragma clang loop unroll(full)
             for (int j = 0; j < nv; j++)
               acc[i * nv + j] += av * bv[j];
           }
       }
-  else
-    {
-      int64_t lanes[MOROK_GEMM_BACC];
-#pragma clang loop unroll(full)
-      for (int j = 0; j < nv; j++)
-        lanes[j] = nr - j * MOROK_GEMM_VL < 0 ? 0
-                   : nr - j * MOROK_GEMM_VL > MOROK_GEMM_VL ? MOROK_GEMM_VL
-                                                            : nr - j * MOROK_GEMM_VL;
-      MOROK_GEMM_K_LOOP
-      for (int64_t k = 0; k < K; k++)
-        {
-          morok_gemm_vec bv[MOROK_GEMM_BACC];
-#pragma clang loop unroll(full)
-          for (int j = 0; j < nv; j++)
-            bv[j] = morok_gemm_load_part (b + k * sbk + j * MOROK_GEMM_VL, lanes[j]);
-#pragma clang loop unroll(full)
-          for (int i = 0; i < mb; i++)
-            {
-              morok_gemm_vec av = (morok_gemm_vec)a[i][k * sak];
-#pragma clang loop unroll(full)
-              for (int j = 0; j < nv; j++)
-                acc[i * nv + j] += av * bv[j];
-            }
-        }
-    }
+  }
   if (csn == 1 && nr == nr_max)
     {
 #pragma clang loop unroll(full)
@@ -646,7 +647,7 @@ morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const
 #pragma clang loop unroll(full)
           for (int j = 0; j < nv; j++)
             {
-              morok_gemm_vecu *p = (morok_gemm_vecu *)(C + i * csm + j * MOROK_GEMM_VL);
+              morok_gemm_vecu *p = (morok_gemm_vecu *) (C + i * csm + j * MOROK_GEMM_VL);
               *p = accumulate ? *p + acc[i * nv + j] : acc[i * nv + j];
             }
       return;
@@ -654,7 +655,7 @@ morok_gemm_bcast_block (const int mb, const int nv, int64_t nr, int64_t K, const
   float tile[MOROK_GEMM_BACC * MOROK_GEMM_VL];
 #pragma clang loop unroll(full)
   for (int t = 0; t < mb * nv; t++)
-    *(morok_gemm_vecu *)(tile + t * MOROK_GEMM_VL) = acc[t];
+    *(morok_gemm_vecu *) (tile + t * MOROK_GEMM_VL) = acc[t];
   for (int64_t i = 0; i < mr; i++)
     for (int64_t j = 0; j < nr; j++)
       {
@@ -787,8 +788,8 @@ morok_gemm_prefetch_part (MorokGemmPrefetch pf, int64_t t, int64_t parts)
  * above 2 MB, keep them). */
 #define MOROK_GEMM_PREFETCH_MIN (1 << 20)
 MOROK_INLINE MorokGemmPrefetch
-morok_gemm_next_block (const void *bp, int64_t nr, int64_t panel_bytes, int64_t k_bytes,
-                       int64_t jc, int64_t nc, int64_t k0, int64_t kc, int64_t N, int64_t K)
+morok_gemm_next_block (const void *bp, int64_t nr, int64_t panel_bytes, int64_t k_bytes, int64_t jc,
+                       int64_t nc, int64_t k0, int64_t kc, int64_t N, int64_t K)
 {
   if ((N + nr - 1) / nr * panel_bytes <= MOROK_GEMM_PREFETCH_MIN)
     return (MorokGemmPrefetch){ 0, 0, 0, 0 };
@@ -796,8 +797,10 @@ morok_gemm_next_block (const void *bp, int64_t nr, int64_t panel_bytes, int64_t 
   int64_t njc = last ? jc + nc : jc, nk = last ? 0 : k0 + kc;
   int64_t cols = morok_gemm_min (N, njc + nc) - njc;
   MorokGemmPrefetch pf = {
-    (const char *)bp + njc / nr * panel_bytes + nk * k_bytes, panel_bytes,
-    cols > 0 ? (cols + nr - 1) / nr : 0, morok_gemm_min (kc, K - nk) * k_bytes / 64,
+    (const char *) bp + njc / nr * panel_bytes + nk * k_bytes,
+    panel_bytes,
+    cols > 0 ? (cols + nr - 1) / nr : 0,
+    morok_gemm_min (kc, K - nk) * k_bytes / 64,
   };
   return pf;
 }
@@ -855,7 +858,7 @@ MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f32 (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                 const float *B, int64_t sbk, int64_t sbn, float *C, int64_t ldc, int accumulate)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   if (M <= 0 || N <= 0)
@@ -921,7 +924,7 @@ MOROK_KERNEL_FN MOROK_VEC512 void
 morok_gemm_f32_packed (int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const float *bp, float *C, int64_t ldc, int accumulate)
 #if defined(MOROK_KERNEL_LIB)
-;
+    ;
 #else
 {
   if (M <= 0 || N <= 0 || K <= 0)

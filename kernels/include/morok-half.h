@@ -38,20 +38,20 @@ morok_f32_from_bits (uint32_t u)
 MOROK_HALF_FN int32_t
 morok_f32_key (float x)
 {
-  int32_t u = (int32_t)morok_f32_bits (x);
+  int32_t u = (int32_t) morok_f32_bits (x);
   return u ^ ((u >> 31) & 0x7fffffff);
 }
 
 MOROK_HALF_FN float
 morok_f32_from_key (int32_t k)
 {
-  return morok_f32_from_bits ((uint32_t)(k ^ ((k >> 31) & 0x7fffffff)));
+  return morok_f32_from_bits ((uint32_t) (k ^ ((k >> 31) & 0x7fffffff)));
 }
 
 MOROK_HALF_FN float
 morok_f16_to_f32 (uint16_t h)
 {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t sign = (uint32_t) (h & 0x8000u) << 16;
   uint32_t em = h & 0x7fffu; /* exponent and mantissa, 15 bits */
   /* Normal: move the 10-bit mantissa to the top of the 23-bit field and
    * rebias the exponent from 15 to 127. */
@@ -60,7 +60,7 @@ morok_f16_to_f32 (uint16_t h)
   uint32_t special = (em << 13) | 0x7f800000u;
   /* Subnormal or zero: the value is mantissa * 2^-24; an int -> float
    * conversion and a power-of-two scale are both exact here. */
-  uint32_t sub = morok_f32_bits ((float)(int32_t)em * 0x1p-24f);
+  uint32_t sub = morok_f32_bits ((float) (int32_t) em * 0x1p-24f);
   uint32_t mag = em >= 0x7c00u ? special : em < 0x0400u ? sub : normal;
   return morok_f32_from_bits (sign | mag);
 }
@@ -95,13 +95,13 @@ morok_f32_to_f16 (float x)
                  : a >= 0x47800000u ? 0x7c00u /* >= 65536: inf */
                  : a < 0x38800000u  ? sub
                                     : normal;
-  return (uint16_t)(sign | mag);
+  return (uint16_t) (sign | mag);
 }
 
 MOROK_HALF_FN float
 morok_bf16_to_f32 (uint16_t h)
 {
-  return morok_f32_from_bits ((uint32_t)h << 16);
+  return morok_f32_from_bits ((uint32_t) h << 16);
 }
 
 MOROK_HALF_FN uint16_t
@@ -114,5 +114,5 @@ morok_f32_to_bf16 (float x)
   /* Rounding could carry a NaN's payload into inf or flip its sign: keep the
    * top bits and set the quiet bit instead. */
   uint32_t nan = (u >> 16) | 0x0040u;
-  return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+  return (uint16_t) ((u & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
 }

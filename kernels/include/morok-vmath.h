@@ -63,8 +63,8 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
 /* Bits of |x| and sign of x; copysign (m, x) for m >= 0. */
 #define MOROK_VMATH_ABS(F, I, x) __builtin_bit_cast(F, __builtin_bit_cast(I, x) & 0x7fffffff)
 #define MOROK_VMATH_COPYSIGN(F, I, m, x)                                                           \
-  __builtin_bit_cast(F,                                                                            \
-                     __builtin_bit_cast(I, m) | (__builtin_bit_cast(I, x) & (I)(-0x7fffffff - 1)))
+  __builtin_bit_cast(F, __builtin_bit_cast(I, m)                                                   \
+                            | (__builtin_bit_cast(I, x) & (I) (-0x7fffffff - 1)))
 
 /* exp: x = n ln2 + r, |r| <= ln2/2, with ln2 split in two so that n * hi is
  * exact (hi has 15 significant bits, |n| <= 150); e^r = 1 + r + r^2 Q(r).
@@ -79,8 +79,8 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
   MOROK_VMATH_FN F NAME (F x)                                                                      \
   {                                                                                                \
     _Pragma ("clang fp reassociate (off)");                                                        \
-    F xc = x > 89.0f ? (F)89.0f : x;                                                               \
-    xc = xc < -104.0f ? (F)-104.0f : xc;                                                           \
+    F xc = x > 89.0f ? (F) 89.0f : x;                                                              \
+    xc = xc < -104.0f ? (F) -104.0f : xc;                                                          \
     F t = xc * 1.44269504f + 0x1.8p23f;                                                            \
     F n = t - 0x1.8p23f;                                                                           \
     F r = xc - n * 0.693145752f;                                                                   \
@@ -109,7 +109,7 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
     _Pragma ("clang fp reassociate (off)");                                                        \
     F xs = x < 0x1p-126f ? x * 0x1p23f : x;                                                        \
     I u = __builtin_bit_cast(I, xs) - 0x3f3504f3;                                                  \
-    I e = (u >> 23) - (x < 0x1p-126f ? (I)23 : (I)0);                                              \
+    I e = (u >> 23) - (x < 0x1p-126f ? (I) 23 : (I) 0);                                            \
     F m = __builtin_bit_cast(F, (u & 0x7fffff) + 0x3f3504f3);                                      \
     F ef = __builtin_bit_cast(F, e + 0x4b400000) - 0x1.8p23f;                                      \
     F f = m - 1.0f;                                                                                \
@@ -122,7 +122,7 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
     F hfsq = 0.5f * f * f;                                                                         \
     F lo = s * (hfsq + z * pz) + ef * 1.42860682e-6f;                                              \
     F r = ef * 0.693145752f - ((hfsq - lo) - f);                                                   \
-    r = x > 0.0f ? r : x == 0.0f ? (F)(-__builtin_inff ()) : (F)__builtin_nanf ("");               \
+    r = x > 0.0f ? r : x == 0.0f ? (F) (-__builtin_inff ()) : (F) __builtin_nanf ("");             \
     return x == __builtin_inff () ? x : r;                                                         \
   }
 
@@ -154,7 +154,7 @@ typedef int32_t morok_i32x8 __attribute__ ((ext_vector_type (8)));
   MOROK_VMATH_FN F NAME (F x)                                                                      \
   {                                                                                                \
     F e = EXP (-MOROK_VMATH_ABS (F, I, x));                                                        \
-    return (x >= 0.0f ? (F)1.0f : e) / (1.0f + e);                                                 \
+    return (x >= 0.0f ? (F) 1.0f : e) / (1.0f + e);                                                \
   }
 
 MOROK_VMATH_DEFINE_EXP (morok_expf, float, int32_t)
@@ -264,12 +264,12 @@ morok_powf (float x, float y)
 {
 #pragma clang fp reassociate(off)
   float ax = MOROK_VMATH_ABS (float, int32_t, x);
-  double l = morok_log2_f64 ((double)ax);
+  double l = morok_log2_f64 ((double) ax);
   l = ax == 0.0f ? -__builtin_inf () : ax == __builtin_inff () ? __builtin_inf () : l;
-  double t = (double)y * l; /* exact in double: 24 x 53 bits */
+  double t = (double) y * l; /* exact in double: 24 x 53 bits */
   t = t > 130.0 ? 130.0 : t;
   t = t < -160.0 ? -160.0 : t;
-  float r = (float)morok_exp2_f64 (t);
+  float r = (float) morok_exp2_f64 (t);
 
   /* C's sign rules: |y| >= 2^24 and +-inf count as even integers. Adding
    * and subtracting 2^23 rounds a float in [0, 2^23) to an integer; at and

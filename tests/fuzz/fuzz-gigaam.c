@@ -14,13 +14,13 @@ visit_safetensors (const MorokSafetensors *st)
   for (guint k = 0; k < morok_safetensors_n_tensors (st); k++)
     {
       const MorokSafetensor *t = morok_safetensors_nth (st, k);
-      (void)morok_safetensors_find (st, t->name);
+      (void) morok_safetensors_find (st, t->name);
       if (morok_safetensor_dtype_is_float (t->dtype))
         g_free (morok_safetensor_dup_f32 (t, NULL));
     }
   g_autofree const char **keys = morok_safetensors_metadata_keys (st);
   for (guint k = 0; keys[k] != NULL; k++)
-    (void)morok_safetensors_metadata (st, keys[k]);
+    (void) morok_safetensors_metadata (st, keys[k]);
 }
 
 int
@@ -36,9 +36,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (MorokGigaAm) model = morok_gigaam_load (file->path, NULL);
   if (model == NULL)
     return 0;
-  (void)morok_gigaam_config (model);
+  (void) morok_gigaam_config (model);
   gint64 samples = morok_gigaam_min_samples (model);
-  (void)morok_gigaam_encoded_frames (model, samples);
-  (void)morok_gigaam_encoded_frames (model, morok_gigaam_max_samples (model));
+  (void) morok_gigaam_encoded_frames (model, samples);
+  (void) morok_gigaam_encoded_frames (model, morok_gigaam_max_samples (model));
   return 0;
 }

@@ -41,7 +41,7 @@ fuzz_file_new (const uint8_t *data, size_t size)
           g_printerr ("writing the input to a memory file: %s\n", g_strerror (errno));
           abort ();
         }
-      done += (size_t)n;
+      done += (size_t) n;
     }
   file->path = g_strdup_printf ("/proc/self/fd/%d", file->fd);
   return file;

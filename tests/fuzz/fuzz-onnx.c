@@ -30,16 +30,16 @@ visit_tensor (const MorokOnnxModel *model, const MorokOnnxTensor *t)
   FUZZ_REQUIRE (morok_onnx_model_find_tensor (model, t->value_name) != NULL);
   FUZZ_REQUIRE (morok_onnx_tensor_check_dims (t, t->rank, t->dims, NULL));
   g_free (morok_onnx_tensor_format_dims (t));
-  (void)morok_onnx_dtype_name (t->dtype);
-  (void)morok_onnx_dtype_size (t->dtype);
+  (void) morok_onnx_dtype_name (t->dtype);
+  (void) morok_onnx_dtype_size (t->dtype);
 
   g_autofree float *f = morok_onnx_tensor_to_f32 (t, &n, &error);
   FUZZ_REQUIRE ((f != NULL) == (error == NULL));
-  FUZZ_REQUIRE (f == NULL || n == (gsize)t->n_elements);
+  FUZZ_REQUIRE (f == NULL || n == (gsize) t->n_elements);
   g_clear_error (&error);
   g_autofree gint64 *i = morok_onnx_tensor_to_i64 (t, &n, &error);
   FUZZ_REQUIRE ((i != NULL) == (error == NULL));
-  FUZZ_REQUIRE (i == NULL || n == (gsize)t->n_elements);
+  FUZZ_REQUIRE (i == NULL || n == (gsize) t->n_elements);
 }
 
 static void
@@ -49,7 +49,7 @@ visit_node (const MorokOnnxNode *node)
   for (guint k = 0; k < node->n_attributes; k++)
     FUZZ_REQUIRE (morok_onnx_node_find_attribute (node, node->attributes[k]->name) != NULL);
   for (guint k = 0; k < node->n_inputs; k++)
-    (void)morok_onnx_graph_find_tensor (node->graph, node->inputs[k]);
+    (void) morok_onnx_graph_find_tensor (node->graph, node->inputs[k]);
 }
 
 int
@@ -65,10 +65,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (model == NULL)
     return 0;
 
-  (void)morok_onnx_model_ir_version (model);
-  (void)morok_onnx_model_producer_name (model);
-  (void)morok_onnx_model_opset_version (model, "");
-  (void)morok_onnx_model_opset_version (model, "ai.onnx");
+  (void) morok_onnx_model_ir_version (model);
+  (void) morok_onnx_model_producer_name (model);
+  (void) morok_onnx_model_opset_version (model, "");
+  (void) morok_onnx_model_opset_version (model, "ai.onnx");
   FUZZ_REQUIRE (morok_onnx_model_graph (model) != NULL);
 
   const MorokOnnxGraph *const *graphs = morok_onnx_model_graphs (model, &n_graphs);

@@ -35,7 +35,7 @@ replay_file (const char *path)
 static int
 compare_names (const void *a, const void *b)
 {
-  return strcmp (*(const char *const *)a, *(const char *const *)b);
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
 /* Replays the files of @dir; adds their count to *n_done. */

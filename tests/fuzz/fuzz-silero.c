@@ -17,10 +17,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (MorokSileroVad) vad = morok_silero_vad_load (file->path, NULL);
   if (vad == NULL)
     return 0;
-  (void)morok_silero_vad_version_name (morok_silero_vad_version (vad));
+  (void) morok_silero_vad_version_name (morok_silero_vad_version (vad));
   const guint *rates = morok_silero_vad_sample_rates (vad, &n_rates);
   for (guint k = 0; k < n_rates; k++)
-    (void)morok_silero_vad_input_len (vad, rates[k]);
-  (void)morok_silero_vad_output_len (vad);
+    (void) morok_silero_vad_input_len (vad, rates[k]);
+  (void) morok_silero_vad_output_len (vad);
   return 0;
 }
