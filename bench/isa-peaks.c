@@ -34,16 +34,15 @@ thread_seconds (void)
 /* an instruction into accumulator @i (0-9) of register kind @r ("zmm" or
  * "ymm") from the two sources 14 and 15 (AVX2 has 16 vector registers) */
 #define ACC(op, r, i) op " %%" r "14, %%" r "15, %%" r #i "\n\t"
-#define TEN(op, r)                                                                                 \
-  ACC (op, r, 0)                                                                                   \
-  ACC (op, r, 1)                                                                                   \
-  ACC (op, r, 2) ACC (op, r, 3) ACC (op, r, 4) ACC (op, r, 5) ACC (op, r, 6) ACC (op, r, 7)        \
-      ACC (op, r, 8) ACC (op, r, 9)
-#define TWELVE_TENS(op, r)                                                                         \
-  TEN (op, r)                                                                                      \
-  TEN (op, r)                                                                                      \
-  TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r)  \
-      TEN (op, r) TEN (op, r)
+/* string pieces that clang-format 14 lays out differently on each pass */
+/* clang-format off */
+#define TEN(op, r) \
+  ACC (op, r, 0) ACC (op, r, 1) ACC (op, r, 2) ACC (op, r, 3) ACC (op, r, 4) \
+  ACC (op, r, 5) ACC (op, r, 6) ACC (op, r, 7) ACC (op, r, 8) ACC (op, r, 9)
+#define TWELVE_TENS(op, r) \
+  TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) \
+  TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r) TEN (op, r)
+/* clang-format on */
 
 /* time_<name>: one timed loop of @op on @r registers, their sources first
  * cleared with @zero (vpxord for zmm, vpxor for ymm), compiled for @isa;

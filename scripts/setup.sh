@@ -8,7 +8,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 PACKAGES=(
-  meson ninja-build pkg-config clang libclang-rt-14-dev python3
+  meson ninja-build pkg-config clang clang-format libclang-rt-14-dev python3
   libglib2.0-dev libjson-glib-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#define EW_MASK (((MOROK_OPBIT (WHERE) << 1) - 1) & ~((MOROK_OPBIT (NEG)) - 1)) /* NEG ..= WHERE   \
-                                                                                 */
+/* the element-wise ops, NEG ..= WHERE */
+#define EW_MASK (((MOROK_OPBIT (WHERE) << 1) - 1) & ~((MOROK_OPBIT (NEG)) - 1))
 #define VIEW_MASK                                                                                  \
   (((MOROK_OPBIT (WINDOW) << 1) - 1) & ~((MOROK_OPBIT (RESHAPE)) - 1)) /* RESHAPE ..= WINDOW */
 
