@@ -58,6 +58,7 @@
  */
 #include "moroktranscriber.h"
 #include "property-guard.h"
+#include "transcript-messages.h"
 #include "models/gigaam-encoder-jit.h"
 #include "models/gigaam-stream.h"
 #include "models/rnnt-decode.h"
@@ -78,7 +79,6 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define DEFAULT_WINDOW 2.5 /* s */
 #define MIN_INTERVAL_MS 150
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
-#define INTERIM "moroktranscriber-interim"
 #define EXCESSIVE_DELAY "moroktranscriber/excessive-delay"
 
 typedef enum
@@ -110,13 +110,6 @@ enum
 
 static GParamSpec *props[N_PROPS];
 
-/* A word as the messages carry it. */
-typedef struct
-{
-  char *text;
-  GstClockTime start, end; /* buffer time */
-} TimedWord;
-
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("text/x-raw, format = (string) utf8"));
 
@@ -146,8 +139,8 @@ struct _MorokTranscriber
   gint64 decode_ns;                               /* a decode of a whole window, measured once */
   GstClockTime interval, hold, latency, lateness; /* in force */
   guint64 serial;                                 /* the utterance the words below belong to */
-  GArray *words;                                  /* TimedWord: its committed words (texts owned) */
-  GstClockTime late_warned;                       /* the largest delay warned about */
+  GArray *words;            /* MorokTimedWord: its committed words (texts owned) */
+  GstClockTime late_warned; /* the largest delay warned about */
 };
 
 G_DEFINE_TYPE (MorokTranscriber, morok_transcriber, MOROK_TYPE_UTTERANCE_ELEMENT);
@@ -233,59 +226,10 @@ morok_transcriber_open (MorokUtteranceElement *element, const MorokUtteranceProt
 
 /* ---- output ---- */
 
-/* @seconds into the utterance starting at @start. */
-static GstClockTime
-time_in (GstClockTime start, double seconds)
-{
-  return start + (GstClockTime) llround (seconds * GST_SECOND);
-}
-
-static GstBuffer *
-text_buffer (const char *text, GstClockTime pts, GstClockTime end)
-{
-  GstBuffer *buf = gst_buffer_new_memdup (text, strlen (text));
-  GST_BUFFER_PTS (buf) = pts;
-  GST_BUFFER_DURATION (buf) = end - pts;
-  return buf;
-}
-
-/* Appends @n words to the GST_TYPE_ARRAY @array as `word` structures,
- * with a `committed` field unless @committed is -1. */
-static void
-append_words (GValue *array, const TimedWord *words, guint n, int committed)
-{
-  for (guint k = 0; k < n; k++)
-    {
-      GValue word = G_VALUE_INIT;
-      g_value_init (&word, GST_TYPE_STRUCTURE);
-      GstStructure *w
-          = gst_structure_new ("word", "word", G_TYPE_STRING, words[k].text, "start", G_TYPE_UINT64,
-                               words[k].start, "end", G_TYPE_UINT64, words[k].end, NULL);
-      if (committed >= 0)
-        gst_structure_set (w, "committed", G_TYPE_BOOLEAN, committed, NULL);
-      g_value_take_boxed (&word, w);
-      gst_value_array_append_and_take_value (array, &word);
-    }
-}
-
-/* The element message of an utterance [@start, @end). (transfer full) */
-static GstMessage *
-transcript_message (MorokTranscriber *self, const char *text, const TimedWord *words, guint n,
-                    GstClockTime start, GstClockTime end)
-{
-  GValue array = G_VALUE_INIT;
-  g_value_init (&array, GST_TYPE_ARRAY);
-  append_words (&array, words, n, -1);
-  GstStructure *s = gst_structure_new ("moroktranscriber", "text", G_TYPE_STRING, text, "start",
-                                       G_TYPE_UINT64, start, "end", G_TYPE_UINT64, end, NULL);
-  gst_structure_take_value (s, "words", &array);
-  return gst_message_new_element (GST_OBJECT (self), s);
-}
-
 /* After an utterance's output: a GAP up to its @end, the final-transcript
  * event, and its message. */
 static void
-end_utterance (MorokTranscriber *self, const char *text, const TimedWord *words, guint n,
+end_utterance (MorokTranscriber *self, const char *text, const MorokTimedWord *words, guint n,
                GstClockTime start, GstClockTime end)
 {
   MorokUtteranceElement *element = MOROK_UTTERANCE_ELEMENT (self);
@@ -293,8 +237,10 @@ end_utterance (MorokTranscriber *self, const char *text, const TimedWord *words,
   GstStructure *final = gst_structure_new_empty (FINAL_TRANSCRIPT);
   morok_utterance_element_push_event (element,
                                       gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM, final));
-  gst_element_post_message (GST_ELEMENT (self),
-                            transcript_message (self, text, words, n, start, end));
+  gst_element_post_message (
+      GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+                               morok_transcript_structure (text, words, n, start, end)));
 }
 
 /* Pushes the words (or the text) of utterance @utt, then ends it. */
@@ -306,17 +252,17 @@ push_transcript (MorokTranscriber *self, const MorokUtterance *utt, const MorokT
   GstClockTime end = start + gst_util_uint64_scale_int (utt->n, GST_SECOND, MOROK_UTTERANCE_RATE);
   GST_DEBUG_OBJECT (self, "%" GST_TIME_FORMAT " - %" GST_TIME_FORMAT ": \"%s\", %u words",
                     GST_TIME_ARGS (start), GST_TIME_ARGS (end), tr->text, tr->n_words);
-  g_autofree TimedWord *words = g_new (TimedWord, MAX (tr->n_words, 1));
+  g_autofree MorokTimedWord *words = g_new (MorokTimedWord, MAX (tr->n_words, 1));
   for (guint k = 0; k < tr->n_words; k++)
-    words[k] = (TimedWord){ tr->words[k].text, time_in (start, tr->words[k].start),
-                            time_in (start, tr->words[k].end) };
+    words[k] = (MorokTimedWord){ tr->words[k].text, morok_time_in (start, tr->words[k].start),
+                                 morok_time_in (start, tr->words[k].end) };
   GstFlowReturn ret = GST_FLOW_OK;
   if (self->prepared_output == MOROK_TRANSCRIBER_OUTPUT_WORD)
     for (guint k = 0; k < tr->n_words && ret == GST_FLOW_OK; k++)
       ret = morok_utterance_element_push (
-          element, text_buffer (words[k].text, words[k].start, words[k].end));
+          element, morok_text_buffer (words[k].text, words[k].start, words[k].end));
   else if (tr->text[0] != '\0')
-    ret = morok_utterance_element_push (element, text_buffer (tr->text, start, end));
+    ret = morok_utterance_element_push (element, morok_text_buffer (tr->text, start, end));
   if (ret == GST_FLOW_OK)
     end_utterance (self, tr->text, words, tr->n_words, start, end);
   return ret;
@@ -580,30 +526,17 @@ push_committed (MorokTranscriber *self, const MorokLiveUtterance *utt)
       char *text = word_of (self, tokens, n, &start, &end);
       if (!text)
         continue;
-      TimedWord word = { text, time_in (base, start), time_in (base, end) };
+      MorokTimedWord word = { text, morok_time_in (base, start), morok_time_in (base, end) };
       g_array_append_val (self->words, word);
       if (self->prepared_output != MOROK_TRANSCRIBER_OUTPUT_WORD)
         continue;
       ret = morok_utterance_element_push (MOROK_UTTERANCE_ELEMENT (self),
-                                          text_buffer (text, word.start, word.end));
+                                          morok_text_buffer (text, word.start, word.end));
     }
   return ret;
 }
 
 /* The committed words of the utterance, joined by spaces. (transfer full) */
-static char *
-committed_text (MorokTranscriber *self)
-{
-  GString *text = g_string_new (NULL);
-  for (guint k = 0; k < self->words->len; k++)
-    {
-      if (k > 0)
-        g_string_append_c (text, ' ');
-      g_string_append (text, g_array_index (self->words, TimedWord, k).text);
-    }
-  return g_string_free (text, FALSE);
-}
-
 /* The interim message after a decode of @utt's first @n samples. */
 static void
 post_interim (MorokTranscriber *self, const MorokLiveUtterance *utt, gint64 n)
@@ -616,27 +549,21 @@ post_interim (MorokTranscriber *self, const MorokLiveUtterance *utt, gint64 n)
   morok_gigaam_vocabulary (self->gigaam, &vocab);
   g_autoptr (MorokTranscript) tr
       = morok_transcript_new (tokens, k, &vocab, morok_gigaam_frame_seconds (self->gigaam));
-  g_autofree TimedWord *tentative = g_new (TimedWord, MAX (tr->n_words, 1));
+  g_autofree MorokTimedWord *tentative = g_new (MorokTimedWord, MAX (tr->n_words, 1));
   for (guint i = 0; i < tr->n_words; i++)
-    tentative[i] = (TimedWord){ tr->words[i].text, time_in (base, tr->words[i].start),
-                                time_in (base, tr->words[i].end) };
-  GValue array = G_VALUE_INIT;
-  g_value_init (&array, GST_TYPE_ARRAY);
-  append_words (&array, (TimedWord *) self->words->data, self->words->len, TRUE);
-  append_words (&array, tentative, tr->n_words, FALSE);
-  g_autofree char *committed = committed_text (self);
-  GstStructure *s = gst_structure_new (
-      INTERIM, "committed", G_TYPE_STRING, committed, "tentative", G_TYPE_STRING,
-      g_strstrip (tr->text), "start", G_TYPE_UINT64, base, "end", G_TYPE_UINT64,
-      base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE), NULL);
-  gst_structure_take_value (s, "words", &array);
+    tentative[i] = (MorokTimedWord){ tr->words[i].text, morok_time_in (base, tr->words[i].start),
+                                     morok_time_in (base, tr->words[i].end) };
+  GstStructure *s = morok_interim_structure (
+      (MorokTimedWord *) self->words->data, self->words->len, tentative, tr->n_words,
+      g_strstrip (tr->text), base,
+      base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE));
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
 static void
 clear_word (gpointer word)
 {
-  g_free (((TimedWord *) word)->text);
+  g_free (((MorokTimedWord *) word)->text);
 }
 
 /* On the worker thread: decodes the first @n samples of @utt (all of it
@@ -672,16 +599,17 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
   const MorokStreamCommit *sc = morok_gigaam_stream_commit (self->stream);
   /* nothing comes before the first frame not committed */
   morok_utterance_element_push_gap (
-      element,
-      time_in (base, morok_stream_commit_frame (sc) * morok_gigaam_frame_seconds (self->gigaam)));
+      element, morok_time_in (base, morok_stream_commit_frame (sc)
+                                        * morok_gigaam_frame_seconds (self->gigaam)));
   if (!final)
     return GST_FLOW_OK;
   GstClockTime end = base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE);
-  g_autofree char *text = committed_text (self);
+  g_autofree char *text
+      = morok_timed_words_join ((MorokTimedWord *) self->words->data, self->words->len);
   if (self->prepared_output == MOROK_TRANSCRIBER_OUTPUT_UTTERANCE && text[0] != '\0')
-    ret = morok_utterance_element_push (element, text_buffer (text, base, end));
+    ret = morok_utterance_element_push (element, morok_text_buffer (text, base, end));
   if (ret == GST_FLOW_OK)
-    end_utterance (self, text, (TimedWord *) self->words->data, self->words->len, base, end);
+    end_utterance (self, text, (MorokTimedWord *) self->words->data, self->words->len, base, end);
   return ret;
 }
 
@@ -826,6 +754,6 @@ morok_transcriber_init (MorokTranscriber *self)
   self->hold_ms = DEFAULT_HOLD_MS;
   self->window = DEFAULT_WINDOW;
   g_mutex_init (&self->live_lock);
-  self->words = g_array_new (FALSE, FALSE, sizeof (TimedWord));
+  self->words = g_array_new (FALSE, FALSE, sizeof (MorokTimedWord));
   g_array_set_clear_func (self->words, clear_word);
 }

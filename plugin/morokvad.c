@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* One file past 800 lines: the always pads' whole path (caps, chunking,
+ * the model's run, the segmenter, remove-silence) reads in order here; the
+ * request pads are morokvad-pad.c, the batched rounds vad-rounds.c. */
 /**
  * SECTION:element-morokvad
  * @title: morokvad
