@@ -19,7 +19,8 @@
 #
 # Not run here, for the reason given: the full-size GigaAM benchmarks
 # (bench/asr-models.sh, compare-asr.sh, compare-gigaam.sh,
-# alternate-gigaam.sh, compare-transcriber.sh, and the makers of their
+# alternate-gigaam.sh, compare-transcriber.sh, compare-gigaam-folder.sh,
+# and the makers of their
 # models scripts/gigaam/make-bench-model.py, make-bench-asr.py and
 # quantize-bench-onnx.py) need a 2.7 GB model that PyTorch takes minutes to
 # make; scripts/gigaam/train-digits.py trains for tens of minutes.
@@ -118,6 +119,7 @@ fi
 # ---- bench/ ----
 
 run pipeline-vad 'per chunk' bench/pipeline-vad.sh 1 0.1
+run live-latency '^| digits:f32:1' bench/live-latency.sh --smoke
 run pipeline-vad-pads 'per stream-chunk' bench/pipeline-vad-pads.sh 2 1 2
 run bench-core '[0-9]' build/bench/bench-core
 run bench-jit-overhead '_execute' build/bench/bench-jit-overhead
