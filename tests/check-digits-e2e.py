@@ -4,15 +4,15 @@
 remove-silence=true ! moroktranscriber`) on a make-digits-audio.py recording
 of held-out voices, its words scored against the truth in the JSON beside it.
 
-usage: check-digits-e2e.py EXAMPLE MODEL WAV [--max-wer W] [--max-time-error T]
+usage: check-digits-e2e.py EXAMPLE MODEL WAV... [--max-wer W] [--max-time-error T]
 
 The words the example prints (all utterances, in order) are aligned with the
 spoken ones by edit distance, a decoded word matching a spoken one when it
 is the same word and starts within a second of it; WER = edits / spoken
 words. Each matched word is timed against where it was spoken: start and end
 errors in seconds.
-Exits 1 when the WER is above W or a right word's start or end is more than
-T seconds off.
+Exits 1 when, in any of the recordings, the WER is above W or a right
+word's start or end is more than T seconds off.
 """
 import argparse
 import json
@@ -47,21 +47,14 @@ def align(ref, hyp):
     return d[n][m], pairs[::-1]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("example")
-    ap.add_argument("model")
-    ap.add_argument("wav")
-    ap.add_argument("--max-wer", type=float)
-    ap.add_argument("--max-time-error", type=float)
-    args = ap.parse_args()
-    with open(os.path.splitext(args.wav)[0] + ".json") as f:
+def check(example, model, wav, max_wer, max_time_error):
+    """Transcribe one recording and score it; True when it passes."""
+    with open(os.path.splitext(wav)[0] + ".json") as f:
         truth = json.load(f)
-    run = subprocess.run([args.example, args.model, args.wav], capture_output=True,
-                         text=True, timeout=600)
+    run = subprocess.run([example, model, wav], capture_output=True, text=True, timeout=600)
     if run.returncode != 0:
         print(run.stdout, run.stderr, sep="")
-        raise SystemExit("%s exited with %d" % (args.example, run.returncode))
+        raise SystemExit("%s exited with %d" % (example, run.returncode))
     hyp, segments = [], []
     for line in run.stdout.splitlines():
         kind, *rest = line.split()
@@ -81,21 +74,33 @@ def main():
     worst = max(map(abs, starts + ends), default=0.0)
     unheard = [w for w in ref if not any(min(b, w["end"]) > max(a, w["start"])
                                          for a, b in segments)]
-    print("%d words spoken, %d decoded: WER %.2f %% (%d edits); %d segments, %d words "
-          "outside every one" % (len(ref), len(hyp), 100 * wer, edits, len(segments),
-                                 len(unheard)))
+    print("%s: %d words spoken, %d decoded: WER %.2f %% (%d edits); %d segments, %d words "
+          "outside every one" % (os.path.basename(wav), len(ref), len(hyp), 100 * wer, edits,
+                                 len(segments), len(unheard)))
     if pairs:
         print("%d right words: start error mean %+.3f s, |max| %.3f s; end error mean "
               "%+.3f s, |max| %.3f s" % (len(pairs), sum(starts) / len(pairs),
                                           max(map(abs, starts)), sum(ends) / len(pairs),
                                           max(map(abs, ends))))
     for (i, j), s, e in zip(pairs, starts, ends):
-        if args.max_time_error is not None and max(abs(s), abs(e)) > args.max_time_error:
+        if max_time_error is not None and max(abs(s), abs(e)) > max_time_error:
             print("  %s spoken %.3f-%.3f, decoded %.3f-%.3f" % (
                 ref[i]["word"], ref[i]["start"], ref[i]["end"], hyp[j]["start"], hyp[j]["end"]))
-    failed = (args.max_wer is not None and wer > args.max_wer) or \
-        (args.max_time_error is not None and (worst > args.max_time_error or not pairs))
-    return 1 if failed else 0
+    return not ((max_wer is not None and wer > max_wer) or
+                (max_time_error is not None and (worst > max_time_error or not pairs)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("example")
+    ap.add_argument("model")
+    ap.add_argument("wav", nargs="+")
+    ap.add_argument("--max-wer", type=float)
+    ap.add_argument("--max-time-error", type=float)
+    args = ap.parse_args()
+    passed = [check(args.example, args.model, wav, args.max_wer, args.max_time_error)
+              for wav in args.wav]
+    return 0 if all(passed) else 1
 
 
 if __name__ == "__main__":
