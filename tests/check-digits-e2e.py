@@ -8,7 +8,8 @@ usage: check-digits-e2e.py EXAMPLE MODEL WAV... [--max-wer W] [--max-time-error 
 
 The words the example prints (all utterances, in order) are aligned with the
 spoken ones by edit distance, a decoded word matching a spoken one when it
-is the same word and starts within a second of it; WER = edits / spoken
+is the same word and starts within a second of it (of the minimal
+alignments, the one whose matches start closest); WER = edits / spoken
 words. Each matched word is timed against where it was spoken: start and end
 errors in seconds.
 Exits 1 when, in any of the recordings, the WER is above W or a right
@@ -26,25 +27,34 @@ def same(r, h):
 
 
 def align(ref, hyp):
-    """(edits, [(i, j)] pairs of matching words) of a minimal edit script."""
+    """(edits, [(i, j)] pairs of matching words) of a minimal edit script;
+    of the minimal ones, the one whose matched words start closest to where
+    they were spoken (where the VAD drops one of "four four four", the
+    decoded "four" is the one spoken at its time)."""
     n, m = len(ref), len(hyp)
-    d = [[i + j if i == 0 or j == 0 else 0 for j in range(m + 1)] for i in range(n + 1)]
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + (not same(ref[i - 1], hyp[j - 1])))
+    # d[i][j]: (edits, seconds between matched starts) and the step that got there
+    d = [[None] * (m + 1) for _ in range(n + 1)]
+    d[0][0] = ((0, 0.0), None)
+    for i in range(n + 1):
+        for j in range(m + 1):
+            steps = []
+            if i:
+                steps.append(((d[i - 1][j][0][0] + 1, d[i - 1][j][0][1]), "ref"))
+            if j:
+                steps.append(((d[i][j - 1][0][0] + 1, d[i][j - 1][0][1]), "hyp"))
+            if i and j:
+                (e, t), match = d[i - 1][j - 1][0], same(ref[i - 1], hyp[j - 1])
+                dt = abs(ref[i - 1]["start"] - hyp[j - 1]["start"]) if match else 0.0
+                steps.append(((e + (not match), t + dt), "match" if match else "sub"))
+            if steps:
+                d[i][j] = min(steps, key=lambda s: s[0])
     pairs, i, j = [], n, m
-    while i and j:
-        match = same(ref[i - 1], hyp[j - 1])
-        if d[i][j] == d[i - 1][j - 1] + (not match):
-            if match:
-                pairs.append((i - 1, j - 1))
-            i, j = i - 1, j - 1
-        elif d[i][j] == d[i - 1][j] + 1:
-            i -= 1
-        else:
-            j -= 1
-    return d[n][m], pairs[::-1]
+    while i or j:
+        step = d[i][j][1]
+        if step == "match":
+            pairs.append((i - 1, j - 1))
+        i, j = i - (step != "hyp"), j - (step != "ref")
+    return d[n][m][0][0], pairs[::-1]
 
 
 def check(example, model, wav, max_wer, max_time_error):
