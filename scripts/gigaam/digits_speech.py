@@ -164,7 +164,7 @@ def make_utterance(rng, bank, n_words=None, snr_db=(8.0, 40.0), peak_db=(-26.0, 
 
 def make_run(rng, bank, max_seconds=15.0):
     """Continuous speech: 30-38 words of one voice of `bank` with pauses of at
-    most 0.05 s (too short for a voice-activity detector to split at), the
+    most 0.05 s (shorter than morokvad's minimum silence), the
     words ending within max_seconds (so fewer at the slowest speeds)."""
     return make_utterance(rng, bank, int(rng.integers(30, 39)), gap=(0.0, 0.05),
                           max_seconds=max_seconds)
