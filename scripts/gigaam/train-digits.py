@@ -60,7 +60,7 @@ PIECES = {"zero": ("ze", "ro"), "one": ("on", "e"), "two": ("tw", "o"),
           "six": ("si", "x"), "seven": ("sev", "en"), "eight": ("ei", "ght"),
           "nine": ("ni", "ne")}
 VOCAB = [" "] + sorted(p for word in digits_speech.WORDS for p in PIECES[word])  # 21 + blank
-N_VOICES = 600        # training voices, 10 words each
+N_VOICES = 1000       # training voices, 10 words each
 N_VAD_UTTERANCES = 2000   # short utterances cut by the real morokvad (vad_corpus)
 N_VAD_RUNS = 150      # continuous runs among them
 RUN_WORDS = (8, 40)   # words in a continuous run (fresh_run)
