@@ -5,7 +5,8 @@ Each digit word ("zero" ... "nine") is synthesised alone by espeak-ng, in
 one voice (an English accent, a voice variant, a speed in words per minute
 and a pitch 0-99), resampled to 16 kHz and trimmed of its silence; an
 utterance is 1 to 6 such words laid end to end with pauses between them,
-scaled and mixed with noise. Because the words are placed by the script, the
+scaled and mixed with noise; a continuous run is 30 to 38 of them with
+pauses too short to hear. Because the words are placed by the script, the
 truth is exact: each word's start and end in seconds.
 
 The voices are split in two. Training uses TRAIN_ACCENTS, TRAIN_VARIANTS and
@@ -15,6 +16,7 @@ including two accents training never hears (HELD_OUT_ACCENTS).
 
     bank = synth_bank (held_out_voices (rng, 40))     # {voice: [10 clips]}
     wave, words = make_utterance (rng, bank)           # f32 [n], [{word, start, end}]
+    wave, words = make_run (rng, bank)                 # 30-38 words without pauses
     rec, words, spans = recording (rng, 9, lambda: make_utterance (rng, bank))
     pieces = vad_pieces (rec, words, "build")          # [(f32 [n], words)] as morokvad cuts
 
@@ -45,9 +47,10 @@ HELD_OUT_ACCENTS = ("en-gb-x-gbcwmd", "en-us-nyc")
 HELD_OUT_VARIANTS = ("m3", "f4", "klatt2", "Andy", "belinda", "grandpa", "iven3",
                      "robosoft4", "steph2", "edward2", "Annie", "max", "norbert",
                      "linda", "Gene2", "whisperf")
-TRAIN_SPEEDS = (115, 130, 145, 165, 185, 205)  # words per minute
+TRAIN_SPEEDS = (100, 115, 130, 145, 165, 185, 205, 225)  # words per minute
 HELD_OUT_SPEEDS = (122, 155, 175, 195)
-PITCHES = (25, 75)  # a voice's pitch is drawn from this range
+PITCHES = (25, 75)  # a held-out voice's pitch is drawn from this range
+TRAIN_PITCHES = (10, 90)
 
 
 def espeak_variants():
@@ -62,14 +65,14 @@ def train_variants():
     return [v for v in espeak_variants() if v not in HELD_OUT_VARIANTS]
 
 
-def _voices(rng, n, accents, variants, speeds):
+def _voices(rng, n, accents, variants, speeds, pitches=PITCHES):
     return [(str(rng.choice(accents)), str(rng.choice(variants)), int(rng.choice(speeds)),
-             int(rng.integers(PITCHES[0], PITCHES[1] + 1))) for _ in range(n)]
+             int(rng.integers(pitches[0], pitches[1] + 1))) for _ in range(n)]
 
 
 def train_voices(rng, n):
     """n voices (accent, variant, speed, pitch) as training may use them."""
-    return _voices(rng, n, TRAIN_ACCENTS, train_variants(), TRAIN_SPEEDS)
+    return _voices(rng, n, TRAIN_ACCENTS, train_variants(), TRAIN_SPEEDS, TRAIN_PITCHES)
 
 
 def held_out_voices(rng, n, voiced=False):
@@ -124,22 +127,27 @@ def _noise(rng, n):
     return noise / max(np.abs(noise).max(), 1e-9)
 
 
-def make_utterance(rng, bank, n_words=None, snr_db=(8.0, 40.0), peak_db=(-26.0, -1.0)):
-    """1-6 digit words of one voice of `bank` with pauses, at a random level,
-    over noise at a random SNR (against the speech's RMS). Returns the wave
-    (f32, PCM-exact values k/32768) and [{"word", "start", "end"}] in seconds."""
+def make_utterance(rng, bank, n_words=None, snr_db=(8.0, 40.0), peak_db=(-26.0, -1.0),
+                   gap=(0.03, 0.4), max_seconds=None):
+    """1-6 (or n_words) digit words of one voice of `bank` with pauses of
+    `gap` seconds, at a random level, over noise at a random SNR (against the
+    speech's RMS); with max_seconds, only the words that end within that many
+    seconds. Returns the wave (f32, PCM-exact values k/32768) and
+    [{"word", "start", "end"}] in seconds."""
     voice = list(bank)[rng.integers(len(bank))]
     clips = bank[voice]
     n_words = n_words or int(rng.integers(1, 7))
     pieces = [np.zeros(int(rng.uniform(0.05, 0.5) * SR), np.float32)]
     words, pos = [], len(pieces[0])
     for i in range(n_words):
-        if i:
-            gap = np.zeros(int(rng.uniform(0.03, 0.4) * SR), np.float32)
-            pieces.append(gap)
-            pos += len(gap)
+        pause = np.zeros(int(rng.uniform(*gap) * SR) if i else 0, np.float32)
         digit = int(rng.integers(10))
         clip = clips[digit]
+        if max_seconds is not None and words and \
+                pos + len(pause) + len(clip) > max_seconds * SR:
+            break
+        pieces.append(pause)
+        pos += len(pause)
         words.append({"word": WORDS[digit], "start": pos / SR, "end": (pos + len(clip)) / SR})
         pieces.append(clip)
         pos += len(clip)
@@ -152,6 +160,22 @@ def make_utterance(rng, bank, n_words=None, snr_db=(8.0, 40.0), peak_db=(-26.0, 
     noise *= rms * 10 ** (-rng.uniform(*snr_db) / 20) / np.sqrt(np.mean(noise ** 2))
     mixed = np.clip(np.round((speech + noise) * 32768), -32768, 32767) / 32768
     return mixed.astype(np.float32), words
+
+
+def make_run(rng, bank, max_seconds=15.0):
+    """Continuous speech: 30-38 words of one voice of `bank` with pauses of at
+    most 0.05 s (shorter than morokvad's minimum silence), the
+    words ending within max_seconds (so fewer at the slowest speeds)."""
+    return make_utterance(rng, bank, int(rng.integers(30, 39)), gap=(0.0, 0.05),
+                          max_seconds=max_seconds)
+
+
+def cut_short(rng, wave, words):
+    """The wave cut at a random point at least 0.1 s after its first word
+    starts, as a live decode sees the speech so far, with only the words
+    that end before the cut (none heard in part)."""
+    cut = rng.uniform(words[0]["start"] + 0.1, max(len(wave) / SR, words[0]["start"] + 0.1))
+    return wave[:int(cut * SR)], [w for w in words if w["end"] <= cut]
 
 
 def text_of(words):

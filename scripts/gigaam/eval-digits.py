@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Word error rate and word timing of the digits model on held-out voices.
 
-usage: eval-digits.py MODEL [--utterances N] [--voices K] [--seed S]
+usage: eval-digits.py MODEL [--utterances N] [--voices K] [--seed S] [--continuous] [--cut]
        eval-digits.py MODEL --wav REC.wav [--max-wer W] [--max-time-error T]
 
 MODEL is a converted .safetensors file; if MODEL.sha256 exists (`sha256sum`
@@ -13,7 +13,11 @@ token's frame and ends one frame after its last token's (40 ms frames).
 
 Without --wav: N utterances (default 300) of K held-out voices (default 40,
 digits_speech.held_out_voices: variants and speeds training never used),
-synthesised now by espeak-ng. With --wav: the recording and the truth in the
+synthesised now by espeak-ng; --continuous: continuous runs of 30-38 words
+(digits_speech.make_run) instead of 1-6 word utterances; --cut: each
+utterance cut at a random point after its first word starts, as a live
+decode sees the speech so far, and scored against the words that end before
+the cut (a half-heard word decoded is an error). With --wav: the recording and the truth in the
 JSON beside it (make-digits-audio.py), each sequence cut out with 0.3 s
 around it (as a voice-activity detector would hand it on) and decoded alone. Prints the WER
 (word edits / reference words) and, over the words of utterances decoded
@@ -129,6 +133,8 @@ def main():
     ap.add_argument("--utterances", type=int, default=300)
     ap.add_argument("--voices", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--continuous", action="store_true")
+    ap.add_argument("--cut", action="store_true")
     ap.add_argument("--max-wer", type=float)
     ap.add_argument("--max-time-error", type=float)
     args = ap.parse_args()
@@ -145,7 +151,10 @@ def main():
     else:
         rng = np.random.default_rng(args.seed)
         bank = digits_speech.synth_bank(digits_speech.held_out_voices(rng, args.voices))
-        utts = [digits_speech.make_utterance(rng, bank) for _ in range(args.utterances)]
+        make = digits_speech.make_run if args.continuous else digits_speech.make_utterance
+        utts = [make(rng, bank) for _ in range(args.utterances)]
+        if args.cut:
+            utts = [digits_speech.cut_short(rng, *u) for u in utts]
         waves, truths = [w for w, _ in utts], [t for _, t in utts]
     hyps = transcribe(model, cfg, waves)
     wer, n_ref, starts, ends = score(truths, hyps)

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: MIT
 """Write a recording of spoken digit sequences in held-out voices, with its truth.
 
-usage: make-digits-audio.py [--sequences N] [--seed S] [--voiced] OUT.wav
+usage: make-digits-audio.py [--sequences N] [--seed S] [--voiced] [--continuous] OUT.wav
 
 OUT.wav (16 kHz mono, 16-bit) holds N sequences of 1-6 digit words
 (digits_speech.py), each in its own voice drawn from the held-out accents,
 variants and speeds that train-digits.py never uses (--voiced: not the
 whispering variant, which morokvad's Silero model does not hear as speech),
-separated by 0.6-1.0 s of near silence. OUT.json beside it holds the truth:
+separated by 0.6-1.0 s of near silence. With --continuous each sequence is a
+continuous run instead (digits_speech.make_run: 30-38 words without pauses,
+10-15 s). OUT.json beside it holds the truth:
 
     {"sample_rate": 16000,
      "sequences": [{"voice": "en-us+m3", "speed": 155, "pitch": 40,
@@ -34,8 +36,8 @@ import digits_speech  # noqa: E402
 SR = digits_speech.SR
 
 
-def make_recording(n_sequences, seed, voiced=False):
-    """(wave f32, truth dict) of n_sequences in held-out voices."""
+def make_recording(n_sequences, seed, voiced=False, continuous=False):
+    """(wave f32, truth dict) of n_sequences (continuous: runs) in held-out voices."""
     rng = np.random.default_rng(seed)
     voices = digits_speech.held_out_voices(rng, n_sequences, voiced)
     bank = digits_speech.synth_bank(voices)
@@ -43,7 +45,8 @@ def make_recording(n_sequences, seed, voiced=False):
 
     def next_utterance():
         voice = next(turn)
-        return digits_speech.make_utterance(rng, {voice: bank[voice]})
+        make = digits_speech.make_run if continuous else digits_speech.make_utterance
+        return make(rng, {voice: bank[voice]})
 
     wave, words, spans = digits_speech.recording(rng, len(voices), next_utterance)
     sequences = []
@@ -61,8 +64,10 @@ def main():
     ap.add_argument("--sequences", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--voiced", action="store_true", help="leave out the whispering voice")
+    ap.add_argument("--continuous", action="store_true",
+                    help="continuous runs of 30-38 words instead of 1-6 word sequences")
     args = ap.parse_args()
-    wave, truth = make_recording(args.sequences, args.seed, args.voiced)
+    wave, truth = make_recording(args.sequences, args.seed, args.voiced, args.continuous)
     digits_speech.write_wav(args.out, wave)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
         json.dump(truth, f, indent=1)

@@ -2,29 +2,32 @@
 # SPDX-License-Identifier: MIT
 """Train the small GigaAM v3 CTC model that recognises spoken English digits.
 
-usage: train-digits.py [--steps N] [--out MODEL.safetensors] [--ckpt FILE.ckpt] [--build DIR]
+usage: train-digits.py [--steps N] [--truncated P] [--out MODEL.safetensors]
+                       [--ckpt FILE.ckpt] [--build DIR]
 
 The model is the v3_ctc architecture of reference.py (64 log-mel bands,
 conv1d subsampling by 4, rotary Conformer layers, CTC head; upstream
 state-dict names) at a small size, trained from seeded random weights on
-espeak-ng speech of the ten digit words (digits_speech.py: 1-6 words per
-utterance, the training accents, variants and speeds, noise and level
-changes, SpecAugment-style masks on the log-mel). Two thirds of each batch
-are pieces of utterances cut by the built morokvad element (DIR/plugin,
-default build/: remove-silence at its defaults, run once by gst-launch-1.0
-over a recording of 2400 utterances), as moroktranscriber receives them
-behind it: tight around the speech and split at pauses; the rest are whole
-utterances with their silence around. The loss is CTC restricted to the
-alignments that emit each word's letters near where the word is
-(align_windows), so that word times, which follow the emitted letters,
-follow the audio. It is saved as an upstream-style checkpoint ({"cfg",
-"state_dict"}) and converted by convert.py to f16 safetensors (default
-tests/fixtures/gigaam-digits.safetensors), and the sha256 of that file is
-written beside it (`sha256sum -c` format).
+espeak-ng speech of the ten digit words (digits_speech.py: sequences of 1-6
+words and continuous runs of 8-40 words up to 20 s, the training accents,
+variants, speeds and pitches, noise, band limits, hum and level changes,
+SpecAugment-style masks on the log-mel). Part of the speech is pieces cut by
+the built morokvad element (DIR/plugin, default build/: remove-silence at its
+defaults, run once by gst-launch-1.0 over a recording of 2000 sequences and
+150 runs), as moroktranscriber receives them behind it: tight around the
+speech and split at pauses; the rest is fresh, with its silence around, a
+share P (default 0.25) of it cut at a random point as a live decode sees
+the speech so far, its targets only the words that end before the cut. The
+loss is CTC restricted to the alignments that emit each word's tokens near
+where the word is (align_windows), so that word times, which follow the
+emitted tokens, follow the audio. It is saved as an upstream-style
+checkpoint ({"cfg", "state_dict"}) and converted by convert.py to f16
+safetensors (default tests/fixtures/gigaam-digits.safetensors), and the
+sha256 of that file is written beside it (`sha256sum -c` format).
 
 Seeded throughout and run with 2 torch threads and deterministic algorithms,
-so a rerun on the same machine and packages gives the same file. 20 minutes
-on a busy 2-core VM (docs/digits-model.md). eval-digits.py and
+so a rerun on the same machine and packages gives the same file; the time it
+takes is in docs/digits-model.md. eval-digits.py and
 tests/check-digits-e2e.py measure it.
 """
 
@@ -48,16 +51,32 @@ import reference  # noqa: E402
 
 SEED = 20240611
 N_LAYERS, D_MODEL, N_HEADS = 4, 64, 4
-VOCAB = [" "] + sorted(set("".join(digits_speech.WORDS)))  # 16 tokens + blank
-N_VOICES = 500        # training voices, 10 words each
-N_VAD_UTTERANCES = 2400   # utterances cut by the real morokvad (vad_corpus)
-VAD_SHARE = 2 / 3     # of each batch: morokvad's pieces; the rest fresh, padded as laid out
+# Each word is written as two pieces, its start and its end: a word's time
+# runs from its first token's frame to one frame after its last, and two
+# tokens and a space fit in the frames of a fast word in continuous speech,
+# where its letters (five in "eight", in 0.2 s) and the space did not.
+PIECES = {"zero": ("ze", "ro"), "one": ("on", "e"), "two": ("tw", "o"),
+          "three": ("thr", "ee"), "four": ("fo", "ur"), "five": ("fi", "ve"),
+          "six": ("si", "x"), "seven": ("sev", "en"), "eight": ("ei", "ght"),
+          "nine": ("ni", "ne")}
+VOCAB = [" "] + sorted(p for word in digits_speech.WORDS for p in PIECES[word])  # 21 + blank
+N_VOICES = 1000       # training voices, 10 words each
+N_VAD_UTTERANCES = 2000   # short utterances cut by the real morokvad (vad_corpus)
+N_VAD_RUNS = 150      # continuous runs among them
+RUN_WORDS = (8, 40)   # words in a continuous run (fresh_run)
+RUN_GAPS = (0.05, 0.1, 0.4)  # the longest pause between a run's words, one drawn per run
+MAX_SECONDS = 20.0    # a run's words end within this
+SNR_DB = (3.0, 40.0)  # fresh speech's noise: wider than the held-out 8-40 dB
+TRUNCATE = 0.25       # share of the fresh speech cut short (digits_speech.cut_short)
+GROUP = (40, 24, 6)   # batches are drawn a group at a time: pieces, short utterances, runs
+BATCH_SECONDS = 48.0  # of padded audio in a batch at most
+MAX_BATCH = 32
+SR = digits_speech.SR
 FRAME = 0.04          # seconds per encoded frame (hop 10 ms, subsampling by 4)
 # where a word's letters may be emitted (seconds around its true start and end;
 # align_windows): first letter near the start, last letter so that the word's
 # end, one frame after it, falls near the true end
 EARLY, LATE = 0.08, 0.12
-BATCH = 24
 STEPS = 3000
 LR, WARMUP = 2e-3, 300
 
@@ -107,39 +126,89 @@ def morok_cfg():
 
 # ---- batches ----------------------------------------------------------------------------
 
+def fresh_short(rng, bank):
+    return digits_speech.make_utterance(rng, bank, snr_db=SNR_DB)
+
+
+def fresh_run(rng, bank):
+    """A continuous run: RUN_WORDS words of one voice with short pauses (at
+    most 0.05, 0.1 or 0.4 s), ending within MAX_SECONDS."""
+    n_words = int(rng.integers(RUN_WORDS[0], RUN_WORDS[1] + 1))
+    return digits_speech.make_utterance(rng, bank, n_words, snr_db=SNR_DB,
+                                        gap=(0.0, float(rng.choice(RUN_GAPS))),
+                                        max_seconds=MAX_SECONDS)
+
+
+def degrade(rng, wave):
+    """Now and then a band limit (low-pass at 3-7 kHz, one in five) or mains
+    hum (50 or 60 Hz and two harmonics at -40 to -20 dB of the peak, one in
+    ten) over the noise make_utterance mixed in."""
+    x = wave.astype(np.float64)
+    kind = rng.random()
+    if kind < 0.2:
+        spectrum = np.fft.rfft(x)
+        spectrum[np.fft.rfftfreq(len(x), 1 / SR) > rng.uniform(3000, 7000)] = 0
+        x = np.fft.irfft(spectrum, len(x))
+    elif kind < 0.3:
+        t = np.arange(len(x)) / SR
+        base = float(rng.choice((50.0, 60.0)))
+        hum = sum(np.sin(2 * np.pi * base * k * t + rng.uniform(0, 2 * np.pi)) / k
+                  for k in (1, 2, 3))
+        x += hum * np.abs(x).max() * 10 ** (rng.uniform(-40, -20) / 20)
+    return np.clip(x, -1, 1).astype(np.float32)
+
+
 def vad_corpus(rng, bank, build_dir):
-    """Pieces (wave, words) of N_VAD_UTTERANCES training utterances laid out
-    as make-digits-audio.py lays out a recording, cut by the built morokvad
-    (remove-silence at its defaults) where it cuts them: tight around the
-    speech and split at pauses, as moroktranscriber receives them."""
+    """Pieces (wave, words) of N_VAD_UTTERANCES short utterances and
+    N_VAD_RUNS runs laid out as make-digits-audio.py lays out a recording,
+    cut by the built morokvad (remove-silence at its defaults) where it cuts
+    them: tight around the speech and split at pauses, as moroktranscriber
+    receives them."""
+    share = N_VAD_RUNS / (N_VAD_UTTERANCES + N_VAD_RUNS)
     wave, words, _ = digits_speech.recording(
-        rng, N_VAD_UTTERANCES, lambda: digits_speech.make_utterance(rng, bank))
+        rng, N_VAD_UTTERANCES + N_VAD_RUNS,
+        lambda: fresh_run(rng, bank) if rng.random() < share else fresh_short(rng, bank))
     return digits_speech.vad_pieces(wave, words, build_dir)
 
 
-def batches(rng, bank, pieces, group=4):
-    """Endless batches: `group` batches' worth of utterances at a time (a
-    VAD_SHARE of morokvad's pieces at a random gain, the rest fresh
-    utterances), sorted by length (less padding), handed out in random order."""
-    n_vad = round(BATCH * group * VAD_SHARE)
+def batches(rng, bank, pieces, truncated=TRUNCATE):
+    """Endless batches, a group at a time: GROUP's morokvad pieces (at a
+    random gain), fresh short utterances and fresh runs (a `truncated` share
+    of them cut short, some degraded), sorted by length (less padding) and split
+    into batches of at most BATCH_SECONDS of padded audio and MAX_BATCH
+    utterances, handed out in random order."""
+    n_vad, n_short, n_runs = GROUP
     while True:
-        utts = [digits_speech.make_utterance(rng, bank) for _ in range(BATCH * group - n_vad)]
+        fresh = [fresh_short(rng, bank) for _ in range(n_short)]
+        fresh += [fresh_run(rng, bank) for _ in range(n_runs)]
+        utts = []
+        for wave, words in fresh:
+            if rng.random() < truncated:
+                wave, words = digits_speech.cut_short(rng, wave, words)
+            utts.append((degrade(rng, wave), words))
         for i in rng.integers(len(pieces), size=n_vad):
             wave, words = pieces[i]
             gain = min(10 ** (rng.uniform(-6, 6) / 20), 0.999 / max(np.abs(wave).max(), 1e-9))
             utts.append(((wave * gain).astype(np.float32), words))
         utts.sort(key=lambda u: len(u[0]))
-        for i in rng.permutation(group):
-            yield make_batch(utts[i * BATCH:(i + 1) * BATCH])
+        split, current = [], []
+        for utt in utts:
+            if current and (len(current) == MAX_BATCH or
+                            (len(current) + 1) * len(utt[0]) > BATCH_SECONDS * SR):
+                split.append(current)
+                current = []
+            current.append(utt)
+        split.append(current)
+        for i in rng.permutation(len(split)):
+            yield make_batch(split[i])
 
 
 def align_windows(words, n_frames):
     """Token ids of an utterance's text and, for each, the frames [lo, hi) in
-    which aligned_ctc_loss lets it be emitted: a word's first letter from
-    EARLY before its start to LATE after it, its last letter where the word's
+    which aligned_ctc_loss lets it be emitted: a word's first piece from
+    EARLY before its start to LATE after it, its last piece where the word's
     end (one frame after it) is from LATE before the true end to EARLY after
-    it, the letters between from EARLY before the start to EARLY after the
-    end; spaces anywhere."""
+    it; spaces anywhere."""
     ids, windows = [], []
 
     def frames(t0, t1):
@@ -150,15 +219,10 @@ def align_windows(words, n_frames):
         if k:
             ids.append(VOCAB.index(" "))
             windows.append((0, n_frames))
-        s, e, n = w["start"], w["end"], len(w["word"])
-        for j, c in enumerate(w["word"]):
-            ids.append(VOCAB.index(c))
-            if j == 0:
-                windows.append(frames(s - EARLY, s + LATE))
-            elif j == n - 1:
-                windows.append(frames(e - LATE - FRAME, e + EARLY - FRAME))
-            else:
-                windows.append(frames(s - EARLY, e + EARLY))
+        first, last = PIECES[w["word"]]
+        ids += [VOCAB.index(first), VOCAB.index(last)]
+        windows.append(frames(w["start"] - EARLY, w["start"] + LATE))
+        windows.append(frames(w["end"] - LATE - FRAME, w["end"] + EARLY - FRAME))
     return ids, windows
 
 
@@ -172,6 +236,65 @@ def make_batch(utts):
 
 
 NEG = -1e4  # log-probability of what a path may not do
+
+
+def _lse3(a, b, c):
+    m = torch.maximum(torch.maximum(a, b), c)
+    return m + torch.log(torch.exp(a - m) + torch.exp(b - m) + torch.exp(c - m))
+
+
+def _shift(x, k, fill=NEG):
+    """x[:, s - k] (k > 0) or x[:, s + |k|] (k < 0) at s, `fill` where out of range."""
+    pad = torch.full((x.shape[0], abs(k)), fill, dtype=x.dtype)
+    return torch.cat([pad, x[:, :-k]], 1) if k > 0 else torch.cat([x[:, -k:], pad], 1)
+
+
+class _AlignedCtc(torch.autograd.Function):
+    """-log P of each utterance's restricted alignments from emit [B, T, S],
+    the log-probability of each extended target position (blanks between the
+    tokens) at each frame, NEG where it may not be emitted. The forward-backward
+    recursions run here without autograd, which would record and replay a few
+    operations per frame (the frames of a 20 s utterance are 500); the
+    gradient is minus each position's posterior at each frame."""
+
+    @staticmethod
+    def forward(ctx, emit, lengths, skip, last):
+        b, t_max, s_max = emit.shape
+        rows = torch.arange(b)
+        alphas = torch.empty(t_max, b, s_max)
+        alpha = torch.full((b, s_max), NEG)
+        alpha[:, :2] = emit[:, 0, :2]
+        alphas[0] = alpha
+        for t in range(1, t_max):
+            jump = _shift(alpha, 2).masked_fill(~skip, NEG)
+            new = _lse3(alpha, _shift(alpha, 1), jump) + emit[:, t]
+            alpha = torch.where((t < lengths)[:, None], new, alpha)
+            alphas[t] = alpha
+        log_p = torch.logaddexp(alpha[rows, last], torch.where(
+            last > 0, alpha[rows, (last - 1).clamp(min=0)], torch.full((b,), NEG)))
+        final = torch.zeros(b, s_max, dtype=torch.bool)
+        final[rows, last] = True
+        final[rows, (last - 1).clamp(min=0)] |= last > 0
+        skip_up = _shift(skip, -2, False)  # s -> s + 2 allowed
+        betas = torch.empty(t_max, b, s_max)
+        beta = torch.full((b, s_max), NEG)
+        for t in range(t_max - 1, -1, -1):
+            jump = _shift(beta, -2).masked_fill(~skip_up, NEG)
+            new = _lse3(beta, _shift(beta, -1), jump) + emit[:, t]
+            start = emit[:, t].masked_fill(~final, NEG)
+            beta = torch.where((t == lengths - 1)[:, None], start,
+                               torch.where((t < lengths - 1)[:, None], new, NEG))
+            betas[t] = beta
+        nll = -log_p
+        valid = nll < -NEG / 2
+        post = torch.exp(alphas + betas - emit.transpose(0, 1) - log_p[None, :, None])
+        ctx.save_for_backward(-(post * valid[None, :, None]).transpose(0, 1))
+        return torch.where(valid, nll, torch.zeros_like(nll))
+
+    @staticmethod
+    def backward(ctx, grad_nll):
+        (grad_emit,) = ctx.saved_tensors
+        return grad_nll[:, None, None] * grad_emit, None, None, None
 
 
 def aligned_ctc_loss(log_probs, lengths, targets, windows, blank):
@@ -193,21 +316,9 @@ def aligned_ctc_loss(log_probs, lengths, targets, windows, blank):
     skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
     emit = log_probs.gather(2, ext[:, None, :].expand(b, t_max, s_max))
     emit = emit.masked_fill(~allowed, NEG)
-    neg1 = torch.full((b, 1), NEG)
-    neg2 = torch.full((b, 2), NEG)
-    alpha = torch.cat([emit[:, 0, :2], torch.full((b, s_max - 2), NEG)], dim=1)
-    for t in range(1, t_max):
-        step = torch.cat([neg1, alpha[:, :-1]], dim=1)
-        jump = torch.cat([neg2, alpha[:, :-2]], dim=1).masked_fill(~skip, NEG)
-        new = torch.logsumexp(torch.stack([alpha, step, jump]), dim=0) + emit[:, t]
-        alpha = torch.where((t < lengths)[:, None], new, alpha)
     n_tok = torch.tensor([len(t) for t in targets])
     last = (2 * n_tok).clamp(max=s_max - 1)
-    end = alpha.gather(1, last[:, None])[:, 0]
-    before = alpha.gather(1, (last - 1).clamp(min=0)[:, None])[:, 0]
-    before = torch.where(n_tok > 0, before, torch.full_like(before, NEG))
-    nll = -torch.logaddexp(end, before)
-    nll = torch.where(nll < -NEG / 2, nll, torch.zeros_like(nll))
+    nll = _AlignedCtc.apply(emit, lengths, skip, last)
     return (nll / n_tok.clamp(min=1)).mean()
 
 
@@ -245,7 +356,7 @@ def init_state(model, gen):
     return state
 
 
-def train(steps, build_dir, log=functools.partial(print, flush=True)):
+def train(steps, build_dir, truncated, log=functools.partial(print, flush=True)):
     rng = np.random.default_rng(SEED)
     gen = torch.Generator().manual_seed(SEED)
     t0 = time.time()
@@ -253,8 +364,8 @@ def train(steps, build_dir, log=functools.partial(print, flush=True)):
     log("synthesised %d voices x %d words in %.0f s"
         % (len(bank), len(digits_speech.WORDS), time.time() - t0))
     pieces = vad_corpus(rng, bank, build_dir)
-    log("morokvad cut %d utterances into %d pieces (%.0f s of audio) in %.0f s"
-        % (N_VAD_UTTERANCES, len(pieces), sum(len(w) for w, _ in pieces) / digits_speech.SR,
+    log("morokvad cut %d utterances and %d runs into %d pieces (%.0f s of audio) in %.0f s"
+        % (N_VAD_UTTERANCES, N_VAD_RUNS, len(pieces), sum(len(w) for w, _ in pieces) / digits_speech.SR,
            time.time() - t0))
 
     model = reference.GigaAM(morok_cfg())
@@ -264,7 +375,7 @@ def train(steps, build_dir, log=functools.partial(print, flush=True)):
     opt = torch.optim.AdamW(params, lr=LR, betas=(0.9, 0.98), weight_decay=1e-3)
     blank = len(VOCAB)
     t1, smooth = time.time(), None
-    data = batches(rng, bank, pieces)
+    data = batches(rng, bank, pieces, truncated)
     for step in range(steps):
         lr = LR * min((step + 1) / WARMUP, 0.5 * (1 + math.cos(math.pi * step / steps)))
         for group in opt.param_groups:
@@ -311,6 +422,8 @@ def main():
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "fixtures",
                                                    "gigaam-digits.safetensors"))
+    ap.add_argument("--truncated", type=float, default=TRUNCATE,
+                    help="share of the fresh speech cut at a random point (default %(default)s)")
     ap.add_argument("--ckpt", help="also keep the upstream-style checkpoint here")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "..", "build"),
                     help="the meson build whose plugin/ has morokvad (default build/)")
@@ -319,7 +432,7 @@ def main():
     torch.manual_seed(SEED)
     torch.use_deterministic_algorithms(True)
 
-    state = train(args.steps, args.build)
+    state = train(args.steps, args.build, args.truncated)
     with tempfile.TemporaryDirectory() as tmp:
         ckpt = args.ckpt or os.path.join(tmp, "gigaam-digits.ckpt")
         torch.save({"cfg": upstream_cfg(), "state_dict": state}, ckpt)
