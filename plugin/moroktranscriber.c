@@ -76,7 +76,7 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define DEFAULT_LATENESS_MS 0
 #define DEFAULT_INTERVAL_MS 0 /* from the decode's cost */
 #define DEFAULT_HOLD_MS 600
-#define DEFAULT_WINDOW 2.5 /* s */
+#define DEFAULT_WINDOW 2.0 /* s */
 #define MIN_INTERVAL_MS 150
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
 #define EXCESSIVE_DELAY "moroktranscriber/excessive-delay"
@@ -376,10 +376,10 @@ ensure_stream (MorokTranscriber *self, GError **error)
       morok_gigaam_stream_reset (self->stream);
     }
   /* decodes may take twice the measured time (another stream, a busy
-   * machine) before a word is late; one stream keeps an eighth of a core */
+   * machine) before a word is late; one stream keeps a tenth of a core */
   GstClockTime decode = self->decode_ns;
   self->latency = latency ? latency : MAX (50 * GST_MSECOND, 2 * decode + 20 * GST_MSECOND);
-  self->interval = interval ? interval : MAX (MIN_INTERVAL_MS * GST_MSECOND, 8 * decode);
+  self->interval = interval ? interval : MAX (MIN_INTERVAL_MS * GST_MSECOND, 10 * decode);
   return TRUE;
 }
 
@@ -711,7 +711,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
       "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
-      "one stream's decoding within an eighth of a core, at least 150 ms",
+      "one stream's decoding within a tenth of a core, at least 150 ms",
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",
