@@ -88,9 +88,8 @@ rows_linear (MorokTensor *x, MorokTensor *w, MorokTensor *b, gboolean relu, GErr
  * of L samples every hop), then the magnitude of their windowed DFT, which
  * is ONNX's Conv with the basis [2F, 1, L] when the basis is that DFT
  * (silero-vad.c, basis_window: the loader takes no other): one FFT kernel
- * (morok_tensor_dft_magnitude: v5 16 kHz, 64 streams, 2.8-3.4 -> 1.2-1.3
- * us a stream-chunk against the folded basis products it replaced; one
- * stream 6.4-6.8 -> 4.2-4.3 us, profiled). Time-major, [B, 4, 129]: the
+ * (morok_tensor_dft_magnitude, faster than the folded basis products it
+ * replaced, for one stream and batched). Time-major, [B, 4, 129]: the
  * encoder's layout. */
 static MorokTensor *
 stft_magnitude (const SileroNet *n, MorokTensor *audio, GError **error)
@@ -241,8 +240,8 @@ frames_span (const SileroFrames *f, gint64 first, gint64 last, GError **error)
  * part reads its windows in place where they are rows of it (one output
  * frame); one output frame over several parts is the cat of its taps'
  * frames along channels, a row copy per part, not a cat in time that its
- * windows then read through a choice per element (Silero v5's 3 such
- * copies at b = 64: 35 -> 7 us). */
+ * windows then read through a choice per element (a choice per element
+ * costs several times the row copies). */
 static gboolean
 conv_rows_relu (const SileroFrames *in, const SileroParam *w, const SileroParam *b, gint64 stride,
                 SileroFrames *out, GError **error)
