@@ -466,8 +466,6 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
       morok_live_worker_set_flushing (priv->live, TRUE);
       morok_live_output_set_flushing (priv->live_out, TRUE);
     }
-  if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
-    gst_event_copy_segment (event, &priv->segment);
   if (priv->live && live_sink_event (self, event))
     return TRUE;
   switch (GST_EVENT_TYPE (event))
@@ -495,10 +493,10 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
         if (priv->gate && finish_utterance (self, TRUE) != GST_FLOW_OK)
           GST_CAT_DEBUG_OBJECT (CLASS (self)->debug_category, self,
                                 "downstream refused the last utterance");
-        GstSegment segment;
-        gst_event_copy_segment (event, &segment);
+        /* only now: live output of the segment before reads it until here */
+        gst_event_copy_segment (event, &priv->segment);
         if (priv->gate)
-          morok_utterance_gate_set_segment (priv->gate, &segment);
+          morok_utterance_gate_set_segment (priv->gate, &priv->segment);
         break;
       }
     case GST_EVENT_GAP:

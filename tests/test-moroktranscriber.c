@@ -81,10 +81,10 @@ transcriber_harness (const char *model, const char *props, GstBus **out_bus, GSt
 {
   g_autofree char *name = g_strdup_printf ("%s.safetensors", model);
   g_autofree char *path = fixture_path (name);
-  /* a harness answers the LATENCY query live: offline unless @props says */
-  g_autofree char *desc
-      = g_strdup_printf ("moroktranscriber model=%s mode=offline %s", path, props);
+  g_autofree char *desc = g_strdup_printf ("moroktranscriber model=%s %s", path, props);
   GstHarness *h = gst_harness_new_parse (desc);
+  /* upstream not live, as a file: mode=auto decodes offline */
+  gst_harness_set_live (h, FALSE);
   gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=16000, channels=1, "
                                    "layout=interleaved");
   GstElement *el = gst_harness_find_element (h, "moroktranscriber");
@@ -374,13 +374,15 @@ GST_START_TEST (test_output_utterance)
 }
 GST_END_TEST;
 
-/* The LATENCY query adds max-batch × max-duration and latency: upstream's
- * (the harness's, none) + 2 × 1 s + 250 ms. */
+/* Decoding offline, the LATENCY query adds max-batch × max-duration and
+ * latency: upstream's (the harness's, none) + 2 × 1 s + 250 ms, upstream
+ * live too. */
 GST_START_TEST (test_latency)
 {
   GstBus *bus;
-  GstHarness *h
-      = transcriber_harness (models[0], "max-duration=1 max-batch=2 latency=250", &bus, NULL);
+  GstHarness *h = transcriber_harness (
+      models[0], "mode=offline max-duration=1 max-batch=2 latency=250", &bus, NULL);
+  gst_harness_set_live (h, TRUE);
   fail_unless_equals_uint64 (gst_harness_query_latency (h), 2250 * GST_MSECOND);
   harness_teardown (h, bus);
 }

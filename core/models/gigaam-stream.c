@@ -88,13 +88,6 @@ morok_gigaam_stream_commit (const MorokGigaAmStream *st)
   return st->commit;
 }
 
-gint64
-morok_gigaam_stream_frame_samples (const MorokGigaAmStream *st)
-{
-  g_return_val_if_fail (st != NULL, 0);
-  return st->frame;
-}
-
 /* Runs the plan over @n samples of @wave and decodes frames @from .. of
  * its output into st->tokens, their frames shifted by @shift; the tokens'
  * count, or -1 with @error. */

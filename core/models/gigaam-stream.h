@@ -68,7 +68,5 @@ gboolean morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples
                                      gboolean final, gboolean *out_more, GError **error);
 /* (transfer none) */
 const MorokStreamCommit *morok_gigaam_stream_commit (const MorokGigaAmStream *st);
-/* Samples per encoded frame. */
-gint64 morok_gigaam_stream_frame_samples (const MorokGigaAmStream *st);
 
 G_END_DECLS
