@@ -527,6 +527,7 @@ push_committed (MorokTranscriber *self, const MorokLiveUtterance *utt)
       if (!text)
         continue;
       MorokTimedWord word = { text, morok_time_in (base, start), morok_time_in (base, end) };
+      GST_LOG_OBJECT (self, "commits \"%s\" at frame %" G_GINT64_FORMAT, text, tokens[0].frame);
       g_array_append_val (self->words, word);
       if (self->prepared_output != MOROK_TRANSCRIBER_OUTPUT_WORD)
         continue;
@@ -536,7 +537,24 @@ push_committed (MorokTranscriber *self, const MorokLiveUtterance *utt)
   return ret;
 }
 
-/* The committed words of the utterance, joined by spaces. (transfer full) */
+/* GST_DEBUG=moroktranscriber:6 shows each decode's tentative tokens as
+ * text@frame: what the commit rules saw. */
+static void
+log_tentative (MorokTranscriber *self, const MorokCtcToken *tokens, guint k, gint64 n,
+               const MorokVocabulary *vocab)
+{
+  if (gst_debug_category_get_threshold (morok_transcriber_debug) < GST_LEVEL_LOG)
+    return;
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint i = 0; i < k; i++)
+    g_string_append_printf (s, " %s@%" G_GINT64_FORMAT,
+                            tokens[i].id < vocab->n_tokens ? vocab->tokens[tokens[i].id] : "?",
+                            tokens[i].frame);
+  GST_LOG_OBJECT (self, "decode of %.3f s: commit frame %" G_GINT64_FORMAT ", tentative%s",
+                  n / (double) MOROK_UTTERANCE_RATE,
+                  morok_stream_commit_frame (morok_gigaam_stream_commit (self->stream)), s->str);
+}
+
 /* The interim message after a decode of @utt's first @n samples. */
 static void
 post_interim (MorokTranscriber *self, const MorokLiveUtterance *utt, gint64 n)
@@ -547,6 +565,7 @@ post_interim (MorokTranscriber *self, const MorokLiveUtterance *utt, gint64 n)
   const MorokCtcToken *tokens = morok_stream_commit_tentative (sc, &k);
   MorokVocabulary vocab;
   morok_gigaam_vocabulary (self->gigaam, &vocab);
+  log_tentative (self, tokens, k, n, &vocab);
   g_autoptr (MorokTranscript) tr
       = morok_transcript_new (tokens, k, &vocab, morok_gigaam_frame_seconds (self->gigaam));
   g_autofree MorokTimedWord *tentative = g_new (MorokTimedWord, MAX (tr->n_words, 1));

@@ -103,12 +103,20 @@ test_commit_hold (void)
   g_assert_cmpuint (n, ==, 1);
   g_assert_cmpuint (done[0].id, ==, 3);
   /* past the hold without words: the commit frame moves on, but not past
-   * a tentative token (" a", from frame 4) */
-  morok_stream_commit_skip_to (sc, 5);
+   * a tentative word ("a", frame 6); its separator (frame 4) holds nothing */
+  morok_stream_commit_skip_to (sc, 7);
   g_assert_cmpint (morok_stream_commit_frame (sc), ==, 2);
+  morok_stream_commit_skip_to (sc, 5);
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 5);
   morok_stream_commit_update (sc, NULL, 0, 30, FALSE);
   morok_stream_commit_skip_to (sc, 20);
   g_assert_cmpint (morok_stream_commit_frame (sc), ==, 20);
+  /* a separator alone at the edge neither commits nor holds the frame:
+   * a window that stopped short must move on (it looped forever) */
+  MorokCtcToken space[] = { TOK (0, 22, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, space, 1, 40, FALSE), ==, 0);
+  morok_stream_commit_skip_to (sc, 30);
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 30);
 }
 
 /* SentencePiece: a piece with "▁" begins a word, and the words are whole. */

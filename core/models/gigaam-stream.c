@@ -177,5 +177,14 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
     }
   if (!last)
     morok_stream_commit_skip_to (st->commit, end_frame - st->settings.hold / F);
+  /* the hold commits every word that started a hold before the window's
+   * end, so a window that stopped short always moves the commit frame */
+  if (*out_more && morok_stream_commit_frame (st->commit) * F <= commit)
+    {
+      g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
+                   "live decoding made no progress at frame %" G_GINT64_FORMAT,
+                   morok_stream_commit_frame (st->commit));
+      return FALSE;
+    }
   return TRUE;
 }

@@ -205,7 +205,11 @@ void
 morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame)
 {
   g_return_if_fail (sc != NULL);
-  if (frame <= sc->frame || (sc->tentative < sc->n_hyp && sc->hyp[sc->tentative].frame < frame))
+  if (frame <= sc->frame)
+    return;
+  /* separators belong to no word: they may be passed over */
+  guint at, len;
+  if (next_word (sc, sc->hyp, sc->n_hyp, sc->tentative, &at, &len) && sc->hyp[at].frame < frame)
     return;
   sc->frame = frame;
   sc->run_on = FALSE;

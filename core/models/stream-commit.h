@@ -60,9 +60,9 @@ guint morok_stream_commit_frame_tokens (const MorokStreamCommit *sc);
  * returns how many words it committed (read them with _word). */
 guint morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, guint n,
                                   gint64 end_frame, gboolean final);
-/* Moves the commit frame on to @frame when no uncommitted token of the last
- * hypothesis starts before it: audio without words needs no decoding
- * again (its frames stay left context). */
+/* Moves the commit frame on to @frame when no uncommitted word of the last
+ * hypothesis starts before it (separators do not count): audio without
+ * words needs no decoding again (its frames stay left context). */
 void morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame);
 /* How many words the last update committed. */
 guint morok_stream_commit_n_words (const MorokStreamCommit *sc);
