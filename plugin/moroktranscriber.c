@@ -75,9 +75,11 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define OFFLINE_LATENCY_MS 3000
 #define DEFAULT_LATENESS_MS 0
 #define DEFAULT_INTERVAL_MS 0 /* from the decode's cost */
-#define DEFAULT_HOLD_MS 600
-#define DEFAULT_WINDOW 2.0 /* s */
-#define MIN_INTERVAL_MS 150
+#define DEFAULT_HOLD_MS 640
+#define DEFAULT_WINDOW 0.0 /* from the decode's cost */
+#define MIN_WINDOW 2.0     /* s, the automatic window's range */
+#define MAX_WINDOW 6.0
+#define MIN_INTERVAL_MS 100
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
 #define EXCESSIVE_DELAY "moroktranscriber/excessive-delay"
 
@@ -137,6 +139,7 @@ struct _MorokTranscriber
   GMutex live_lock; /* making the stream and measuring it */
   MorokGigaAmStream *stream;
   gint64 decode_ns;                               /* a decode of a whole window, measured once */
+  gint64 window_samples;                          /* the window, chosen or set */
   GstClockTime interval, hold, latency, lateness; /* in force */
   guint64 serial;                                 /* the utterance the words below belong to */
   GArray *words;            /* MorokTimedWord: its committed words (texts owned) */
@@ -191,7 +194,7 @@ morok_transcriber_release (MorokUtteranceElement *element)
   if (self->words)
     g_array_set_size (self->words, 0);
   self->serial = 0;
-  self->decode_ns = 0;
+  self->decode_ns = self->window_samples = 0;
   g_clear_pointer (&self->ctc, gigaam_ctc_jit_free);
   g_clear_pointer (&self->rnnt, gigaam_rnnt_jit_free);
   g_clear_pointer (&self->decoder, morok_rnnt_decoder_free);
@@ -339,9 +342,28 @@ to_samples (GstClockTime t)
   return (gint64) gst_util_uint64_scale (t, MOROK_UTTERANCE_RATE, GST_SECOND);
 }
 
+/* The time (ns) a decode of @n samples of silence takes with @st, the
+ * second of two runs; 0 with @error. */
+static GstClockTime
+time_decode (MorokGigaAmStream *st, gint64 n, GError **error)
+{
+  g_autofree float *silence = g_new0 (float, n);
+  gint64 took = 0;
+  for (int run = 0; run < 2; run++)
+    {
+      gint64 t0 = g_get_monotonic_time ();
+      gboolean more;
+      if (!morok_gigaam_stream_decode (st, silence, n, FALSE, &more, error))
+        return 0;
+      took = g_get_monotonic_time () - t0;
+      morok_gigaam_stream_reset (st);
+    }
+  return MAX (took, 1) * GST_USECOND;
+}
+
 /* With live_lock: the stream of the properties' settings, the cost of a
- * decode of a whole window on this machine (a window of silence, the
- * second of two runs) and the settings it implies; once per prepare. */
+ * decode of a whole window on this machine and the settings it implies;
+ * once per prepare. */
 static gboolean
 ensure_stream (MorokTranscriber *self, GError **error)
 {
@@ -353,28 +375,36 @@ ensure_stream (MorokTranscriber *self, GError **error)
   self->lateness = self->lateness_ms * GST_MSECOND;
   gdouble window = self->window;
   GST_OBJECT_UNLOCK (self);
+  gint64 max_samples = morok_gigaam_max_samples (self->gigaam);
   MorokGigaAmStreamSettings settings = {
-    .window
-    = MIN ((gint64) (window * MOROK_UTTERANCE_RATE), morok_gigaam_max_samples (self->gigaam)),
+    .window = MIN ((gint64) (window * MOROK_UTTERANCE_RATE), max_samples),
     .hold = to_samples (self->hold),
   };
+  if (window == 0)
+    {
+      /* automatic: the longest window, in whole seconds, whose decode keeps
+       * to a tenth of the shortest interval (more left context, fewer
+       * errors where it costs no latency) */
+      settings.window = MIN ((gint64) (MAX_WINDOW * MOROK_UTTERANCE_RATE), max_samples);
+      g_autoptr (MorokGigaAmStream) probe = morok_gigaam_stream_new (
+          self->gigaam, self->ctc, self->rnnt, self->decoder, &settings, error);
+      gint64 n = (gint64) (MIN_WINDOW * MOROK_UTTERANCE_RATE);
+      GstClockTime cost = probe ? time_decode (probe, MIN (n, max_samples), error) : 0;
+      if (!cost)
+        return FALSE;
+      gdouble seconds = floor (MIN_WINDOW * MIN_INTERVAL_MS * GST_MSECOND / 10 / cost);
+      settings.window = MIN (
+          (gint64) (CLAMP (seconds, MIN_WINDOW, MAX_WINDOW) * MOROK_UTTERANCE_RATE), max_samples);
+    }
   self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
                                           &settings, error);
-  if (!self->stream)
-    return FALSE;
-  g_autofree float *silence = g_new0 (float, settings.window);
-  for (int run = 0; run < 2; run++)
+  self->decode_ns = self->stream ? time_decode (self->stream, settings.window, error) : 0;
+  if (!self->decode_ns)
     {
-      gint64 t0 = g_get_monotonic_time ();
-      gboolean more;
-      if (!morok_gigaam_stream_decode (self->stream, silence, settings.window, FALSE, &more, error))
-        {
-          g_clear_pointer (&self->stream, morok_gigaam_stream_free);
-          return FALSE;
-        }
-      self->decode_ns = (g_get_monotonic_time () - t0) * 1000;
-      morok_gigaam_stream_reset (self->stream);
+      g_clear_pointer (&self->stream, morok_gigaam_stream_free);
+      return FALSE;
     }
+  self->window_samples = settings.window;
   /* decodes may take twice the measured time (another stream, a busy
    * machine) before a word is late; one stream keeps a tenth of a core */
   GstClockTime decode = self->decode_ns;
@@ -446,10 +476,11 @@ morok_transcriber_live_start (MorokUtteranceElement *element, gboolean upstream_
   GST_OBJECT_UNLOCK (self);
   morok_utterance_element_set_live_shift (element, self->lateness);
   GST_INFO_OBJECT (self,
-                   "live: a decode of the window takes %.1f ms; interval %" GST_TIME_FORMAT
+                   "live: a decode of the window (%.1f s) takes %.1f ms; interval %" GST_TIME_FORMAT
                    ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
-                   self->decode_ns / 1e6, GST_TIME_ARGS (self->interval),
-                   GST_TIME_ARGS (self->hold), GST_TIME_ARGS (self->latency));
+                   self->window_samples / (double) MOROK_UTTERANCE_RATE, self->decode_ns / 1e6,
+                   GST_TIME_ARGS (self->interval), GST_TIME_ARGS (self->hold),
+                   GST_TIME_ARGS (self->latency));
   return MAX (to_samples (self->interval), 1);
 }
 
@@ -730,7 +761,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
       "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
-      "one stream's decoding within a tenth of a core, at least 150 ms",
+      "one stream's decoding within a tenth of a core, at least 100 ms",
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",
@@ -739,8 +770,9 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_WINDOW] = g_param_spec_double (
       "window", "Window",
       "Live: the most audio (s) one decode covers, the utterance's end and the left context "
-      "before it (at least twice hold; at most max-duration)",
-      0.2, 600.0, DEFAULT_WINDOW, ready);
+      "before it (at least twice hold; at most max-duration). 0: the longest of 2 to 6 s, in "
+      "whole seconds, whose decode takes at most 10 ms as measured at the start",
+      0.0, 600.0, DEFAULT_WINDOW, ready);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "Morok GigaAM speech transcriber",

@@ -135,6 +135,33 @@ test_commit_pieces (void)
   g_assert_cmpint (w[1].frame, ==, 3);
 }
 
+/* The hold commits no piece that starts in a decode's last two frames
+ * (the least right context); with a vocabulary that marks words' first
+ * pieces, the rest of a word committed so is dropped, not made a word;
+ * a " " token separates words there too. */
+static void
+test_commit_edge (void)
+{
+  static const char *const pieces[] = { " ", "\u2581ni", "ne", "\u2581on", "e" };
+  MorokVocabulary vocab = { pieces, 5, TRUE, NULL, NULL, TRUE };
+  g_autoptr (MorokStreamCommit) sc = morok_stream_commit_new (&vocab, FALSE, 16, 10);
+  MorokCtcToken a[] = { TOK (1, 2, 1), TOK (2, 11, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, a, 2, 12, FALSE), ==, 1);
+  guint n;
+  const MorokCtcToken *w = morok_stream_commit_word (sc, 0, &n);
+  g_assert_cmpuint (n, ==, 1); /* "▁ni": "ne" starts at 11, past 12 - 2 */
+  g_assert_cmpuint (w[0].id, ==, 1);
+  MorokCtcToken b[] = { TOK (2, 11, 1), TOK (0, 13, 1), TOK (3, 14, 1), TOK (4, 16, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, b, 4, 20, FALSE), ==, 0);
+  const MorokCtcToken *t = morok_stream_commit_tentative (sc, &n);
+  g_assert_cmpuint (n, ==, 3); /* " ▁on e": "ne" is gone */
+  g_assert_cmpuint (t[0].id, ==, 0);
+  g_assert_cmpuint (morok_stream_commit_update (sc, b, 4, 20, TRUE), ==, 1);
+  w = morok_stream_commit_word (sc, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (w[0].id, ==, 3);
+}
+
 /* ---- GigaAM ---- */
 
 static JsonParser *expected;
@@ -408,6 +435,7 @@ main (int argc, char **argv)
   g_test_add_func ("/stream-commit/agreement", test_commit_agreement);
   g_test_add_func ("/stream-commit/hold", test_commit_hold);
   g_test_add_func ("/stream-commit/pieces", test_commit_pieces);
+  g_test_add_func ("/stream-commit/edge", test_commit_edge);
   static const char *const models[]
       = { "gigaam-v3-e2e-ctc-tiny", "gigaam-v3-e2e-rnnt-tiny", "gigaam-v2-rnnt-tiny" };
   for (guint m = 0; m < G_N_ELEMENTS (models); m++)

@@ -55,6 +55,34 @@ test_pieces (void)
   assert_word (&tr->words[1], "world.", 0.28, 0.36);
 }
 
+/* SentencePiece with a " " token (a control piece, as the digits model has
+ * it): it ends a word, as upstream's chars_to_words has it for any
+ * vocabulary, and renders as nothing; a "▁" piece begins a word without
+ * it. */
+static void
+test_pieces_space (void)
+{
+  const char *tokens[] = { " ", "\xe2\x96\x81ze", "ro", "\xe2\x96\x81on", "e" };
+  const MorokPieceType types[] = { MOROK_PIECE_CONTROL, MOROK_PIECE_NORMAL, MOROK_PIECE_NORMAL,
+                                   MOROK_PIECE_NORMAL, MOROK_PIECE_NORMAL };
+  const MorokVocabulary vocab = { .tokens = tokens,
+                                  .n_tokens = 5,
+                                  .sentencepiece = TRUE,
+                                  .types = types,
+                                  .strip_first_space = TRUE };
+  /* " zero one" then "ro" after a space, then "one" with no space before it */
+  const MorokCtcToken tok[]
+      = { { 0, 0, 1 }, { 1, 1, 1 }, { 2, 3, 1 },  { 0, 5, 1 },  { 3, 6, 1 },
+          { 4, 8, 1 }, { 0, 9, 1 }, { 2, 10, 1 }, { 3, 12, 1 }, { 4, 13, 1 } };
+  g_autoptr (MorokTranscript) tr = morok_transcript_new (tok, G_N_ELEMENTS (tok), &vocab, 0.04);
+  g_assert_cmpstr (tr->text, ==, "zero onero one");
+  g_assert_cmpuint (tr->n_words, ==, 4);
+  assert_word (&tr->words[0], "zero", 0.04, 0.16);
+  assert_word (&tr->words[1], "one", 0.24, 0.36);
+  assert_word (&tr->words[2], "ro", 0.40, 0.44);
+  assert_word (&tr->words[3], "one", 0.48, 0.56);
+}
+
 /* No tokens: empty text, no words; ids past the vocabulary are skipped. */
 static void
 test_empty (void)
@@ -159,6 +187,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/transcript/chars", test_chars);
   g_test_add_func ("/transcript/sentencepiece", test_pieces);
+  g_test_add_func ("/transcript/sentencepiece-space", test_pieces_space);
   g_test_add_func ("/transcript/empty", test_empty);
   g_test_add_func ("/transcript/piece-byte", test_piece_byte);
   g_test_add_func ("/transcript/sentencepiece-fixture", test_sentencepiece_fixture);

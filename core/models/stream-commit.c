@@ -7,6 +7,9 @@
 
 /* Neighbouring decodes place the same word this close, in frames. */
 #define SAME_PLACE 2
+/* The last frames of a decode have the least right context: the hold
+ * commits no token that starts in them. */
+#define EDGE_FRAMES 2
 
 typedef enum
 {
@@ -19,11 +22,12 @@ struct _MorokStreamCommit
 {
   guint8 *kinds; /* TokenKind per class */
   guint n_kinds, max_tokens;
-  gboolean rnnt;
+  gboolean rnnt, begins; /* begins: the vocabulary marks words' first pieces */
   gint64 hold;
 
   gint64 frame;                   /* the first frame the next decode covers */
   gboolean run_on;                /* CTC: the frame is the end of the last committed run */
+  gboolean cut;                   /* the last committed word may go on (begins only) */
   guint at_frame;                 /* RNN-T: committed tokens of the commit frame */
   guint last_id;                  /* the last committed token's class */
   MorokCtcToken *hyp, *prev;      /* [max_tokens]: this decode's, the last one's tentative */
@@ -38,9 +42,9 @@ static TokenKind
 kind_of (const MorokVocabulary *vocab, guint id)
 {
   const char *text = vocab->tokens[id];
-  if (!vocab->sentencepiece)
-    return strcmp (text, " ") == 0 ? TOKEN_SEPARATES : TOKEN_IN_WORD;
-  return g_str_has_prefix (text, "\u2581") ? TOKEN_BEGINS : TOKEN_IN_WORD;
+  if (strcmp (text, " ") == 0)
+    return TOKEN_SEPARATES;
+  return vocab->sentencepiece && g_str_has_prefix (text, "\u2581") ? TOKEN_BEGINS : TOKEN_IN_WORD;
 }
 
 MorokStreamCommit *
@@ -51,7 +55,10 @@ morok_stream_commit_new (const MorokVocabulary *vocab, gboolean rnnt, guint max_
   sc->n_kinds = vocab->n_tokens;
   sc->kinds = g_new0 (guint8, MAX (sc->n_kinds, 1));
   for (guint id = 0; id < sc->n_kinds; id++)
-    sc->kinds[id] = kind_of (vocab, id);
+    {
+      sc->kinds[id] = kind_of (vocab, id);
+      sc->begins |= sc->kinds[id] == TOKEN_BEGINS;
+    }
   sc->rnnt = rnnt;
   sc->max_tokens = max_tokens;
   sc->hold = hold;
@@ -82,7 +89,7 @@ morok_stream_commit_reset (MorokStreamCommit *sc)
 {
   g_return_if_fail (sc != NULL);
   sc->frame = 0;
-  sc->run_on = FALSE;
+  sc->run_on = sc->cut = FALSE;
   sc->at_frame = 0;
   sc->n_hyp = sc->n_prev = sc->tentative = sc->n_done = sc->n_words = 0;
 }
@@ -178,20 +185,31 @@ morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, 
       /* CTC: the last committed token's run going on */
       if (sc->run_on && sc->n_hyp == 0 && tokens[i].frame == start && tokens[i].id == sc->last_id)
         continue;
+      /* the rest of a word committed before its end: that word is final,
+       * and these pieces make no word of their own */
+      if (sc->cut && sc->n_hyp == 0 && kind (sc, tokens[i].id) == TOKEN_IN_WORD)
+        continue;
       sc->hyp[sc->n_hyp++] = tokens[i];
     }
   guint at, len;
   for (guint k = 0; next_word (sc, sc->hyp, sc->n_hyp, sc->tentative, &at, &len); k++)
     {
       gboolean followed = at + len < sc->n_hyp;
-      gboolean commit = final || sc->hyp[at].frame <= end_frame - sc->hold
-                        || (followed && agreed (sc, k, at, len));
-      if (!commit)
+      gboolean agree = followed && agreed (sc, k, at, len);
+      if (!final && !agree && sc->hyp[at].frame > end_frame - sc->hold)
         break;
+      /* held: the word as far as the edge frames */
+      guint take = len;
+      if (!final && !agree)
+        for (take = 1; take < len && sc->hyp[at + take].frame < end_frame - EDGE_FRAMES; take++)
+          ;
       guint first = sc->n_done + (at - sc->tentative);
-      commit_through (sc, at + len);
+      commit_through (sc, at + take);
       sc->word_at[sc->n_words] = first;
-      sc->word_len[sc->n_words++] = len;
+      sc->word_len[sc->n_words++] = take;
+      sc->cut = sc->begins && !final && (!followed || take < len);
+      if (take < len)
+        break;
     }
   if (final)
     commit_through (sc, sc->n_hyp);

@@ -9,11 +9,16 @@
  *     the next word): a word at the audio's edge may still grow;
  *   - or it started at least @hold frames before the audio's end: the
  *     bound on how long a word waits, which the element's latency states;
+ *     such a word is committed as far as the decode's last two frames
+ *     (its pieces there, with the least right context, are often wrong);
  *   - or the utterance is complete (its last decode).
  *
- * Words are committed in order, whole (a character vocabulary's space
- * tokens separate them; a SentencePiece piece starting with "▁" begins
- * one). The next decode starts at the commit frame: for CTC the frame after
+ * Words are committed in order (" " tokens separate them; a SentencePiece
+ * piece starting with "▁" begins one). Where the vocabulary marks first
+ * pieces so, the pieces that would go on a word the hold committed are
+ * dropped: the word is final, and they make no word of their own (with
+ * characters they begin the next word). The next decode starts at the
+ * commit frame: for CTC the frame after
  * the last committed token's run (a token of the same class starting
  * exactly there is that run going on, not a new token), for RNN-T the
  * frame of the last committed token (the predictor resumes from the state

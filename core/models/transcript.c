@@ -145,7 +145,7 @@ morok_transcript_new (const MorokCtcToken *tokens, guint n, const MorokVocabular
           commit (&p, words, frame_seconds);
           piece += strlen (WORD_START);
         }
-      else if (!sp && strcmp (piece, " ") == 0)
+      else if (strcmp (piece, " ") == 0) /* a space token, in either vocabulary */
         {
           commit (&p, words, frame_seconds);
           continue;

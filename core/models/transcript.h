@@ -14,7 +14,8 @@
  * Words follow upstream's rules (gigaam/timestamps_utils.py), over each
  * token's piece as stored (upstream's IdToPiece: a byte or control piece
  * by its name): a piece starting with "▁" begins a new word (the "▁" is
- * dropped); with characters a " " token ends the word and belongs to none.
+ * dropped); a " " token (in either vocabulary) ends the word and belongs
+ * to none.
  * A word's text is its pieces joined, spaces trimmed (an empty one is
  * dropped); it starts at its first token's frame and ends after its last
  * token's frame: start = frame₀ · s, end = (frameₙ + 1) · s, s the seconds

@@ -54,23 +54,18 @@ def check_sha256(path):
 
 
 def decode_words(log_probs, length, cfg):
-    """[{"word", "start", "end"}] from one utterance's [T', C] log-probs."""
-    blank, tokens = cfg["head"]["blank_id"], cfg["vocabulary"]["tokens"]
-    words, current, prev = [], None, blank
+    """[{"word", "start", "end"}] from one utterance's [T', C] log-probs:
+    greedy CTC, then words as reference.word_times makes them."""
+    blank = cfg["head"]["blank_id"]
+    ids, frames, prev = [], [], blank
     for t, label in enumerate(log_probs[:length].argmax(dim=-1).tolist()):
         if label != blank and label != prev:
-            char = tokens[label]
-            if char == " ":
-                current = None
-            elif current is None:
-                current = {"word": char, "first": t, "last": t}
-                words.append(current)
-            else:
-                current["word"] += char
-                current["last"] = t
+            ids.append(label)
+            frames.append(t)
         prev = label
-    return [{"word": w["word"], "start": w["first"] * FRAME_SECONDS,
-             "end": (w["last"] + 1) * FRAME_SECONDS} for w in words]
+    return [{"word": w["word"], "start": w["start_frame"] * FRAME_SECONDS,
+             "end": w["end_frame"] * FRAME_SECONDS}
+            for w in reference.word_times(ids, frames, cfg["vocabulary"], FRAME_SECONDS)]
 
 
 def edit_distance(ref, hyp):

@@ -47,6 +47,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import convert  # noqa: E402
 import digits_speech  # noqa: E402
+import sentencepiece_lite  # noqa: E402
 import reference  # noqa: E402
 
 SEED = 20240611
@@ -60,6 +61,15 @@ PIECES = {"zero": ("ze", "ro"), "one": ("on", "e"), "two": ("tw", "o"),
           "six": ("si", "x"), "seven": ("sev", "en"), "eight": ("ei", "ght"),
           "nine": ("ni", "ne")}
 VOCAB = [" "] + sorted(p for word in digits_speech.WORDS for p in PIECES[word])  # 21 + blank
+# The vocabulary as SentencePiece pieces (tokenizer.model, classes in VOCAB's
+# order): a word's first piece carries U+2581, so a word ends where the next
+# one begins even when the space between them is not emitted (as at the end
+# of the audio a live decode has, where the space comes last); the space is
+# a control piece: it ends a word and renders as nothing.
+STARTS = {first for first, _ in PIECES.values()}
+SP_PIECES = [" "] + ["\u2581" + p if p in STARTS else p for p in VOCAB[1:]]
+SP_TYPES = ["control"] + ["normal"] * (len(VOCAB) - 1)
+TOKENIZER_IDS = {"unk_id": -1, "bos_id": -1, "eos_id": -1, "pad_id": -1}  # no such pieces
 N_VOICES = 1000       # training voices, 10 words each
 N_VAD_UTTERANCES = 2000   # short utterances cut by the real morokvad (vad_corpus)
 N_VAD_RUNS = 150      # continuous runs among them
@@ -97,7 +107,8 @@ def upstream_cfg():
                     "conv_norm_type": "layer_norm", "flash_attn": False},
         "head": {"_target_": "gigaam.decoder.CTCHead", "feat_in": D_MODEL,
                  "num_classes": len(VOCAB) + 1},
-        "decoding": {"_target_": "gigaam.decoding.CTCGreedyDecoding", "vocabulary": VOCAB},
+        "decoding": {"_target_": "gigaam.decoding.CTCGreedyDecoding",
+                     "model_path": "gigaam-digits_tokenizer.model"},
     }
 
 
@@ -120,7 +131,9 @@ def morok_cfg():
         },
         "head": {"type": "ctc", "feat_in": D_MODEL, "num_classes": len(VOCAB) + 1,
                  "blank_id": len(VOCAB)},
-        "vocabulary": {"type": "char", "tokens": VOCAB},
+        "vocabulary": dict({"type": "sentencepiece", "tokens": SP_PIECES, "piece_types": SP_TYPES},
+                           **{k: v for k, v in sentencepiece_lite.DEFAULTS.items()
+                              if k not in TOKENIZER_IDS}, **TOKENIZER_IDS),
     }
 
 
@@ -436,7 +449,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         ckpt = args.ckpt or os.path.join(tmp, "gigaam-digits.ckpt")
         torch.save({"cfg": upstream_cfg(), "state_dict": state}, ckpt)
-        got = convert.convert(ckpt, args.out, "f16")
+        tokenizer = os.path.join(tmp, "gigaam-digits_tokenizer.model")
+        sentencepiece_lite.write(tokenizer, SP_PIECES, SP_TYPES, **TOKENIZER_IDS)
+        got = convert.convert(ckpt, args.out, "f16", tokenizer=tokenizer)
     if got != morok_cfg():
         raise SystemExit("convert.py made config %s, expected %s" % (got, morok_cfg()))
     digest = sha256_of(args.out)
