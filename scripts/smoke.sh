@@ -120,6 +120,8 @@ fi
 
 run pipeline-vad 'per chunk' bench/pipeline-vad.sh 1 0.1
 run live-latency '^| digits:f32:1' bench/live-latency.sh --smoke
+run live-wer '^RESULT live-wer' bench/live-wer.py tests/fixtures/gigaam-digits.safetensors \
+  tests/fixtures/digits-16k.wav
 run pipeline-vad-pads 'per stream-chunk' bench/pipeline-vad-pads.sh 2 1 2
 run bench-core '[0-9]' build/bench/bench-core
 run bench-jit-overhead '_execute' build/bench/bench-jit-overhead
