@@ -143,10 +143,12 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
   gint64 F = st->frame, window = st->settings.window;
   gint64 commit = morok_stream_commit_frame (st->commit) * F;
   gint64 start, end = n;
-  if (n - commit > window - window / 2)
+  if (n - commit > window - window / 4)
     {
-      /* behind: half a window of left context, the rest of the window */
-      start = MAX (0, commit - window / 2) / F * F;
+      /* behind: a quarter window of left context, the rest of the window
+       * (in step, hold + interval of audio is uncommitted: with half a
+       * window it often counted as behind and took two decodes) */
+      start = MAX (0, commit - window / 4) / F * F;
       end = MIN (n, start + window);
     }
   else

@@ -10,7 +10,7 @@
  * frame on are decoded (CTC: greedily; RNN-T: the predictor resumes from
  * its state after the last committed token); the frames before it are the
  * window's left context. When the uncommitted audio no longer fits in a
- * window with half a window of left context before it (the decodes fell
+ * window with a quarter window of left context before it (the decodes fell
  * behind), the window stops short of the end and the caller decodes again
  * (@out_more): no audio is skipped, and what a window leaves behind is
  * committed by the hold rule.
