@@ -9,10 +9,10 @@
 #include <string.h>
 
 static MorokTensor *
-predictor_build (MorokGigaAm *model, MorokTensor *emb, MorokTensor *h, MorokTensor *c,
+predictor_build (MorokGigaAm *model, MorokTensor *gates, MorokTensor *h, MorokTensor *c,
                  GError **error)
 {
-  return morok_gigaam_rnnt_predictor (model, emb, h, c, error);
+  return morok_gigaam_rnnt_predictor (model, gates, h, c, error);
 }
 
 MOROK_JIT_DEFINE (GigaAmPredictorJit, gigaam_predictor_jit, MorokGigaAm,
@@ -35,7 +35,11 @@ struct _MorokRnntDecoder
   GigaAmPredictorJit *predictor;
   GigaAmJointJit *joint;
   MorokJitRecurrent *rec; /* the predictor's state, [L, rows, H] */
-  const float *embed;     /* [C, H] */
+  /* [C, 4H], the first layer's input term per token
+   * (morok_gigaam_rnnt_input_gates): owned, or a context's, borrowed from
+   * the decoder it shares the plans of */
+  const float *gates;
+  float *gates_owned;
   /* per row, for the run in progress */
   gboolean *active, *emitted;
   guint *symbols, *last;
@@ -43,23 +47,21 @@ struct _MorokRnntDecoder
   guint64 steps, joints;
 };
 
-/* The embedded tokens of the rows that emitted into the predictor's emb
- * input; zeros for "no token yet" (upstream's first step) and for the rows
- * that did not emit (their result is not taken). */
+/* The input term of the tokens of the rows that emitted into the
+ * predictor's gates input; the blank's row, "no token yet" (a zero
+ * embedding), for upstream's first step and for the rows that did not emit
+ * (their result is not taken). */
 static gboolean
 write_tokens (MorokRnntDecoder *dec, GError **error)
 {
-  MorokBuffer *emb = gigaam_predictor_jit_emb_mut (dec->predictor, error);
-  if (!emb)
+  MorokBuffer *in = gigaam_predictor_jit_gates_mut (dec->predictor, error);
+  if (!in)
     return FALSE;
-  float *x = emb->data;
+  gsize G = 4 * (gsize) dec->H;
   for (guint r = 0; r < dec->rows; r++)
     {
-      if (dec->emitted[r] && dec->last[r] != dec->blank)
-        memcpy (x + r * dec->H, dec->embed + (gsize) dec->last[r] * dec->H,
-                dec->H * sizeof (float));
-      else
-        memset (x + r * dec->H, 0, dec->H * sizeof (float));
+      guint k = dec->emitted[r] ? dec->last[r] : dec->blank;
+      memcpy ((float *) in->data + r * G, dec->gates + k * G, G * sizeof (float));
     }
   return TRUE;
 }
@@ -83,7 +85,6 @@ decoder_alloc (MorokGigaAm *model, guint rows)
   dec->rows = rows;
   dec->H = cfg->pred_hidden, dec->J = cfg->joint_hidden, dec->C = cfg->n_classes;
   dec->blank = cfg->blank_id;
-  dec->embed = morok_gigaam_rnnt_embedding (model);
   dec->active = g_new0 (gboolean, rows);
   dec->emitted = g_new0 (gboolean, rows);
   dec->symbols = g_new0 (guint, rows);
@@ -117,13 +118,15 @@ morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig
       return NULL;
     }
   g_autoptr (MorokRnntDecoder) dec = decoder_alloc (model, rows);
+  if (!(dec->gates = dec->gates_owned = morok_gigaam_rnnt_input_gates (model, error)))
+    return NULL;
   guint L = cfg->pred_layers;
-  g_autoptr (MorokInputSpec) emb = morok_input_spec_f32 (MOROK_SHAPE (rows, dec->H));
+  g_autoptr (MorokInputSpec) gates = morok_input_spec_f32 (MOROK_SHAPE (rows, 4 * dec->H));
   g_autoptr (MorokInputSpec) state = morok_input_spec_f32 (MOROK_SHAPE (L, rows, dec->H));
   g_autoptr (MorokInputSpec) jrow = morok_input_spec_f32 (MOROK_SHAPE (rows, dec->J));
   dec->predictor = gigaam_predictor_jit_new (morok_gigaam_ref (model));
   dec->joint = gigaam_joint_jit_new (morok_gigaam_ref (model));
-  if (!gigaam_predictor_jit_prepare_with_config (dec->predictor, emb, state, state, config, error)
+  if (!gigaam_predictor_jit_prepare_with_config (dec->predictor, gates, state, state, config, error)
       || !gigaam_joint_jit_prepare_with_config (dec->joint, jrow, jrow, config, error)
       || !decoder_open_state (dec, error))
     return NULL;
@@ -135,6 +138,7 @@ morok_rnnt_decoder_new_context (MorokRnntDecoder *prepared, GError **error)
 {
   g_return_val_if_fail (prepared != NULL, NULL);
   g_autoptr (MorokRnntDecoder) dec = decoder_alloc (prepared->model, prepared->rows);
+  dec->gates = prepared->gates;
   if (!(dec->predictor = gigaam_predictor_jit_new_context (prepared->predictor, error))
       || !(dec->joint = gigaam_joint_jit_new_context (prepared->joint, error))
       || !decoder_open_state (dec, error))
@@ -271,7 +275,6 @@ morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max
       dec->last[r] = dec->blank;
     }
   morok_jit_recurrent_reset (dec->rec);
-  /* the blank's embedding row is the padding row: zeros, "no token" */
   return predictor_step (dec, error)
          && decode_frames (dec, enc_proj, max_frames, 0, 0, n_frames, n, error);
 }
@@ -369,6 +372,13 @@ morok_rnnt_decoder_joint (MorokRnntDecoder *dec)
   return dec->joint;
 }
 
+const float *
+morok_rnnt_decoder_input_gates (MorokRnntDecoder *dec)
+{
+  g_return_val_if_fail (dec != NULL, NULL);
+  return dec->gates;
+}
+
 void
 morok_rnnt_decoder_free (MorokRnntDecoder *dec)
 {
@@ -384,6 +394,7 @@ morok_rnnt_decoder_free (MorokRnntDecoder *dec)
   g_free (dec->emitted);
   g_free (dec->symbols);
   g_free (dec->last);
+  g_free (dec->gates_owned);
   morok_gigaam_unref (dec->model);
   g_free (dec);
 }

@@ -7,8 +7,11 @@
  * joint are two small prepared plans (one LSTM step; one frame's joint) for
  * a fixed number of rows, the batch: every item of a batch is decoded in
  * the same loop, row by row exactly as alone, through
- * morok_jit_recurrent_step_rows (). Nothing is compiled or allocated per
- * step.
+ * morok_jit_recurrent_step_rows (). The first LSTM layer's input term
+ * depends on the token alone: the decoder makes it for every class once
+ * (morok_gigaam_rnnt_input_gates) and a step copies its row, so a step
+ * reads the recurrent and projection weights only. Nothing is compiled or
+ * allocated per step.
  *
  *   g_autoptr (GigaAmRnntJit) enc = gigaam_rnnt_jit_new (morok_gigaam_ref (model));
  *   gigaam_rnnt_jit_prepare_at_bounds (enc, NULL, &error);
@@ -29,9 +32,11 @@
 
 G_BEGIN_DECLS
 
-/* One predictor step: emb [B, H], h [L, B, H], c [L, B, H] ->
- * [joint.pred (g) [B, J] | h' | c'] (morok_gigaam_rnnt_predictor ()). */
-#define GIGAAM_PREDICTOR_JIT_INPUTS(X) X (emb) X (h) X (c)
+/* One predictor step: gates [B, 4H] (each row the first layer's input
+ * term of a token: a row of morok_rnnt_decoder_input_gates), h [L, B, H],
+ * c [L, B, H] -> [joint.pred (g) [B, J] | h' | c']
+ * (morok_gigaam_rnnt_predictor ()). */
+#define GIGAAM_PREDICTOR_JIT_INPUTS(X) X (gates) X (h) X (c)
 #define GIGAAM_RNNT_JIT_NO_VARS(X)
 MOROK_JIT_DECLARE (GigaAmPredictorJit, gigaam_predictor_jit, MorokGigaAm,
                    GIGAAM_PREDICTOR_JIT_INPUTS, GIGAAM_RNNT_JIT_NO_VARS)
@@ -43,14 +48,16 @@ MOROK_JIT_DECLARE (GigaAmJointJit, gigaam_joint_jit, MorokGigaAm, GIGAAM_JOINT_J
 typedef struct _MorokRnntDecoder MorokRnntDecoder;
 
 /* Prepares the predictor and the joint of @model (an RNN-T model; a
- * reference is taken) for @rows rows, the largest batch it will decode.
- * @config NULL: from the environment. (transfer full) or NULL with the
- * prepare's error (MOROK_JIT_ERROR_BUILD for a CTC model). */
+ * reference is taken) for @rows rows, the largest batch it will decode,
+ * and makes the predictor's input table ([C, 4H] floats). @config NULL:
+ * from the environment. (transfer full) or NULL with the prepare's error
+ * (MOROK_JIT_ERROR_BUILD for a CTC model). */
 MorokRnntDecoder *morok_rnnt_decoder_new (MorokGigaAm *model, guint rows,
                                           const MorokPrepareConfig *config, GError **error);
 /* Another decoder running @prepared's two programs in contexts of its own
  * (morok_jit_new_context): it decodes independently of @prepared (on
- * another thread, too) and must not outlive it. (transfer full) or NULL
+ * another thread, too), reads @prepared's input table and must not outlive
+ * it. (transfer full) or NULL
  * with the contexts' error. */
 MorokRnntDecoder *morok_rnnt_decoder_new_context (MorokRnntDecoder *prepared, GError **error);
 /* Decodes @n items: item i's frames are the first @n_frames[i] rows of J
@@ -84,6 +91,10 @@ void morok_rnnt_decoder_counts (MorokRnntDecoder *dec, guint64 *out_steps, guint
 /* The two plans, for tests and profiles. (transfer none) */
 GigaAmPredictorJit *morok_rnnt_decoder_predictor (MorokRnntDecoder *dec);
 GigaAmJointJit *morok_rnnt_decoder_joint (MorokRnntDecoder *dec);
+/* The predictor's gates input of each token, [C, 4H]
+ * (morok_gigaam_rnnt_input_gates; the blank's row: no token yet).
+ * (transfer none) valid while the decoder it was prepared by lives. */
+const float *morok_rnnt_decoder_input_gates (MorokRnntDecoder *dec);
 void morok_rnnt_decoder_free (MorokRnntDecoder *dec);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokRnntDecoder, morok_rnnt_decoder_free)
 
