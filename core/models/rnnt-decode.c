@@ -45,6 +45,20 @@ struct _MorokRnntDecoder
   guint *symbols, *last;
   GArray **tokens; /* MorokCtcToken */
   guint64 steps, joints;
+  /* live decoding, row 0: a start state, tokens from it and the state
+   * after each (the last _run_from's), which _advance and the next
+   * _run_from take instead of stepping through the same tokens again */
+  gsize state_size;
+  gboolean reuse;      /* morok_rnnt_decoder_set_reuse () */
+  gboolean saved_any;  /* saved_start holds a state */
+  float *saved_start;  /* [state_size] */
+  float *saved_states; /* [saved_room, state_size]: after token i */
+  guint *saved_ids;    /* [saved_room] */
+  guint saved_len, saved_room;
+  gint advanced;      /* the caller's state is saved state advanced - 1 (_advance), or -1 */
+  gboolean live;      /* a _run_from in progress: */
+  gboolean replaying; /* its tokens so far are the saved ones */
+  guint run_at;       /* its tokens so far */
 };
 
 /* The input term of the tokens of the rows that emitted into the
@@ -92,6 +106,8 @@ decoder_alloc (MorokGigaAm *model, guint rows)
   dec->tokens = g_new0 (GArray *, rows);
   for (guint r = 0; r < rows; r++)
     dec->tokens[r] = g_array_new (FALSE, FALSE, sizeof (MorokCtcToken));
+  dec->reuse = TRUE;
+  dec->advanced = -1;
   return dec;
 }
 
@@ -102,7 +118,10 @@ decoder_open_state (MorokRnntDecoder *dec, GError **error)
   guint L = morok_gigaam_config (dec->model)->pred_layers;
   dec->rec = morok_jit_recurrent_new (gigaam_predictor_jit_jit (dec->predictor), L,
                                       dec->rows * dec->H, dec->rows * dec->J, error);
-  return dec->rec != NULL;
+  if (!dec->rec)
+    return FALSE;
+  dec->state_size = morok_jit_recurrent_row_size (dec->rec, dec->rows);
+  return TRUE;
 }
 
 MorokRnntDecoder *
@@ -207,6 +226,90 @@ reserve_tokens (MorokRnntDecoder *dec, const gint64 *frames, guint n)
     }
 }
 
+/* ---- live decoding: the states of the last run, taken again ----
+ *
+ * The predictor's state after a token depends on the state it started from
+ * and the tokens alone, not on the frames that emitted them: a state
+ * saved after the same tokens from a bit-identical start is what stepping
+ * through them again would give, bit for bit. */
+
+static float *
+saved_state (MorokRnntDecoder *dec, guint i)
+{
+  return dec->saved_states + (gsize) i * dec->state_size;
+}
+
+/* How many saved tokens lead to @state: 0 for the saved start, the tokens
+ * _advance went through for the state it left; -1 for any other state. */
+static gint
+saved_position (MorokRnntDecoder *dec, const float *state)
+{
+  gsize bytes = dec->state_size * sizeof (float);
+  if (!dec->reuse || !dec->saved_any)
+    return -1;
+  if (memcmp (state, dec->saved_start, bytes) == 0)
+    return 0;
+  if (dec->advanced > 0 && memcmp (state, saved_state (dec, dec->advanced - 1), bytes) == 0)
+    return dec->advanced;
+  return -1;
+}
+
+/* Before a _run_from from @state that emits at most @most tokens: the
+ * saved tokens start at @state (those before it dropped; none if it is
+ * not among them), with room for @most. Allocates only when the room
+ * grows. */
+static void
+saved_rebase (MorokRnntDecoder *dec, const float *state, guint most)
+{
+  gsize S = dec->state_size;
+  gint at = saved_position (dec, state);
+  if (at < 0)
+    dec->saved_len = 0;
+  else if (at > 0)
+    {
+      dec->saved_len -= (guint) at;
+      memmove (dec->saved_ids, dec->saved_ids + at, dec->saved_len * sizeof (guint));
+      memmove (dec->saved_states, saved_state (dec, (guint) at),
+               dec->saved_len * S * sizeof (float));
+    }
+  dec->saved_len = MIN (dec->saved_len, most);
+  if (!dec->saved_start)
+    dec->saved_start = g_new (float, S);
+  if (most > dec->saved_room)
+    {
+      dec->saved_states = g_renew (float, dec->saved_states, (gsize) most *S);
+      dec->saved_ids = g_renew (guint, dec->saved_ids, most);
+      dec->saved_room = most;
+    }
+  memcpy (dec->saved_start, state, S * sizeof (float));
+  dec->saved_any = TRUE;
+  dec->advanced = -1;
+  dec->replaying = TRUE;
+  dec->run_at = 0;
+}
+
+/* Row 0's predictor step in a _run_from (it decodes row 0 alone): while its
+ * tokens are the saved ones, the saved state after this one; else a step,
+ * its state saved in place of the rest. */
+static gboolean
+live_step (MorokRnntDecoder *dec, GError **error)
+{
+  guint at = dec->run_at; /* < saved_room: saved_rebase made room for every token it can emit */
+  if (dec->replaying && at < dec->saved_len && dec->saved_ids[at] == dec->last[0])
+    morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, saved_state (dec, at));
+  else
+    {
+      dec->replaying = FALSE;
+      if (!predictor_step (dec, error))
+        return FALSE;
+      dec->saved_ids[at] = dec->last[0];
+      morok_jit_recurrent_save_row (dec->rec, dec->rows, 0, saved_state (dec, at));
+      dec->saved_len = at + 1;
+    }
+  dec->run_at = at + 1;
+  return TRUE;
+}
+
 /* The greedy loop over frames @from .. of the first @n rows, item r ending
  * at @n_frames[r], from the predictor state the rows have now; each row has
  * emitted @emitted tokens at frame @from already. */
@@ -237,7 +340,7 @@ decode_frames (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, 
               emitted |= dec->emitted[r];
               any |= dec->active[r];
             }
-          if (emitted && !predictor_step (dec, error))
+          if (emitted && !(dec->live ? live_step (dec, error) : predictor_step (dec, error)))
             return FALSE;
         }
     }
@@ -283,7 +386,7 @@ gsize
 morok_rnnt_decoder_state_size (MorokRnntDecoder *dec)
 {
   g_return_val_if_fail (dec != NULL, 0);
-  return morok_jit_recurrent_row_size (dec->rec, dec->rows);
+  return dec->state_size;
 }
 
 /* Row 0 alone takes the next predictor step. */
@@ -314,9 +417,22 @@ morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state, const MorokCtcT
   g_return_val_if_fail (dec != NULL && state != NULL && (n == 0 || tokens != NULL), FALSE);
   if (n == 0)
     return TRUE;
+  gint at = saved_position (dec, state);
+  guint same = 0;
+  while (at >= 0 && same < n && (guint) at + same < dec->saved_len
+         && dec->saved_ids[at + same] == tokens[same].id)
+    same++;
+  dec->advanced = -1;
+  if (same > 0)
+    memcpy (state, saved_state (dec, at + same - 1), dec->state_size * sizeof (float));
+  if (same == n)
+    {
+      dec->advanced = at + (gint) same;
+      return TRUE;
+    }
   morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, state);
   only_first_row (dec);
-  for (guint i = 0; i < n; i++)
+  for (guint i = same; i < n; i++)
     {
       dec->last[0] = tokens[i].id;
       if (!predictor_step (dec, error))
@@ -334,10 +450,33 @@ morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state, const fl
   g_return_val_if_fail (dec != NULL && state != NULL && enc_proj != NULL, FALSE);
   if (!check_items (dec, max_frames, &n_frames, 1, error))
     return FALSE;
+  from = MAX (from, 0);
   dec->steps = dec->joints = 0;
   reserve_tokens (dec, &n_frames, 1);
+  saved_rebase (dec, state, (guint) (MAX (n_frames - from, 0) * MOROK_RNNT_MAX_SYMBOLS));
   morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, state);
-  return decode_frames (dec, enc_proj, max_frames, MAX (from, 0), emitted, &n_frames, 1, error);
+  dec->live = TRUE;
+  gboolean ok = decode_frames (dec, enc_proj, max_frames, from, emitted, &n_frames, 1, error);
+  dec->live = FALSE;
+  /* what it replayed past its last token is an earlier run's */
+  dec->saved_len = MIN (dec->saved_len, dec->run_at);
+  return ok;
+}
+
+void
+morok_rnnt_decoder_set_reuse (MorokRnntDecoder *dec, gboolean reuse)
+{
+  g_return_if_fail (dec != NULL);
+  dec->reuse = reuse;
+}
+
+void
+morok_rnnt_decoder_forget (MorokRnntDecoder *dec)
+{
+  g_return_if_fail (dec != NULL);
+  dec->saved_any = FALSE;
+  dec->saved_len = 0;
+  dec->advanced = -1;
 }
 
 const MorokCtcToken *
@@ -395,6 +534,9 @@ morok_rnnt_decoder_free (MorokRnntDecoder *dec)
   g_free (dec->symbols);
   g_free (dec->last);
   g_free (dec->gates_owned);
+  g_free (dec->saved_start);
+  g_free (dec->saved_states);
+  g_free (dec->saved_ids);
   morok_gigaam_unref (dec->model);
   g_free (dec);
 }

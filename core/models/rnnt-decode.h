@@ -74,8 +74,15 @@ gboolean morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, g
  * _run_from decodes frames @from .. @n_frames - 1 of one item (rows of J
  * floats at @enc_proj) from @state, @emitted tokens of frame @from already
  * out: exactly as _run goes on after the token that led to @state. Its
- * tokens (frames counted from the item's first) are item 0's. Allocate
- * nothing once the tokens of the longest item have had room. */
+ * tokens (frames counted from the item's first) are item 0's.
+ *
+ * _run_from keeps the state after each token it emitted. _advance from the
+ * state it started from (or from the state the last _advance left), through
+ * tokens that begin as its did, takes those states instead of stepping; so
+ * does the next _run_from from such a state while it emits the tokens the
+ * last one did (the frames may differ: the state depends on the tokens
+ * alone). The results are bit for bit those of stepping. Allocate nothing
+ * once the tokens of the longest item have had room. */
 gsize morok_rnnt_decoder_state_size (MorokRnntDecoder *dec);
 gboolean morok_rnnt_decoder_start_state (MorokRnntDecoder *dec, float *state, GError **error);
 gboolean morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state,
@@ -83,10 +90,18 @@ gboolean morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state,
 gboolean morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state,
                                       const float *enc_proj, gint64 max_frames, gint64 from,
                                       guint emitted, gint64 n_frames, GError **error);
+/* TRUE (the default): _advance and _run_from take the saved states where
+ * they can; FALSE: they step through every token (what tests compare). */
+void morok_rnnt_decoder_set_reuse (MorokRnntDecoder *dec, gboolean reuse);
+/* Drops the saved states (another utterance): the next _run_from steps
+ * through every token it emits. */
+void morok_rnnt_decoder_forget (MorokRnntDecoder *dec);
 /* Item @i's tokens of the last run, each with the frame that emitted it
  * (n_frames is 1). (transfer none) valid until the next run. */
 const MorokCtcToken *morok_rnnt_decoder_tokens (MorokRnntDecoder *dec, guint i, guint *out_n);
-/* Predictor steps and joint evaluations of the last run. */
+/* Predictor steps (plan executions: a saved state taken is none) and joint
+ * evaluations since the last run began (an _advance after it adds its
+ * steps). */
 void morok_rnnt_decoder_counts (MorokRnntDecoder *dec, guint64 *out_steps, guint64 *out_joints);
 /* The two plans, for tests and profiles. (transfer none) */
 GigaAmPredictorJit *morok_rnnt_decoder_predictor (MorokRnntDecoder *dec);
