@@ -22,7 +22,7 @@
  * adds to it (added_pct = total / encoder - 1; the two are timed in separate
  * runs, so it carries their noise). Plans are bound at the longest length.
  * RNN-T also times, on its own (STEP_REPS times, median), one predictor step
- * as the decoder drives it (token embedding packed, state in and out,
+ * as the decoder drives it (token's input term copied, state in and out,
  * morok_jit_recurrent_step; step_us, of which exec_us is the plan) and one
  * joint execute (joint_us); rest_us is what the decoding's time leaves after
  * steps * step_us + joints * joint_us (copies, argmax, token bookkeeping):
@@ -230,18 +230,20 @@ time_head (Bench *b, Head *h, const int *seconds, guint n_lengths, Case *cases, 
 
 typedef struct
 {
-  const float *embed; /* [C, H] */
+  const float *gates; /* [C, 4H] */
   guint H, C, token;
 } StepToken;
 
-/* A token's embedding into the predictor's emb input, then the next token. */
+/* A token's input term into the predictor's gates input, then the next
+ * token. */
 static gboolean
 write_token (GigaAmPredictorJit *pred, StepToken *st, GError **error)
 {
-  MorokBuffer *emb = gigaam_predictor_jit_emb_mut (pred, error);
-  if (!emb)
+  MorokBuffer *in = gigaam_predictor_jit_gates_mut (pred, error);
+  if (!in)
     return FALSE;
-  memcpy (emb->data, st->embed + (gsize) st->token * st->H, st->H * sizeof (float));
+  gsize G = 4 * (gsize) st->H;
+  memcpy (in->data, st->gates + st->token * G, G * sizeof (float));
   st->token = (st->token * 31 + 7) % (st->C - 1);
   return TRUE;
 }
@@ -260,7 +262,7 @@ time_steps (Bench *b, Head *h, double *out_step, double *out_exec, double *out_j
                                  cfg->pred_hidden, cfg->joint_hidden, error);
   if (!rec)
     return FALSE;
-  StepToken st = { morok_gigaam_rnnt_embedding (b->model), cfg->pred_hidden, cfg->n_classes, 1 };
+  StepToken st = { morok_rnnt_decoder_input_gates (h->dec), cfg->pred_hidden, cfg->n_classes, 1 };
   g_autofree double *step = g_new (double, STEP_REPS);
   g_autofree double *exec = g_new (double, STEP_REPS);
   g_autofree double *jt = g_new (double, STEP_REPS);

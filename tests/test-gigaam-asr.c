@@ -209,9 +209,9 @@ check_joint_steps (Fixture *f, const float *enc_proj, guint i, const MorokPrepar
   g_autoptr (MorokJitRecurrent) rec
       = morok_jit_recurrent_new (gigaam_predictor_jit_jit (pred), cfg->pred_layers, H, J, &e);
   g_assert_no_error (e);
-  const float *embed = morok_gigaam_rnnt_embedding (f->model);
-  MorokBuffer *emb = gigaam_predictor_jit_emb_mut (pred, &e);
-  memset (emb->data, 0, H * sizeof (float)); /* no token yet */
+  const float *gates = morok_rnnt_decoder_input_gates (dec); /* [C, 4H] */
+  float *in = gigaam_predictor_jit_gates_mut (pred, &e)->data;
+  memcpy (in, gates + (gsize) cfg->blank_id * 4 * H, 4 * H * sizeof (float)); /* no token yet */
   const float *g = morok_jit_recurrent_step (rec, &e);
   g_assert_no_error (e);
   for (gint64 s = 0; s < n_frames; s++)
@@ -228,7 +228,7 @@ check_joint_steps (Fixture *f, const float *enc_proj, guint i, const MorokPrepar
         best = want[s * C + k] > want[s * C + best] ? k : best;
       if (best == cfg->blank_id)
         continue;
-      memcpy (emb->data, embed + (gsize) best * H, H * sizeof (float));
+      memcpy (in, gates + (gsize) best * 4 * H, 4 * H * sizeof (float));
       g = morok_jit_recurrent_step (rec, &e);
       g_assert_no_error (e);
     }

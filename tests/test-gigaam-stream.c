@@ -4,7 +4,8 @@
  * models/gigaam-stream.h on the tiny GigaAM fixtures against the PyTorch
  * reference's tokens (tests/fixtures/gigaam-asr-expected.json): a window
  * that covers the whole utterance gives the offline tokens, an RNN-T
- * decode resumed after any token gives the rest of them, and decodes of
+ * decode resumed after any token gives the rest of them, the predictor
+ * states an RNN-T decoder saved give what stepping gives, and decodes of
  * a growing utterance allocate nothing. */
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -406,6 +407,194 @@ test_growing (gconstpointer name)
   fixture_clear (&f);
 }
 
+/* The tokens of the last update of @st: committed, then tentative. */
+typedef struct
+{
+  guint n_done, n_tentative;
+  MorokCtcToken tokens[4096];
+  gint64 frame;
+} Hypothesis;
+
+static void
+hypothesis_read (MorokGigaAmStream *st, Hypothesis *h)
+{
+  const MorokStreamCommit *sc = morok_gigaam_stream_commit (st);
+  const MorokCtcToken *done = morok_stream_commit_tokens (sc, &h->n_done);
+  const MorokCtcToken *rest = morok_stream_commit_tentative (sc, &h->n_tentative);
+  g_assert_cmpuint (h->n_done + h->n_tentative, <=, G_N_ELEMENTS (h->tokens));
+  memcpy (h->tokens, done, h->n_done * sizeof (MorokCtcToken));
+  memcpy (h->tokens + h->n_done, rest, h->n_tentative * sizeof (MorokCtcToken));
+  h->frame = morok_stream_commit_frame (sc);
+}
+
+static void
+assert_same_hypothesis (const Hypothesis *a, const Hypothesis *b)
+{
+  g_assert_cmpuint (a->n_done, ==, b->n_done);
+  g_assert_cmpuint (a->n_tentative, ==, b->n_tentative);
+  g_assert_cmpint (a->frame, ==, b->frame);
+  for (guint k = 0; k < a->n_done + a->n_tentative; k++)
+    {
+      g_assert_cmpuint (a->tokens[k].id, ==, b->tokens[k].id);
+      g_assert_cmpint (a->tokens[k].frame, ==, b->tokens[k].frame);
+    }
+}
+
+/* RNN-T: a growing utterance decoded every 0.1 s with the states the
+ * decoder saved commits and proposes, decode by decode, exactly what
+ * stepping through every token does, and steps the predictor fewer times. */
+static void
+test_rnnt_reuse_growing (gconstpointer name)
+{
+  Fixture f;
+  Plans p;
+  GError *e = NULL;
+  fixture_load (&f, name);
+  plans_prepare (&f, &p, 3.0);
+  g_autoptr (MorokRnntDecoder) stepping = morok_rnnt_decoder_new_context (p.decoder, &e);
+  g_assert_no_error (e);
+  morok_rnnt_decoder_set_reuse (stepping, FALSE);
+  MorokGigaAmStreamSettings settings = { 16000, 4800 };
+  g_autoptr (MorokGigaAmStream) st
+      = morok_gigaam_stream_new (f.model, NULL, p.rnnt, p.decoder, &settings, &e);
+  g_autoptr (MorokGigaAmStream) ref
+      = morok_gigaam_stream_new (f.model, NULL, p.rnnt, stepping, &settings, &e);
+  g_assert_no_error (e);
+  g_autofree Hypothesis *got = g_new0 (Hypothesis, 1), *want = g_new0 (Hypothesis, 1);
+  guint64 steps = 0, ref_steps = 0, s;
+  guint decodes = 0;
+  for (guint i = 0; i < 3; i++)
+    {
+      gint64 n;
+      g_autofree float *wave = samples (&f, i, &n);
+      morok_gigaam_stream_reset (st);
+      morok_gigaam_stream_reset (ref);
+      for (gint64 end = 1600; end <= n; end = end == n ? n + 1 : MIN (end + 1600, n))
+        {
+          gboolean more = TRUE, ref_more = TRUE;
+          while (more)
+            {
+              g_assert_true (morok_gigaam_stream_decode (st, wave, end, end == n, &more, &e));
+              morok_rnnt_decoder_counts (p.decoder, &s, NULL);
+              steps += s;
+              g_assert_true (morok_gigaam_stream_decode (ref, wave, end, end == n, &ref_more, &e));
+              morok_rnnt_decoder_counts (stepping, &s, NULL);
+              ref_steps += s;
+              g_assert_no_error (e);
+              g_assert_cmpint (more, ==, ref_more);
+              hypothesis_read (st, got);
+              hypothesis_read (ref, want);
+              assert_same_hypothesis (got, want);
+              decodes++;
+            }
+        }
+    }
+  g_test_message ("%u decodes: %" G_GUINT64_FORMAT " predictor steps, %" G_GUINT64_FORMAT
+                  " stepping every token",
+                  decodes, steps, ref_steps);
+  g_assert_cmpuint (steps, <, ref_steps);
+  g_clear_pointer (&st, morok_gigaam_stream_free);
+  g_clear_pointer (&ref, morok_gigaam_stream_free);
+  g_clear_pointer (&stepping, morok_rnnt_decoder_free);
+  plans_clear (&p);
+  fixture_clear (&f);
+}
+
+/* RNN-T: after a run, _advance through its tokens takes no predictor step
+ * and leaves the state stepping gives, bit for bit; a run from there that
+ * emits the first run's other tokens takes none either; tokens that leave
+ * the run's after j of them take the saved state after j, then step; a
+ * run again from a run's start takes none, and after _forget every one. */
+static void
+test_rnnt_advance_reuses (gconstpointer name)
+{
+  Fixture f;
+  Plans p;
+  GError *e = NULL;
+  fixture_load (&f, name);
+  plans_prepare (&f, &p, 3.0);
+  MorokRnntDecoder *dec = p.decoder;
+  g_autoptr (MorokRnntDecoder) stepping = morok_rnnt_decoder_new_context (dec, &e);
+  g_assert_no_error (e);
+  morok_rnnt_decoder_set_reuse (stepping, FALSE);
+  gsize size = morok_rnnt_decoder_state_size (dec);
+  g_autofree float *start = g_new (float, size);
+  g_autofree float *state = g_new (float, size);
+  g_autofree float *want = g_new (float, size);
+  gint64 n;
+  g_autofree float *wave = samples (&f, 2, &n);
+  const float *w = wave;
+  g_assert_true (gigaam_rnnt_jit_run (p.rnnt, &w, &n, 1, &e));
+  const MorokBuffer *proj = gigaam_rnnt_jit_output (p.rnnt, &e);
+  g_assert_no_error (e);
+  gint64 frames = morok_gigaam_encoded_frames (f.model, n);
+  g_assert_true (morok_rnnt_decoder_start_state (dec, start, &e));
+  g_assert_true (
+      morok_rnnt_decoder_run_from (dec, start, proj->data, proj->shape[1], 0, 0, frames, &e));
+  g_assert_no_error (e);
+  guint total;
+  const MorokCtcToken *t = morok_rnnt_decoder_tokens (dec, 0, &total);
+  g_assert_cmpuint (total, >=, 4);
+  g_autofree MorokCtcToken *run = g_memdup2 (t, total * sizeof (MorokCtcToken));
+  guint64 steps, after_run;
+  morok_rnnt_decoder_counts (dec, &after_run, NULL);
+  g_assert_cmpuint (after_run, ==, total);
+  /* half of the run's tokens: no step, the stepped state */
+  guint k = total / 2;
+  memcpy (state, start, size * sizeof (float));
+  g_assert_true (morok_rnnt_decoder_advance (dec, state, run, k, &e));
+  morok_rnnt_decoder_counts (dec, &steps, NULL);
+  g_assert_cmpuint (steps, ==, after_run);
+  memcpy (want, start, size * sizeof (float));
+  g_assert_true (morok_rnnt_decoder_advance (stepping, want, run, k, &e));
+  g_assert_no_error (e);
+  g_assert_cmpmem (state, size * sizeof (float), want, size * sizeof (float));
+  /* the rest, from there: the same tokens and frames, no step */
+  gint64 from = run[k - 1].frame;
+  guint emitted = 0;
+  for (guint j = 0; j < k; j++)
+    emitted += run[j].frame == from;
+  g_assert_true (morok_rnnt_decoder_run_from (dec, state, proj->data, proj->shape[1], from, emitted,
+                                              frames, &e));
+  g_assert_no_error (e);
+  guint rest;
+  t = morok_rnnt_decoder_tokens (dec, 0, &rest);
+  g_assert_cmpuint (rest, ==, total - k);
+  for (guint j = 0; j < rest; j++)
+    {
+      g_assert_cmpuint (t[j].id, ==, run[k + j].id);
+      g_assert_cmpint (t[j].frame, ==, run[k + j].frame);
+    }
+  morok_rnnt_decoder_counts (dec, &steps, NULL);
+  g_assert_cmpuint (steps, ==, 0);
+  /* the tokens of that run with its third changed: two taken, the rest stepped */
+  MorokCtcToken *other = run + k;
+  other[2].id = (other[2].id + 1) % morok_gigaam_config (f.model)->blank_id;
+  guint64 before;
+  morok_rnnt_decoder_counts (dec, &before, NULL);
+  memcpy (want, state, size * sizeof (float));
+  g_assert_true (morok_rnnt_decoder_advance (dec, state, other, rest, &e));
+  morok_rnnt_decoder_counts (dec, &steps, NULL);
+  g_assert_cmpuint (steps - before, ==, rest - 2);
+  g_assert_true (morok_rnnt_decoder_advance (stepping, want, other, rest, &e));
+  g_assert_no_error (e);
+  g_assert_cmpmem (state, size * sizeof (float), want, size * sizeof (float));
+  /* the whole run again from the start: no step; once forgotten, every one */
+  for (int forget = 0; forget < 3; forget++)
+    {
+      if (forget == 2)
+        morok_rnnt_decoder_forget (dec);
+      g_assert_true (
+          morok_rnnt_decoder_run_from (dec, start, proj->data, proj->shape[1], 0, 0, frames, &e));
+      g_assert_no_error (e);
+      morok_rnnt_decoder_counts (dec, &steps, NULL);
+      g_assert_cmpuint (steps, ==, forget == 1 ? 0 : total);
+    }
+  g_clear_pointer (&stepping, morok_rnnt_decoder_free);
+  plans_clear (&p);
+  fixture_clear (&f);
+}
+
 /* A window shorter than twice the hold is refused, naming both. */
 static void
 test_window_too_short (void)
@@ -447,7 +636,13 @@ main (int argc, char **argv)
       if (m > 0)
         {
           g_autofree char *resume = g_strdup_printf ("/gigaam-stream/rnnt-resume/%s", models[m]);
+          g_autofree char *reuse
+              = g_strdup_printf ("/gigaam-stream/rnnt-reuse-growing/%s", models[m]);
+          g_autofree char *advance
+              = g_strdup_printf ("/gigaam-stream/rnnt-advance-reuses/%s", models[m]);
           g_test_add_data_func (resume, models[m], test_rnnt_resume);
+          g_test_add_data_func (reuse, models[m], test_rnnt_reuse_growing);
+          g_test_add_data_func (advance, models[m], test_rnnt_advance_reuses);
         }
     }
   g_test_add_func ("/gigaam-stream/window-too-short", test_window_too_short);

@@ -629,9 +629,11 @@ sig (double v)
   return 1 / (1 + exp (-v));
 }
 
-/* One LSTM step in PyTorch's layout (gates i, f, g, o); output = [h' | c']. */
+/* One LSTM step in PyTorch's layout (gates i, f, g, o); output = [h' | c'].
+ * @from_input: through morok_tensor_lstm_cell_from_input, its input term
+ * x · w_ihᵀ + b_ih given. */
 static void
-test_lstm_cell (void)
+check_lstm_cell (gboolean from_input)
 {
   enum
   {
@@ -646,15 +648,17 @@ test_lstm_cell (void)
   g_autoptr (Ref) whh = rnd (SHAPE (4 * H, H));
   g_autoptr (Ref) bih = rnd (SHAPE (4 * H));
   g_autoptr (Ref) bhh = rnd (SHAPE (4 * H));
+  g_autoptr (Ref) xg = ref_new (2, (gint64[]){ B, 4 * H });
   g_autoptr (Ref) want = ref_new (2, (gint64[]){ B, 2 * H });
   for (int n = 0; n < B; n++)
     {
       double gate[4 * H];
       for (int r = 0; r < 4 * H; r++)
         {
-          gate[r] = bih->v[r] + bhh->v[r];
+          xg->v[n * 4 * H + r] = bih->v[r];
           for (int i = 0; i < IN; i++)
-            gate[r] += wih->v[r * IN + i] * x->v[n * IN + i];
+            xg->v[n * 4 * H + r] += wih->v[r * IN + i] * x->v[n * IN + i];
+          gate[r] = xg->v[n * 4 * H + r] + bhh->v[r];
           for (int i = 0; i < H; i++)
             gate[r] += whh->v[r * H + i] * h->v[n * H + i];
         }
@@ -669,12 +673,31 @@ test_lstm_cell (void)
   case_init (&c);
   GError *e = NULL;
   MorokTensor *h2, *c2;
-  g_assert_true (morok_tensor_lstm_cell (
-      case_input (&c, x), case_input (&c, h), case_input (&c, cs), case_weight (&c, wih),
-      case_weight (&c, whh), case_weight (&c, bih), case_weight (&c, bhh), &h2, &c2, &e));
+  if (from_input)
+    g_assert_true (morok_tensor_lstm_cell_from_input (case_input (&c, xg), case_input (&c, h),
+                                                      case_input (&c, cs), case_weight (&c, whh),
+                                                      case_weight (&c, bhh), &h2, &c2, &e));
+  else
+    g_assert_true (morok_tensor_lstm_cell (
+        case_input (&c, x), case_input (&c, h), case_input (&c, cs), case_weight (&c, wih),
+        case_weight (&c, whh), case_weight (&c, bih), case_weight (&c, bhh), &h2, &c2, &e));
   MorokTensor *both[] = { h2, c2 };
-  case_check (&c, morok_tensor_cat (both, 2, 1, &e), want, TOL, "lstm_cell");
+  case_check (&c, morok_tensor_cat (both, 2, 1, &e), want, TOL,
+              from_input ? "lstm_cell_from_input" : "lstm_cell");
   g_assert_no_error (e);
+}
+
+static void
+test_lstm_cell (void)
+{
+  check_lstm_cell (FALSE);
+}
+
+/* The step from its input term computed already is the same step. */
+static void
+test_lstm_cell_from_input (void)
+{
+  check_lstm_cell (TRUE);
 }
 
 /* softmax (q k^T / sqrt (D), masked) v in double; @mask [B, Tq or 1, Tk]
@@ -973,6 +996,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/batch-norm/alone-and-folded", test_batch_norm);
   g_test_add_func ("/nn/glu", test_glu);
   g_test_add_func ("/nn/lstm-cell", test_lstm_cell);
+  g_test_add_func ("/nn/lstm-cell/from-input", test_lstm_cell_from_input);
   g_test_add_func ("/nn/attention/masked", test_attention);
   g_test_add_func ("/nn/attention/fused", test_attention_fused);
   g_test_add_func ("/nn/dft-magnitude", test_dft_magnitude);

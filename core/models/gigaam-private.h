@@ -84,6 +84,9 @@ gint64 gigaam_stage_frames (const MorokGigaAm *model, gint64 samples, guint stag
  * (a bug: load checked every name the builders use). */
 MorokTensor *gigaam_weight (MorokGigaAm *model, MorokGraph *g, GError **error, const char *fmt, ...)
     G_GNUC_PRINTF (4, 5);
+/* The weight @name of @model as it lies on the host, or NULL with a
+ * MOROK_TENSOR_ERROR if the model has no such weight or a plan released it. */
+GigaAmWeight *gigaam_weight_data (MorokGigaAm *model, const char *name, GError **error);
 /* The f32 table @name of @n values, living as long as @model: a new one
  * (zeros, *out_fill set to TRUE: the caller fills it) or the one made
  * before with that name and length. */

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The GigaAM RNN-T head as tensors (docs/gigaam-model.md, "RNN-T head"):
  * the joint's encoder projection over all frames, one predictor step (an
- * LSTM of L layers over the embedded token), and the joint of one frame and
- * one predictor output. The embedding is read on the host
- * (models/rnnt-decode.c): a row copy per token, not a product. */
+ * LSTM of L layers), and the joint of one frame and one predictor output.
+ * The first layer's input term depends on the token alone: a table made
+ * once on the host (morok_gigaam_rnnt_input_gates), a row copy per token
+ * (models/rnnt-decode.c), not a product. */
 #define G_LOG_DOMAIN "morok-models"
 #include "models/gigaam-private.h"
+
+#include <string.h>
 
 static MorokTensor *
 linear (MorokGigaAm *m, MorokTensor *x, const char *prefix, GError **error)
@@ -66,27 +69,36 @@ flat (MorokTensor *t, GError **error)
 }
 
 MorokTensor *
-morok_gigaam_rnnt_predictor (MorokGigaAm *model, MorokTensor *emb, MorokTensor *h, MorokTensor *c,
-                             GError **error)
+morok_gigaam_rnnt_predictor (MorokGigaAm *model, MorokTensor *x_gates, MorokTensor *h,
+                             MorokTensor *c, GError **error)
 {
   g_return_val_if_fail (model != NULL, NULL);
-  if ((error && *error) || !emb || !h || !c || !is_rnnt (model, error))
+  if ((error && *error) || !x_gates || !h || !c || !is_rnnt (model, error))
     return NULL;
   guint L = model->config.pred_layers;
   g_autofree MorokTensor **parts = g_new0 (MorokTensor *, 1 + 2 * L);
-  MorokTensor *x = emb;
-  MorokGraph *g = emb->graph;
-  for (guint l = 0; l < L && x; l++)
+  MorokTensor *x = NULL;
+  MorokGraph *g = x_gates->graph;
+  for (guint l = 0; l < L; l++)
     {
       MorokTensor *hl = layer_of (h, l, error), *cl = hl ? layer_of (c, l, error) : NULL;
-      MorokTensor *w_ih = gigaam_weight (model, g, error, "head.decoder.lstm.weight_ih_l%u", l);
       MorokTensor *w_hh = gigaam_weight (model, g, error, "head.decoder.lstm.weight_hh_l%u", l);
-      MorokTensor *b_ih = gigaam_weight (model, g, error, "head.decoder.lstm.bias_ih_l%u", l);
       MorokTensor *b_hh = gigaam_weight (model, g, error, "head.decoder.lstm.bias_hh_l%u", l);
       MorokTensor *h2 = NULL, *c2 = NULL;
-      if (!cl || !b_hh
-          || !morok_tensor_lstm_cell (x, hl, cl, w_ih, w_hh, b_ih, b_hh, &h2, &c2, error))
+      if (!cl || !b_hh)
         return NULL;
+      if (l == 0)
+        {
+          if (!morok_tensor_lstm_cell_from_input (x_gates, hl, cl, w_hh, b_hh, &h2, &c2, error))
+            return NULL;
+        }
+      else
+        {
+          MorokTensor *w_ih = gigaam_weight (model, g, error, "head.decoder.lstm.weight_ih_l%u", l);
+          MorokTensor *b_ih = gigaam_weight (model, g, error, "head.decoder.lstm.bias_ih_l%u", l);
+          if (!morok_tensor_lstm_cell (x, hl, cl, w_ih, w_hh, b_ih, b_hh, &h2, &c2, error))
+            return NULL;
+        }
       parts[1 + l] = flat (h2, error);
       parts[1 + L + l] = flat (c2, error);
       x = h2;
@@ -109,10 +121,39 @@ morok_gigaam_rnnt_joint (MorokGigaAm *model, MorokTensor *enc, MorokTensor *pred
   return logits ? morok_tensor_log_softmax (logits, -1, error) : NULL;
 }
 
-const float *
-morok_gigaam_rnnt_embedding (MorokGigaAm *model)
+float *
+morok_gigaam_rnnt_input_gates (MorokGigaAm *model, GError **error)
 {
   g_return_val_if_fail (model != NULL, NULL);
-  GigaAmWeight *w = g_hash_table_lookup (model->weights, "head.decoder.embed.weight");
-  return w ? w->data : NULL;
+  if (!is_rnnt (model, error))
+    return NULL;
+  GigaAmWeight *embed = gigaam_weight_data (model, "head.decoder.embed.weight", error);
+  GigaAmWeight *w_ih
+      = embed ? gigaam_weight_data (model, "head.decoder.lstm.weight_ih_l0", error) : NULL;
+  GigaAmWeight *b_ih
+      = w_ih ? gigaam_weight_data (model, "head.decoder.lstm.bias_ih_l0", error) : NULL;
+  if (!b_ih)
+    return NULL;
+  gsize H = model->config.pred_hidden, G = 4 * H, C = model->config.n_classes;
+  /* w_ih transposed, [H, 4H]: a token's row is then a sum of H rows scaled
+   * by its embedding, each gate summed in the order of the inputs as a dot
+   * product would, reading both in order */
+  g_autofree float *wt = g_new (float, H *G);
+  for (gsize j = 0; j < G; j++)
+    for (gsize k = 0; k < H; k++)
+      wt[k * G + j] = w_ih->data[j * H + k];
+  g_autofree double *sum = g_new (double, G);
+  float *table = g_new (float, C *G);
+  for (gsize t = 0; t < C; t++)
+    {
+      const float *e = embed->data + t * H;
+      memset (sum, 0, G * sizeof (double));
+      /* the blank is "no token yet", upstream's zero embedding */
+      for (gsize k = 0; k < H && t != model->config.blank_id; k++)
+        for (gsize j = 0; j < G; j++)
+          sum[j] += (double) e[k] * wt[k * G + j];
+      for (gsize j = 0; j < G; j++)
+        table[t * G + j] = (float) (sum[j] + b_ih->data[j]);
+    }
+  return table;
 }

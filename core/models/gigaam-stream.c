@@ -79,6 +79,10 @@ morok_gigaam_stream_reset (MorokGigaAmStream *st)
   g_return_if_fail (st != NULL);
   morok_stream_commit_reset (st->commit);
   st->started = FALSE;
+  /* the last utterance's states are of no use to this one, and a decode
+   * timed after a reset (moroktranscriber's) is one with none to take */
+  if (st->decoder)
+    morok_rnnt_decoder_forget (st->decoder);
 }
 
 const MorokStreamCommit *

@@ -8,12 +8,13 @@
  * most @window samples, starting on an encoded frame's boundary, so that
  * its frames are the utterance's frames. Only the frames from the commit
  * frame on are decoded (CTC: greedily; RNN-T: the predictor resumes from
- * its state after the last committed token); the frames before it are the
- * window's left context. When the uncommitted audio no longer fits in a
- * window with a quarter window of left context before it (the decodes fell
- * behind), the window stops short of the end and the caller decodes again
- * (@out_more): no audio is skipped, and what a window leaves behind is
- * committed by the hold rule.
+ * its state after the last committed token, and takes the states the last
+ * decode saved where it emits that decode's tokens again); the frames
+ * before it are the window's left context. When the uncommitted audio no
+ * longer fits in a window with a quarter window of left context before it
+ * (the decodes fell behind), the window stops short of the end and the
+ * caller decodes again (@out_more): no audio is skipped, and what a window
+ * leaves behind is committed by the hold rule.
  *
  *   st = morok_gigaam_stream_new (model, ctc, NULL, NULL, &settings, &error);
  *   // per decode of the utterance's first n samples:
@@ -28,7 +29,7 @@
  *   morok_gigaam_stream_reset (st);   // the next utterance
  *
  * Nothing is compiled or allocated per decode (but the first RNN-T decode
- * reserves its token room).
+ * reserves its room for tokens and their states).
  */
 #pragma once
 
@@ -58,7 +59,7 @@ MorokGigaAmStream *morok_gigaam_stream_new (MorokGigaAm *model, GigaAmCtcJit *ct
 void morok_gigaam_stream_free (MorokGigaAmStream *st);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokGigaAmStream, morok_gigaam_stream_free)
 
-/* A new utterance. */
+/* A new utterance (an RNN-T decoder's saved states are dropped). */
 void morok_gigaam_stream_reset (MorokGigaAmStream *st);
 /* Decodes the utterance's first @n samples (@samples), @final when that is
  * all of it; *@out_more: the window stopped short of @n, decode again. The

@@ -603,6 +603,20 @@ morok_gigaam_set_release_packed (MorokGigaAm *model, gboolean release)
   model->release_packed = release;
 }
 
+GigaAmWeight *
+gigaam_weight_data (MorokGigaAm *model, const char *name, GError **error)
+{
+  GigaAmWeight *w = g_hash_table_lookup (model->weights, name);
+  if (w && w->data)
+    return w;
+  g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
+               w ? "%s: weight '%s' was freed once a plan had packed it "
+                   "(morok_gigaam_set_release_packed): load the model again"
+                 : "%s: the model has no weight '%s'",
+               model->file, name);
+  return NULL;
+}
+
 MorokTensor *
 gigaam_weight (MorokGigaAm *model, MorokGraph *g, GError **error, const char *fmt, ...)
 {
@@ -612,16 +626,9 @@ gigaam_weight (MorokGigaAm *model, MorokGraph *g, GError **error, const char *fm
   va_start (ap, fmt);
   g_autofree char *name = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  GigaAmWeight *w = g_hash_table_lookup (model->weights, name);
-  if (!w || !w->data)
-    {
-      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_ARGUMENT,
-                   w ? "%s: weight '%s' was freed once a plan had packed it "
-                       "(morok_gigaam_set_release_packed): load the model again"
-                     : "%s: the model has no weight '%s'",
-                   model->file, name);
-      return NULL;
-    }
+  GigaAmWeight *w = gigaam_weight_data (model, name, error);
+  if (!w)
+    return NULL;
   if (!model->release_packed)
     return morok_tensor_weight (g, name, MOROK_DTYPE_F32, w->data, w->dims, w->rank);
   return morok_tensor_weight_with_release (g, name, MOROK_DTYPE_F32, w->data, w->dims, w->rank,

@@ -221,18 +221,21 @@ MorokTensor *morok_gigaam_ctc_log_probs (MorokGigaAm *model, MorokTensor *encode
  * encoder half, once for every frame. */
 MorokTensor *morok_gigaam_rnnt_encoder_proj (MorokGigaAm *model, MorokTensor *encoded,
                                              GError **error);
-/* One predictor step: emb [B, H] (the embedded tokens), h and c [L, B, H]
+/* One predictor step: x_gates [B, 4H] (the first layer's input term of
+ * the tokens: rows of morok_gigaam_rnnt_input_gates), h and c [L, B, H]
  * -> [head.joint.pred (g) [B, J] | h' [L, B, H] | c' [L, B, H]] flattened,
  * g the last layer's h'. */
-MorokTensor *morok_gigaam_rnnt_predictor (MorokGigaAm *model, MorokTensor *emb, MorokTensor *h,
+MorokTensor *morok_gigaam_rnnt_predictor (MorokGigaAm *model, MorokTensor *x_gates, MorokTensor *h,
                                           MorokTensor *c, GError **error);
 /* enc [B, J] and pred [B, J] (the two projections) -> log_softmax
  * (joint_net (relu (enc + pred))) [B, C]. */
 MorokTensor *morok_gigaam_rnnt_joint (MorokGigaAm *model, MorokTensor *enc, MorokTensor *pred,
                                       GError **error);
-/* The embedding table, head.decoder.embed [C, H] f32; the blank's row is the
- * predictor's "no token yet". (transfer none) valid while @model lives;
- * NULL for a CTC model. */
-const float *morok_gigaam_rnnt_embedding (MorokGigaAm *model);
+/* The first LSTM layer's input term of every token, [C, 4H] f32: row k is
+ * lstm.weight_ih_l0 · embed[k] + lstm.bias_ih_l0 (summed in double), the
+ * blank's row "no token yet", upstream's zero embedding: bias_ih_l0.
+ * (transfer full, g_free) or NULL with a MOROK_TENSOR_ERROR for a CTC model
+ * or a weight a plan has released (morok_gigaam_set_release_packed). */
+float *morok_gigaam_rnnt_input_gates (MorokGigaAm *model, GError **error);
 
 G_END_DECLS

@@ -9,10 +9,10 @@
 #include <string.h>
 
 static MorokTensor *
-predictor_build (MorokGigaAm *model, MorokTensor *emb, MorokTensor *h, MorokTensor *c,
+predictor_build (MorokGigaAm *model, MorokTensor *gates, MorokTensor *h, MorokTensor *c,
                  GError **error)
 {
-  return morok_gigaam_rnnt_predictor (model, emb, h, c, error);
+  return morok_gigaam_rnnt_predictor (model, gates, h, c, error);
 }
 
 MOROK_JIT_DEFINE (GigaAmPredictorJit, gigaam_predictor_jit, MorokGigaAm,
@@ -35,31 +35,47 @@ struct _MorokRnntDecoder
   GigaAmPredictorJit *predictor;
   GigaAmJointJit *joint;
   MorokJitRecurrent *rec; /* the predictor's state, [L, rows, H] */
-  const float *embed;     /* [C, H] */
+  /* [C, 4H], the first layer's input term per token
+   * (morok_gigaam_rnnt_input_gates): owned, or a context's, borrowed from
+   * the decoder it shares the plans of */
+  const float *gates;
+  float *gates_owned;
   /* per row, for the run in progress */
   gboolean *active, *emitted;
   guint *symbols, *last;
   GArray **tokens; /* MorokCtcToken */
   guint64 steps, joints;
+  /* live decoding, row 0: a start state, tokens from it and the state
+   * after each (the last _run_from's), which _advance and the next
+   * _run_from take instead of stepping through the same tokens again */
+  gsize state_size;
+  gboolean reuse;      /* morok_rnnt_decoder_set_reuse () */
+  gboolean saved_any;  /* saved_start holds a state */
+  float *saved_start;  /* [state_size] */
+  float *saved_states; /* [saved_room, state_size]: after token i */
+  guint *saved_ids;    /* [saved_room] */
+  guint saved_len, saved_room;
+  gint advanced;      /* the caller's state is saved state advanced - 1 (_advance), or -1 */
+  gboolean live;      /* a _run_from in progress: */
+  gboolean replaying; /* its tokens so far are the saved ones */
+  guint run_at;       /* its tokens so far */
 };
 
-/* The embedded tokens of the rows that emitted into the predictor's emb
- * input; zeros for "no token yet" (upstream's first step) and for the rows
- * that did not emit (their result is not taken). */
+/* The input term of the tokens of the rows that emitted into the
+ * predictor's gates input; the blank's row, "no token yet" (a zero
+ * embedding), for upstream's first step and for the rows that did not emit
+ * (their result is not taken). */
 static gboolean
 write_tokens (MorokRnntDecoder *dec, GError **error)
 {
-  MorokBuffer *emb = gigaam_predictor_jit_emb_mut (dec->predictor, error);
-  if (!emb)
+  MorokBuffer *in = gigaam_predictor_jit_gates_mut (dec->predictor, error);
+  if (!in)
     return FALSE;
-  float *x = emb->data;
+  gsize G = 4 * (gsize) dec->H;
   for (guint r = 0; r < dec->rows; r++)
     {
-      if (dec->emitted[r] && dec->last[r] != dec->blank)
-        memcpy (x + r * dec->H, dec->embed + (gsize) dec->last[r] * dec->H,
-                dec->H * sizeof (float));
-      else
-        memset (x + r * dec->H, 0, dec->H * sizeof (float));
+      guint k = dec->emitted[r] ? dec->last[r] : dec->blank;
+      memcpy ((float *) in->data + r * G, dec->gates + k * G, G * sizeof (float));
     }
   return TRUE;
 }
@@ -83,7 +99,6 @@ decoder_alloc (MorokGigaAm *model, guint rows)
   dec->rows = rows;
   dec->H = cfg->pred_hidden, dec->J = cfg->joint_hidden, dec->C = cfg->n_classes;
   dec->blank = cfg->blank_id;
-  dec->embed = morok_gigaam_rnnt_embedding (model);
   dec->active = g_new0 (gboolean, rows);
   dec->emitted = g_new0 (gboolean, rows);
   dec->symbols = g_new0 (guint, rows);
@@ -91,6 +106,8 @@ decoder_alloc (MorokGigaAm *model, guint rows)
   dec->tokens = g_new0 (GArray *, rows);
   for (guint r = 0; r < rows; r++)
     dec->tokens[r] = g_array_new (FALSE, FALSE, sizeof (MorokCtcToken));
+  dec->reuse = TRUE;
+  dec->advanced = -1;
   return dec;
 }
 
@@ -101,7 +118,10 @@ decoder_open_state (MorokRnntDecoder *dec, GError **error)
   guint L = morok_gigaam_config (dec->model)->pred_layers;
   dec->rec = morok_jit_recurrent_new (gigaam_predictor_jit_jit (dec->predictor), L,
                                       dec->rows * dec->H, dec->rows * dec->J, error);
-  return dec->rec != NULL;
+  if (!dec->rec)
+    return FALSE;
+  dec->state_size = morok_jit_recurrent_row_size (dec->rec, dec->rows);
+  return TRUE;
 }
 
 MorokRnntDecoder *
@@ -117,13 +137,15 @@ morok_rnnt_decoder_new (MorokGigaAm *model, guint rows, const MorokPrepareConfig
       return NULL;
     }
   g_autoptr (MorokRnntDecoder) dec = decoder_alloc (model, rows);
+  if (!(dec->gates = dec->gates_owned = morok_gigaam_rnnt_input_gates (model, error)))
+    return NULL;
   guint L = cfg->pred_layers;
-  g_autoptr (MorokInputSpec) emb = morok_input_spec_f32 (MOROK_SHAPE (rows, dec->H));
+  g_autoptr (MorokInputSpec) gates = morok_input_spec_f32 (MOROK_SHAPE (rows, 4 * dec->H));
   g_autoptr (MorokInputSpec) state = morok_input_spec_f32 (MOROK_SHAPE (L, rows, dec->H));
   g_autoptr (MorokInputSpec) jrow = morok_input_spec_f32 (MOROK_SHAPE (rows, dec->J));
   dec->predictor = gigaam_predictor_jit_new (morok_gigaam_ref (model));
   dec->joint = gigaam_joint_jit_new (morok_gigaam_ref (model));
-  if (!gigaam_predictor_jit_prepare_with_config (dec->predictor, emb, state, state, config, error)
+  if (!gigaam_predictor_jit_prepare_with_config (dec->predictor, gates, state, state, config, error)
       || !gigaam_joint_jit_prepare_with_config (dec->joint, jrow, jrow, config, error)
       || !decoder_open_state (dec, error))
     return NULL;
@@ -135,6 +157,7 @@ morok_rnnt_decoder_new_context (MorokRnntDecoder *prepared, GError **error)
 {
   g_return_val_if_fail (prepared != NULL, NULL);
   g_autoptr (MorokRnntDecoder) dec = decoder_alloc (prepared->model, prepared->rows);
+  dec->gates = prepared->gates;
   if (!(dec->predictor = gigaam_predictor_jit_new_context (prepared->predictor, error))
       || !(dec->joint = gigaam_joint_jit_new_context (prepared->joint, error))
       || !decoder_open_state (dec, error))
@@ -203,6 +226,90 @@ reserve_tokens (MorokRnntDecoder *dec, const gint64 *frames, guint n)
     }
 }
 
+/* ---- live decoding: the states of the last run, taken again ----
+ *
+ * The predictor's state after a token depends on the state it started from
+ * and the tokens alone, not on the frames that emitted them: a state
+ * saved after the same tokens from a bit-identical start is what stepping
+ * through them again would give, bit for bit. */
+
+static float *
+saved_state (MorokRnntDecoder *dec, guint i)
+{
+  return dec->saved_states + (gsize) i * dec->state_size;
+}
+
+/* How many saved tokens lead to @state: 0 for the saved start, the tokens
+ * _advance went through for the state it left; -1 for any other state. */
+static gint
+saved_position (MorokRnntDecoder *dec, const float *state)
+{
+  gsize bytes = dec->state_size * sizeof (float);
+  if (!dec->reuse || !dec->saved_any)
+    return -1;
+  if (memcmp (state, dec->saved_start, bytes) == 0)
+    return 0;
+  if (dec->advanced > 0 && memcmp (state, saved_state (dec, dec->advanced - 1), bytes) == 0)
+    return dec->advanced;
+  return -1;
+}
+
+/* Before a _run_from from @state that emits at most @most tokens: the
+ * saved tokens start at @state (those before it dropped; none if it is
+ * not among them), with room for @most. Allocates only when the room
+ * grows. */
+static void
+saved_rebase (MorokRnntDecoder *dec, const float *state, guint most)
+{
+  gsize S = dec->state_size;
+  gint at = saved_position (dec, state);
+  if (at < 0)
+    dec->saved_len = 0;
+  else if (at > 0)
+    {
+      dec->saved_len -= (guint) at;
+      memmove (dec->saved_ids, dec->saved_ids + at, dec->saved_len * sizeof (guint));
+      memmove (dec->saved_states, saved_state (dec, (guint) at),
+               dec->saved_len * S * sizeof (float));
+    }
+  dec->saved_len = MIN (dec->saved_len, most);
+  if (!dec->saved_start)
+    dec->saved_start = g_new (float, S);
+  if (most > dec->saved_room)
+    {
+      dec->saved_states = g_renew (float, dec->saved_states, (gsize) most *S);
+      dec->saved_ids = g_renew (guint, dec->saved_ids, most);
+      dec->saved_room = most;
+    }
+  memcpy (dec->saved_start, state, S * sizeof (float));
+  dec->saved_any = TRUE;
+  dec->advanced = -1;
+  dec->replaying = TRUE;
+  dec->run_at = 0;
+}
+
+/* Row 0's predictor step in a _run_from (it decodes row 0 alone): while its
+ * tokens are the saved ones, the saved state after this one; else a step,
+ * its state saved in place of the rest. */
+static gboolean
+live_step (MorokRnntDecoder *dec, GError **error)
+{
+  guint at = dec->run_at; /* < saved_room: saved_rebase made room for every token it can emit */
+  if (dec->replaying && at < dec->saved_len && dec->saved_ids[at] == dec->last[0])
+    morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, saved_state (dec, at));
+  else
+    {
+      dec->replaying = FALSE;
+      if (!predictor_step (dec, error))
+        return FALSE;
+      dec->saved_ids[at] = dec->last[0];
+      morok_jit_recurrent_save_row (dec->rec, dec->rows, 0, saved_state (dec, at));
+      dec->saved_len = at + 1;
+    }
+  dec->run_at = at + 1;
+  return TRUE;
+}
+
 /* The greedy loop over frames @from .. of the first @n rows, item r ending
  * at @n_frames[r], from the predictor state the rows have now; each row has
  * emitted @emitted tokens at frame @from already. */
@@ -233,7 +340,7 @@ decode_frames (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, 
               emitted |= dec->emitted[r];
               any |= dec->active[r];
             }
-          if (emitted && !predictor_step (dec, error))
+          if (emitted && !(dec->live ? live_step (dec, error) : predictor_step (dec, error)))
             return FALSE;
         }
     }
@@ -271,7 +378,6 @@ morok_rnnt_decoder_run (MorokRnntDecoder *dec, const float *enc_proj, gint64 max
       dec->last[r] = dec->blank;
     }
   morok_jit_recurrent_reset (dec->rec);
-  /* the blank's embedding row is the padding row: zeros, "no token" */
   return predictor_step (dec, error)
          && decode_frames (dec, enc_proj, max_frames, 0, 0, n_frames, n, error);
 }
@@ -280,7 +386,7 @@ gsize
 morok_rnnt_decoder_state_size (MorokRnntDecoder *dec)
 {
   g_return_val_if_fail (dec != NULL, 0);
-  return morok_jit_recurrent_row_size (dec->rec, dec->rows);
+  return dec->state_size;
 }
 
 /* Row 0 alone takes the next predictor step. */
@@ -311,9 +417,22 @@ morok_rnnt_decoder_advance (MorokRnntDecoder *dec, float *state, const MorokCtcT
   g_return_val_if_fail (dec != NULL && state != NULL && (n == 0 || tokens != NULL), FALSE);
   if (n == 0)
     return TRUE;
+  gint at = saved_position (dec, state);
+  guint same = 0;
+  while (at >= 0 && same < n && (guint) at + same < dec->saved_len
+         && dec->saved_ids[at + same] == tokens[same].id)
+    same++;
+  dec->advanced = -1;
+  if (same > 0)
+    memcpy (state, saved_state (dec, at + same - 1), dec->state_size * sizeof (float));
+  if (same == n)
+    {
+      dec->advanced = at + (gint) same;
+      return TRUE;
+    }
   morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, state);
   only_first_row (dec);
-  for (guint i = 0; i < n; i++)
+  for (guint i = same; i < n; i++)
     {
       dec->last[0] = tokens[i].id;
       if (!predictor_step (dec, error))
@@ -331,10 +450,33 @@ morok_rnnt_decoder_run_from (MorokRnntDecoder *dec, const float *state, const fl
   g_return_val_if_fail (dec != NULL && state != NULL && enc_proj != NULL, FALSE);
   if (!check_items (dec, max_frames, &n_frames, 1, error))
     return FALSE;
+  from = MAX (from, 0);
   dec->steps = dec->joints = 0;
   reserve_tokens (dec, &n_frames, 1);
+  saved_rebase (dec, state, (guint) (MAX (n_frames - from, 0) * MOROK_RNNT_MAX_SYMBOLS));
   morok_jit_recurrent_load_row (dec->rec, dec->rows, 0, state);
-  return decode_frames (dec, enc_proj, max_frames, MAX (from, 0), emitted, &n_frames, 1, error);
+  dec->live = TRUE;
+  gboolean ok = decode_frames (dec, enc_proj, max_frames, from, emitted, &n_frames, 1, error);
+  dec->live = FALSE;
+  /* what it replayed past its last token is an earlier run's */
+  dec->saved_len = MIN (dec->saved_len, dec->run_at);
+  return ok;
+}
+
+void
+morok_rnnt_decoder_set_reuse (MorokRnntDecoder *dec, gboolean reuse)
+{
+  g_return_if_fail (dec != NULL);
+  dec->reuse = reuse;
+}
+
+void
+morok_rnnt_decoder_forget (MorokRnntDecoder *dec)
+{
+  g_return_if_fail (dec != NULL);
+  dec->saved_any = FALSE;
+  dec->saved_len = 0;
+  dec->advanced = -1;
 }
 
 const MorokCtcToken *
@@ -369,6 +511,13 @@ morok_rnnt_decoder_joint (MorokRnntDecoder *dec)
   return dec->joint;
 }
 
+const float *
+morok_rnnt_decoder_input_gates (MorokRnntDecoder *dec)
+{
+  g_return_val_if_fail (dec != NULL, NULL);
+  return dec->gates;
+}
+
 void
 morok_rnnt_decoder_free (MorokRnntDecoder *dec)
 {
@@ -384,6 +533,10 @@ morok_rnnt_decoder_free (MorokRnntDecoder *dec)
   g_free (dec->emitted);
   g_free (dec->symbols);
   g_free (dec->last);
+  g_free (dec->gates_owned);
+  g_free (dec->saved_start);
+  g_free (dec->saved_states);
+  g_free (dec->saved_ids);
   morok_gigaam_unref (dec->model);
   g_free (dec);
 }

@@ -175,6 +175,13 @@ MorokTensor *morok_tensor_glu (MorokTensor *a, gint axis, GError **error);
 gboolean morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTensor *w_ih,
                                  MorokTensor *w_hh, MorokTensor *b_ih, MorokTensor *b_hh,
                                  MorokTensor **out_h, MorokTensor **out_c, GError **error);
+/* The same step from its input's term computed already (a table per token,
+ * say): x_gates [B, 4H] = x · w_ihᵀ + b_ih; gates = x_gates + h · w_hhᵀ +
+ * b_hh; b_hh may be NULL. */
+gboolean morok_tensor_lstm_cell_from_input (MorokTensor *x_gates, MorokTensor *h, MorokTensor *c,
+                                            MorokTensor *w_hh, MorokTensor *b_hh,
+                                            MorokTensor **out_h, MorokTensor **out_c,
+                                            GError **error);
 /* softmax (q kᵀ · scale, masked) v: q [..., Tq, D], k [..., Tk, D], v [..., Tk, Dv];
  * mask (bool, broadcast to [..., Tq, Tk], TRUE = attend) may be NULL;
  * scale <= 0 means 1/sqrt(D). */

@@ -310,35 +310,14 @@ morok_tensor_glu (MorokTensor *a, gint axis, GError **error)
   return morok_tensor_mul (first, morok_tensor_sigmoid (second, error), error);
 }
 
-gboolean
-morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTensor *w_ih,
-                        MorokTensor *w_hh, MorokTensor *b_ih, MorokTensor *b_hh,
-                        MorokTensor **out_h, MorokTensor **out_c, GError **error)
+/* h' and c' from the summed gates [B, 4H] (i, f, g, o) and c [B, H]. */
+static gboolean
+lstm_from_gates (MorokTensor *gates, MorokTensor *c, gint64 hid, MorokTensor **out_h,
+                 MorokTensor **out_c, GError **error)
 {
-  g_return_val_if_fail (out_h != NULL && out_c != NULL, FALSE);
-  *out_h = *out_c = NULL;
-  if ((error && *error) || !x || !h || !c || !w_ih || !w_hh)
-    return FALSE;
-  gint64 hid;
-  if (h->rank != 2 || !morok_sym_is_const (h->shape[1], &hid) || w_ih->rank != 2 || w_hh->rank != 2
-      || morok_sym_hi (w_ih->shape[0]) != 4 * hid)
-    {
-      g_autofree char *sh = morok_node_shape_string (h);
-      g_autofree char *sw = morok_node_shape_string (w_ih);
-      g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
-                   "lstm_cell: h %s and w_ih %s: w_ih must be [4H, In]", sh, sw);
-      return FALSE;
-    }
-  /* one product of [x | h] by [w_ih | w_hh] (a weight folded at prepare),
-   * not two added: one stream over the weights and no second pass over the
-   * gates */
-  MorokTensor *xh[2] = { x, h }, *w[2] = { w_ih, w_hh };
-  MorokTensor *b = b_ih && b_hh ? morok_tensor_add (b_ih, b_hh, error) : b_ih ? b_ih : b_hh;
-  MorokTensor *gates = morok_tensor_linear (morok_tensor_cat (xh, 2, 1, error),
-                                            morok_tensor_cat (w, 2, 1, error), b, error);
   MorokTensor *gate[4];
   for (int i = 0; i < 4; i++)
-    gate[i] = morok_tensor_slice (gates, 1, c_sym (x, i * hid), c_sym (x, hid), error);
+    gate[i] = morok_tensor_slice (gates, 1, c_sym (c, i * hid), c_sym (c, hid), error);
   MorokTensor *ig = morok_tensor_sigmoid (gate[0], error);
   MorokTensor *fg = morok_tensor_sigmoid (gate[1], error);
   MorokTensor *gg = morok_tensor_tanh (gate[2], error);
@@ -354,6 +333,62 @@ morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTen
   *out_h = h2;
   *out_c = c2;
   return TRUE;
+}
+
+/* H of h [B, H] when @w is [4H, In], else 0 with @error naming both. */
+static gint64
+lstm_hidden (MorokTensor *h, MorokTensor *w, const char *what, GError **error)
+{
+  gint64 hid;
+  if (h->rank == 2 && morok_sym_is_const (h->shape[1], &hid) && w->rank == 2
+      && morok_sym_hi (w->shape[0]) == 4 * hid)
+    return hid;
+  g_autofree char *sh = morok_node_shape_string (h);
+  g_autofree char *sw = morok_node_shape_string (w);
+  g_set_error (error, MOROK_TENSOR_ERROR, MOROK_TENSOR_ERROR_SHAPE,
+               "lstm_cell: h %s and %s %s: %s must be [4H, In]", sh, what, sw, what);
+  return 0;
+}
+
+gboolean
+morok_tensor_lstm_cell (MorokTensor *x, MorokTensor *h, MorokTensor *c, MorokTensor *w_ih,
+                        MorokTensor *w_hh, MorokTensor *b_ih, MorokTensor *b_hh,
+                        MorokTensor **out_h, MorokTensor **out_c, GError **error)
+{
+  g_return_val_if_fail (out_h != NULL && out_c != NULL, FALSE);
+  *out_h = *out_c = NULL;
+  if ((error && *error) || !x || !h || !c || !w_ih || !w_hh)
+    return FALSE;
+  gint64 hid = lstm_hidden (h, w_ih, "w_ih", error);
+  if (!hid || !lstm_hidden (h, w_hh, "w_hh", error))
+    return FALSE;
+  /* one product of [x | h] by [w_ih | w_hh] (a weight folded at prepare),
+   * not two added: one stream over the weights and no second pass over the
+   * gates */
+  MorokTensor *xh[2] = { x, h }, *w[2] = { w_ih, w_hh };
+  MorokTensor *b = b_ih && b_hh ? morok_tensor_add (b_ih, b_hh, error) : b_ih ? b_ih : b_hh;
+  MorokTensor *gates = morok_tensor_linear (morok_tensor_cat (xh, 2, 1, error),
+                                            morok_tensor_cat (w, 2, 1, error), b, error);
+  return lstm_from_gates (gates, c, hid, out_h, out_c, error);
+}
+
+gboolean
+morok_tensor_lstm_cell_from_input (MorokTensor *x_gates, MorokTensor *h, MorokTensor *c,
+                                   MorokTensor *w_hh, MorokTensor *b_hh, MorokTensor **out_h,
+                                   MorokTensor **out_c, GError **error)
+{
+  g_return_val_if_fail (out_h != NULL && out_c != NULL, FALSE);
+  *out_h = *out_c = NULL;
+  if ((error && *error) || !x_gates || !h || !c || !w_hh)
+    return FALSE;
+  gint64 hid = lstm_hidden (h, w_hh, "w_hh", error);
+  if (!hid)
+    return FALSE;
+  /* x_gates + (h · w_hhᵀ + b_hh): PyTorch's order, the input's term and
+   * the state's each with its own bias, then their sum */
+  MorokTensor *gates
+      = morok_tensor_add (x_gates, morok_tensor_linear (h, w_hh, b_hh, error), error);
+  return lstm_from_gates (gates, c, hid, out_h, out_c, error);
 }
 
 /* Most value columns of the fused attention (kernels/include/morok-attention.h). */
