@@ -34,10 +34,12 @@ os.environ.setdefault("GST_PLUGIN_PATH", os.path.join(HERE, "..", "build", "plug
 os.environ.setdefault("GST_REGISTRY", os.path.join(HERE, "..", "build", "bench",
                                                    "gst-registry-live-wer.bin"))
 
+sys.path.insert(0, os.path.join(HERE, "..", "scripts", "gigaam"))
 import gi  # noqa: E402
 
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
+from word_errors import edit_distance  # noqa: E402
 
 
 def words_of(model, wav, mode, props):
@@ -64,15 +66,6 @@ def words_of(model, wav, mode, props):
     return words
 
 
-def edits(ref, hyp):
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--props", default="", help="moroktranscriber properties, NAME=VALUE ...")
@@ -86,7 +79,7 @@ def main():
             spoken = [w["word"] for w in json.load(f)["words"]]
         offline = words_of(args.model, wav, "offline", args.props)
         live = words_of(args.model, wav, "live", args.props)
-        e_off, e_live = edits(spoken, offline), edits(spoken, live)
+        e_off, e_live = edit_distance(spoken, offline), edit_distance(spoken, live)
         print("RESULT live-wer file=%s words=%d offline_wer=%.3f live_wer=%.3f"
               % (os.path.basename(wav), len(spoken), e_off / len(spoken), e_live / len(spoken)))
         total["words"] += len(spoken)

@@ -37,6 +37,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import digits_speech  # noqa: E402
 import reference  # noqa: E402
+from word_errors import edit_distance  # noqa: E402
 
 FRAME_SECONDS = 0.04  # hop 10 ms, subsampling by 4
 
@@ -66,15 +67,6 @@ def decode_words(log_probs, length, cfg):
     return [{"word": w["word"], "start": w["start_frame"] * FRAME_SECONDS,
              "end": w["end_frame"] * FRAME_SECONDS}
             for w in reference.word_times(ids, frames, cfg["vocabulary"], FRAME_SECONDS)]
-
-
-def edit_distance(ref, hyp):
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        prev, row[0] = row[0], i
-        for j, h in enumerate(hyp, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (r != h))
-    return row[-1]
 
 
 def transcribe(model, cfg, waves, batch=16):
