@@ -202,10 +202,8 @@ test_matmul_packed_f16 (void)
   if (skip_unless_runs (MOROK_PRECISION_F16))
     return;
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 },
-    { 3, 20, 300, 130 },
-    { 1, 9, 257, 70 },
-    { 1, 250, 768, 768 },
+    { 1, 70, 33, 600 },   { 3, 20, 300, 130 }, { 1, 9, 257, 70 },
+    { 1, 250, 768, 768 }, { 1, 1, 320, 1280 }, { 2, 3, 70, 33 },
   };
   check_packed (MOROK_PRECISION_F16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), product_of_f16,
                 2.5e-3, f16_bytes);
@@ -337,8 +335,8 @@ test_matmul_packed_bf16x3 (void)
   if (skip_unless_runs (MOROK_PRECISION_BF16X3))
     return;
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 },   { 3, 20, 300, 130 }, { 1, 9, 257, 70 },
-    { 1, 250, 768, 768 }, { 2, 47, 1000, 33 },
+    { 1, 70, 33, 600 },  { 3, 20, 300, 130 }, { 1, 9, 257, 70 }, { 1, 250, 768, 768 },
+    { 2, 47, 1000, 33 }, { 1, 1, 320, 1280 }, { 2, 3, 70, 33 },
   };
   check_packed (MOROK_PRECISION_BF16X3, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases), ref_matmul,
                 1e-5, bf16x3_bytes);
@@ -356,10 +354,8 @@ test_matmul_packed_bf16 (void)
   if (skip_unless_runs (MOROK_PRECISION_BF16))
     return;
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 },
-    { 3, 20, 300, 130 },
-    { 1, 250, 768, 768 },
-    { 2, 47, 1000, 33 },
+    { 1, 70, 33, 600 },  { 3, 20, 300, 130 }, { 1, 250, 768, 768 },
+    { 2, 47, 1000, 33 }, { 1, 1, 320, 1280 }, { 2, 3, 70, 33 },
   };
   check_packed (MOROK_PRECISION_BF16, MOROK_ISA_AVX512, cases, G_N_ELEMENTS (cases),
                 product_of_bf16, 1e-6, bf16_bytes);
@@ -434,8 +430,8 @@ test_matmul_packed_int8 (gconstpointer data)
       return;
     }
   const PackedShape cases[] = {
-    { 1, 70, 33, 600 },   { 3, 20, 300, 130 }, { 1, 9, 257, 70 },
-    { 1, 250, 768, 768 }, { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 },
+    { 1, 70, 33, 600 },  { 3, 20, 300, 130 },  { 1, 9, 257, 70 },   { 1, 250, 768, 768 },
+    { 2, 47, 1000, 33 }, { 1, 64, 3072, 128 }, { 1, 1, 320, 1280 }, { 2, 3, 70, 33 },
   };
   int8_amax = morok_weight_pack_int8_amax (isa);
   check_packed (MOROK_PRECISION_INT8, isa, cases, G_N_ELEMENTS (cases), product_of_int8, 1e-6,

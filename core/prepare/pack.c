@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* Prepare's pack stage: constant operands packed for the GEMM.
  *
- * A matmul whose B is a weight (the same for every batch) and whose M and N
- * are too large for the small paths reads B from panels packed here, once:
- * packing it on every call cost a third of the GigaAM encoder's time
- * (docs/benchmarks.md). Products with N <= 16 run transposed (the renderer's
- * narrow path) and keep their B as it is. Kernels reading the same view of a
- * weight share its panels. */
+ * A matmul whose B is a weight (the same for every batch) reads B from
+ * panels packed here, once, when its M and N are too large for the small
+ * paths (packing it on every call cost a third of the GigaAM encoder's
+ * time, docs/benchmarks.md), or, in a precision other than f32, whatever
+ * its M: a product of a few rows is bound by reading B, and int8 panels
+ * are a quarter of its f32 bytes (the RNN-T predictor and joint). Products
+ * with N <= 16 run transposed (the renderer's narrow path) and keep their
+ * B as it is. Kernels reading the same view of a weight share its panels. */
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/prepare-private.h"
 #include "kernels/weight-pack.h"
 
 static gboolean
-packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPacking *pk)
+packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPrecision precision,
+            MorokPacking *pk)
 {
   MorokNode *m = ker->matmul;
   if (ker->kind != MOROK_KERNEL_MATMUL)
@@ -32,7 +35,10 @@ packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPac
         return FALSE;
     }
   *pk = (MorokPacking){ .source = src };
-  return m->shape[r - 2]->hi > MOROK_GEMM_SMALL
+  /* few rows read B once unpacked, fastest in f32; in a smaller format
+   * the packed panels are what they read, a fraction of the bytes */
+  gboolean narrower = precision != MOROK_PRECISION_F32 && !m->exact;
+  return (m->shape[r - 2]->hi > MOROK_GEMM_SMALL || narrower)
          && morok_sym_is_const (m->src[1]->shape[r - 2], &pk->k)
          && morok_sym_is_const (m->shape[r - 1], &pk->n) && pk->n > 16
          && morok_sym_is_const (b.offset, &pk->offset)
@@ -50,7 +56,7 @@ prepare_pack_weights (MorokSchedule *sched, const MorokPlanOptions *opts)
     {
       MorokScheduleKernel *ker = &g_array_index (sched->kernels, MorokScheduleKernel, k);
       MorokPacking pk;
-      if (!packable_b (sched, ker, &pk))
+      if (!packable_b (sched, ker, opts->precision, &pk))
         continue;
       pk.nr = morok_weight_pack_nr (opts->isa);
       pk.format = ker->matmul->exact ? MOROK_PRECISION_F32 : opts->precision;

@@ -56,7 +56,8 @@ prepare_plan_threads (const MorokPlanOptions *opts)
 
 /* @n with its weight operands copied where their kernel would read them
  * slowly in place; @map memoises over the graph. */
-G_GNUC_INTERNAL MorokNode *prepare_relayout (MorokNode *n, GHashTable *map);
+G_GNUC_INTERNAL MorokNode *prepare_relayout (MorokNode *n, MorokPrecision precision,
+                                             GHashTable *map);
 
 /* ---- fold.c ---- */
 

@@ -46,7 +46,7 @@ prepare_build (MorokGraph *graph, MorokNode **roots, guint n_roots, MorokNode *c
     {
       g_autoptr (GHashTable) map = g_hash_table_new (NULL, NULL);
       for (guint i = 0; i < n_roots; i++)
-        roots[i] = prepare_relayout (roots[i], map);
+        roots[i] = prepare_relayout (roots[i], opts->precision, map);
     }
   if (!one_shot && !prepare_fold (graph, roots, n_roots, opts, folded, error))
     return NULL;

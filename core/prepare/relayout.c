@@ -2,8 +2,8 @@
 /* Prepare's relayout stage: constant operands laid out for the kernels
  * that read them.
  *
- * A contraction with at most this many rows (or columns) runs unpacked
- * (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
+ * A contraction in f32 with at most this many rows (or columns) runs
+ * unpacked (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
  * operand on the wide side is contiguous along that side: B [K, N] with
  * unit stride in n, or A with unit stride in m, and 64-byte aligned rows. A
  * weight-only operand that is not gets a copy in that layout, computed at
@@ -149,7 +149,7 @@ ungathered (MorokNode *n)
 }
 
 MorokNode *
-prepare_relayout (MorokNode *n, GHashTable *map)
+prepare_relayout (MorokNode *n, MorokPrecision precision, GHashTable *map)
 {
   MorokNode *m = g_hash_table_lookup (map, n);
   if (m)
@@ -158,14 +158,17 @@ prepare_relayout (MorokNode *n, GHashTable *map)
   gboolean changed = FALSE;
   for (guint i = 0; i < n->n_src; i++)
     {
-      p.src[i] = prepare_relayout (n->src[i], map);
+      p.src[i] = prepare_relayout (n->src[i], precision, map);
       changed = changed || p.src[i] != n->src[i];
     }
   if (n->op == MOROK_OP_MATMUL && n->dtype == MOROK_DTYPE_F32)
     {
       guint r = n->rank;
       MorokNode *a = p.src[0], *b = p.src[1];
-      gboolean small = n->shape[r - 2]->hi <= MOROK_GEMM_SMALL;
+      /* in another precision than f32 the pack stage packs a weight
+       * however few the rows (prepare/pack.c) */
+      gboolean small = n->shape[r - 2]->hi <= MOROK_GEMM_SMALL
+                       && (precision == MOROK_PRECISION_F32 || n->exact);
       if (b->weight_only && (small ? !laid_out (b, r - 1, r - 2) : !strided_leaf (b)))
         p.src[1] = aligned_copy_of (b), changed = TRUE;
       else if (n->shape[r - 1]->hi <= MOROK_GEMM_SMALL && n->shape[r - 2]->hi > MOROK_GEMM_SMALL
