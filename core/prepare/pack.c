@@ -4,9 +4,11 @@
  * A matmul whose B is a weight (the same for every batch) reads B from
  * panels packed here, once, when its M and N are too large for the small
  * paths (packing it on every call cost a third of the GigaAM encoder's
- * time, docs/benchmarks.md), or, in a precision other than f32, whatever
- * its M: a product of a few rows is bound by reading B, and int8 panels
- * are a quarter of its f32 bytes (the RNN-T predictor and joint). Products
+ * time, docs/benchmarks.md), or, in int8, whatever its M: a product of a
+ * few rows is bound by reading B, and int8 panels are a quarter of its f32
+ * bytes (the RNN-T predictor and joint). Not in f16 and bf16: there Silero's
+ * small products moved its probabilities several times further from
+ * onnxruntime's for little time (docs/morokvad.md, "Precision"). Products
  * with N <= 16 run transposed (the renderer's narrow path) and keep their
  * B as it is. Kernels reading the same view of a weight share its panels. */
 #define G_LOG_DOMAIN "morok-prepare"
@@ -35,10 +37,8 @@ packable_b (const MorokSchedule *sched, const MorokScheduleKernel *ker, MorokPre
         return FALSE;
     }
   *pk = (MorokPacking){ .source = src };
-  /* few rows read B once unpacked, fastest in f32; in a smaller format
-   * the packed panels are what they read, a fraction of the bytes */
-  gboolean narrower = precision != MOROK_PRECISION_F32 && !m->exact;
-  return (m->shape[r - 2]->hi > MOROK_GEMM_SMALL || narrower)
+  gboolean any_rows = precision == MOROK_PRECISION_INT8 && !m->exact;
+  return (m->shape[r - 2]->hi > MOROK_GEMM_SMALL || any_rows)
          && morok_sym_is_const (m->src[1]->shape[r - 2], &pk->k)
          && morok_sym_is_const (m->shape[r - 1], &pk->n) && pk->n > 16
          && morok_sym_is_const (b.offset, &pk->offset)

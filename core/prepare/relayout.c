@@ -2,8 +2,8 @@
 /* Prepare's relayout stage: constant operands laid out for the kernels
  * that read them.
  *
- * A contraction in f32 with at most this many rows (or columns) runs
- * unpacked (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
+ * A contraction with at most this many rows (or columns) runs unpacked
+ * outside int8 (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
  * operand on the wide side is contiguous along that side: B [K, N] with
  * unit stride in n, or A with unit stride in m, and 64-byte aligned rows. A
  * weight-only operand that is not gets a copy in that layout, computed at
@@ -165,10 +165,10 @@ prepare_relayout (MorokNode *n, MorokPrecision precision, GHashTable *map)
     {
       guint r = n->rank;
       MorokNode *a = p.src[0], *b = p.src[1];
-      /* in another precision than f32 the pack stage packs a weight
-       * however few the rows (prepare/pack.c) */
+      /* in int8 the pack stage packs a weight however few the rows
+       * (prepare/pack.c) */
       gboolean small = n->shape[r - 2]->hi <= MOROK_GEMM_SMALL
-                       && (precision == MOROK_PRECISION_F32 || n->exact);
+                       && (precision != MOROK_PRECISION_INT8 || n->exact);
       if (b->weight_only && (small ? !laid_out (b, r - 1, r - 2) : !strided_leaf (b)))
         p.src[1] = aligned_copy_of (b), changed = TRUE;
       else if (n->shape[r - 1]->hi <= MOROK_GEMM_SMALL && n->shape[r - 2]->hi > MOROK_GEMM_SMALL
