@@ -384,8 +384,10 @@ ensure_stream (MorokTranscriber *self, GError **error)
     {
       /* automatic: the longest window, in whole seconds, whose decode keeps
        * to a tenth of the shortest interval (more left context, fewer
-       * errors where it costs no latency) */
-      settings.window = MIN ((gint64) (MAX_WINDOW * MOROK_UTTERANCE_RATE), max_samples);
+       * errors where it costs no latency), and twice the hold at least */
+      gdouble lo = MAX (MIN_WINDOW, ceil (2.0 * self->hold / GST_SECOND)),
+              hi = MAX (MAX_WINDOW, lo);
+      settings.window = MIN ((gint64) (hi * MOROK_UTTERANCE_RATE), max_samples);
       g_autoptr (MorokGigaAmStream) probe = morok_gigaam_stream_new (
           self->gigaam, self->ctc, self->rnnt, self->decoder, &settings, error);
       gint64 n = (gint64) (MIN_WINDOW * MOROK_UTTERANCE_RATE);
@@ -393,8 +395,8 @@ ensure_stream (MorokTranscriber *self, GError **error)
       if (!cost)
         return FALSE;
       gdouble seconds = floor (MIN_WINDOW * MIN_INTERVAL_MS * GST_MSECOND / 10 / cost);
-      settings.window = MIN (
-          (gint64) (CLAMP (seconds, MIN_WINDOW, MAX_WINDOW) * MOROK_UTTERANCE_RATE), max_samples);
+      settings.window
+          = MIN ((gint64) (CLAMP (seconds, lo, hi) * MOROK_UTTERANCE_RATE), max_samples);
     }
   self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
                                           &settings, error);
@@ -771,7 +773,8 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
       "window", "Window",
       "Live: the most audio (s) one decode covers, the utterance's end and the left context "
       "before it (at least twice hold; at most max-duration). 0: the longest of 2 to 6 s, in "
-      "whole seconds, whose decode takes at most 10 ms as measured at the start",
+      "whole seconds, whose decode takes at most 10 ms as measured at the start, and at least "
+      "twice hold",
       0.0, 600.0, DEFAULT_WINDOW, ready);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
   gst_element_class_add_static_pad_template (element_class, &src_template);

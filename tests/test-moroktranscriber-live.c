@@ -187,6 +187,30 @@ GST_START_TEST (test_whole_utterance_equals_offline)
 }
 GST_END_TEST;
 
+/* The automatic window is at least twice the hold: with a hold of 4 s it
+ * covers these utterances (8 s at least), and one decode per utterance
+ * gives the offline words. */
+GST_START_TEST (test_automatic_window_holds_the_hold)
+{
+  Run live, offline;
+  run_file ("mode=live interval=10000 hold=4000", &live);
+  run_file ("mode=offline", &offline);
+  GString *lt = g_string_new (NULL), *lw = g_string_new (NULL);
+  GString *ot = g_string_new (NULL), *ow = g_string_new (NULL);
+  final_words (&live, lt, lw);
+  final_words (&offline, ot, ow);
+  fail_unless (ow->len > 0);
+  fail_unless_equals_string (lw->str, ow->str);
+  fail_unless_equals_string (lt->str, ot->str);
+  g_string_free (lt, TRUE);
+  g_string_free (lw, TRUE);
+  g_string_free (ot, TRUE);
+  g_string_free (ow, TRUE);
+  run_clear (&live);
+  run_clear (&offline);
+}
+GST_END_TEST;
+
 /* mode=auto with a file (not live): exactly the offline output, GAPs and
  * final-transcript events included, and no interim message. */
 GST_START_TEST (test_auto_on_a_file_is_offline)
@@ -420,6 +444,7 @@ live_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_interim_and_commits);
   tcase_add_test (tc, test_whole_utterance_equals_offline);
+  tcase_add_test (tc, test_automatic_window_holds_the_hold);
   tcase_add_test (tc, test_auto_on_a_file_is_offline);
   tcase_add_loop_test (tc, test_words_before_deadline, 0, G_N_ELEMENTS (holds));
   tcase_add_test (tc, test_excessive_delay);
