@@ -161,6 +161,24 @@ GST_START_TEST (test_interim_and_commits)
 }
 GST_END_TEST;
 
+/* The final messages of @live say the words, times and texts, of
+ * @offline's, and there are some. */
+static void
+assert_same_final_words (Run *live, Run *offline)
+{
+  GString *lt = g_string_new (NULL), *lw = g_string_new (NULL);
+  GString *ot = g_string_new (NULL), *ow = g_string_new (NULL);
+  final_words (live, lt, lw);
+  final_words (offline, ot, ow);
+  fail_unless (ow->len > 0);
+  fail_unless_equals_string (lw->str, ow->str);
+  fail_unless_equals_string (lt->str, ot->str);
+  g_string_free (lt, TRUE);
+  g_string_free (lw, TRUE);
+  g_string_free (ot, TRUE);
+  g_string_free (ow, TRUE);
+}
+
 /* One decode per utterance (interval longer than any, window covering
  * it): the words, their times and texts, are the offline ones. */
 GST_START_TEST (test_whole_utterance_equals_offline)
@@ -168,20 +186,10 @@ GST_START_TEST (test_whole_utterance_equals_offline)
   Run live, offline;
   run_file ("mode=live interval=10000 window=30 hold=600", &live);
   run_file ("mode=offline", &offline);
-  GString *lt = g_string_new (NULL), *lw = g_string_new (NULL);
-  GString *ot = g_string_new (NULL), *ow = g_string_new (NULL);
-  final_words (&live, lt, lw);
-  final_words (&offline, ot, ow);
-  fail_unless (ow->len > 0);
-  fail_unless_equals_string (lw->str, ow->str);
-  fail_unless_equals_string (lt->str, ot->str);
+  assert_same_final_words (&live, &offline);
   g_autofree char *lb = buffers_of (live.timeline->str);
   g_autofree char *ob = buffers_of (offline.timeline->str);
   fail_unless_equals_string (lb, ob);
-  g_string_free (lt, TRUE);
-  g_string_free (lw, TRUE);
-  g_string_free (ot, TRUE);
-  g_string_free (ow, TRUE);
   run_clear (&live);
   run_clear (&offline);
 }
@@ -195,17 +203,7 @@ GST_START_TEST (test_automatic_window_holds_the_hold)
   Run live, offline;
   run_file ("mode=live interval=10000 hold=4000", &live);
   run_file ("mode=offline", &offline);
-  GString *lt = g_string_new (NULL), *lw = g_string_new (NULL);
-  GString *ot = g_string_new (NULL), *ow = g_string_new (NULL);
-  final_words (&live, lt, lw);
-  final_words (&offline, ot, ow);
-  fail_unless (ow->len > 0);
-  fail_unless_equals_string (lw->str, ow->str);
-  fail_unless_equals_string (lt->str, ot->str);
-  g_string_free (lt, TRUE);
-  g_string_free (lw, TRUE);
-  g_string_free (ot, TRUE);
-  g_string_free (ow, TRUE);
+  assert_same_final_words (&live, &offline);
   run_clear (&live);
   run_clear (&offline);
 }
