@@ -6,8 +6,8 @@
  * paths (packing it on every call cost a third of the GigaAM encoder's
  * time, docs/benchmarks.md), or, in int8, whatever its M: a product of a
  * few rows is bound by reading B, and int8 panels are a quarter of its f32
- * bytes (the RNN-T predictor and joint). Not in f16 and bf16: there Silero's
- * small products moved its probabilities several times further from
+ * bytes (the RNN-T predictor and joint). Not in f16 and bf16: there they
+ * would move Silero's probabilities several times further from
  * onnxruntime's for little time (docs/morokvad.md, "Precision"). Products
  * with N <= 16 run transposed (the renderer's narrow path) and keep their
  * B as it is. Kernels reading the same view of a weight share its panels. */

@@ -3,13 +3,13 @@
  * that read them.
  *
  * A contraction with at most this many rows (or columns) runs unpacked
- * outside int8 (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest when the
- * operand on the wide side is contiguous along that side: B [K, N] with
- * unit stride in n, or A with unit stride in m, and 64-byte aligned rows. A
- * weight-only operand that is not gets a copy in that layout, computed at
- * prepare like any folded weight (which is stored aligned): B -> copy (B),
- * A -> permute (copy (permute (A))). The copy is an identity cast, which no
- * rule removes. */
+ * outside int8 (kernels/include/morok-gemm.h, MOROK_GEMM_SMALL), fastest
+ * when the operand on the wide side is contiguous along that side: B [K, N]
+ * with unit stride in n, or A with unit stride in m, and 64-byte aligned
+ * rows. A weight-only operand that is not gets a copy in that layout,
+ * computed at prepare like any folded weight (which is stored aligned):
+ * B -> copy (B), A -> permute (copy (permute (A))). The copy is an identity
+ * cast, which no rule removes. */
 #define G_LOG_DOMAIN "morok-prepare"
 #include "prepare/prepare-private.h"
 #include "kernels/weight-pack.h"
