@@ -456,15 +456,17 @@ typedef void (*GemmI8Fn) (int64_t M, int64_t N, const uint8_t *qa, const float *
  * rounding of the sums of each block of k and of the scales; a misplaced
  * quad or a missing correction is off by a large part of it. Shapes
  * straddle the tiles (6 x 64, AMX's blocks of 32 x 32), the blocks (1024 k,
- * 256 columns, 72 rows) and a partial quad; accumulate off and on. */
+ * 256 columns, 72 rows) and a partial quad, and one row over many panels;
+ * accumulate off and on. */
 static void
 check_i8_packed (const MorokKernelExports *k, GemmI8Fn fn)
 {
   GRand *rand = g_rand_new_with_seed (10);
   const int64_t nr = k->isa == MOROK_EXPORT_ISA_AVX512 ? 64 : 16;
   const int64_t sizes[][3] = {
-    { 1, 17, 5 }, { 6, 64, 4 }, { 7, 65, 1025 }, { 73, 300, 1030 }, { 250, 768, 768 }
-  }; /* M, N, K */
+    { 1, 17, 5 },      { 6, 64, 4 },      { 7, 65, 1025 },
+    { 73, 300, 1030 }, { 250, 768, 768 }, { 1, 1025, 320 },
+  }; /* M, N, K; the last as the RNN-T joint */
   for (gsize t = 0; t < G_N_ELEMENTS (sizes); t++)
     for (int acc = 0; acc < 2; acc++)
       {
