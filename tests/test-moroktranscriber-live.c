@@ -161,49 +161,34 @@ GST_START_TEST (test_interim_and_commits)
 }
 GST_END_TEST;
 
-/* The final messages of @live say the words, times and texts, of
- * @offline's, and there are some. */
-static void
-assert_same_final_words (Run *live, Run *offline)
+/* One decode per utterance (interval longer than any, window covering
+ * it): the words, their times and texts, and the buffers are the offline
+ * ones. The window set to 30 s; then automatic with a hold of 4 s, which
+ * makes it twice the hold at least: 8 s, longer than these utterances. */
+static const char *const one_decode[] = {
+  "mode=live interval=10000 window=30 hold=600",
+  "mode=live interval=10000 hold=4000",
+};
+
+GST_START_TEST (test_whole_utterance_equals_offline)
 {
+  Run live, offline;
+  run_file (one_decode[__i__], &live);
+  run_file ("mode=offline", &offline);
   GString *lt = g_string_new (NULL), *lw = g_string_new (NULL);
   GString *ot = g_string_new (NULL), *ow = g_string_new (NULL);
-  final_words (live, lt, lw);
-  final_words (offline, ot, ow);
+  final_words (&live, lt, lw);
+  final_words (&offline, ot, ow);
   fail_unless (ow->len > 0);
   fail_unless_equals_string (lw->str, ow->str);
   fail_unless_equals_string (lt->str, ot->str);
+  g_autofree char *lb = buffers_of (live.timeline->str);
+  g_autofree char *ob = buffers_of (offline.timeline->str);
+  fail_unless_equals_string (lb, ob);
   g_string_free (lt, TRUE);
   g_string_free (lw, TRUE);
   g_string_free (ot, TRUE);
   g_string_free (ow, TRUE);
-}
-
-/* One decode per utterance (interval longer than any, window covering
- * it): the words, their times and texts, are the offline ones. */
-GST_START_TEST (test_whole_utterance_equals_offline)
-{
-  Run live, offline;
-  run_file ("mode=live interval=10000 window=30 hold=600", &live);
-  run_file ("mode=offline", &offline);
-  assert_same_final_words (&live, &offline);
-  g_autofree char *lb = buffers_of (live.timeline->str);
-  g_autofree char *ob = buffers_of (offline.timeline->str);
-  fail_unless_equals_string (lb, ob);
-  run_clear (&live);
-  run_clear (&offline);
-}
-GST_END_TEST;
-
-/* The automatic window is at least twice the hold: with a hold of 4 s it
- * covers these utterances (8 s at least), and one decode per utterance
- * gives the offline words. */
-GST_START_TEST (test_automatic_window_holds_the_hold)
-{
-  Run live, offline;
-  run_file ("mode=live interval=10000 hold=4000", &live);
-  run_file ("mode=offline", &offline);
-  assert_same_final_words (&live, &offline);
   run_clear (&live);
   run_clear (&offline);
 }
@@ -441,8 +426,7 @@ live_suite (void)
   tcase_set_timeout (tc, 180);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_interim_and_commits);
-  tcase_add_test (tc, test_whole_utterance_equals_offline);
-  tcase_add_test (tc, test_automatic_window_holds_the_hold);
+  tcase_add_loop_test (tc, test_whole_utterance_equals_offline, 0, G_N_ELEMENTS (one_decode));
   tcase_add_test (tc, test_auto_on_a_file_is_offline);
   tcase_add_loop_test (tc, test_words_before_deadline, 0, G_N_ELEMENTS (holds));
   tcase_add_test (tc, test_excessive_delay);
