@@ -93,6 +93,13 @@ morok_gemm_i8_amx_packed (int64_t M, int64_t N, const uint8_t *qa, const float *
   int64_t k4 = lda / 4, blocks = (lda + MOROK_GEMM8_KC - 1) / MOROK_GEMM8_KC;
   if (M <= 0 || N <= 0 || k4 <= 0)
     return;
+  /* one row (an RNN-T step): vpdpbusd's row kernel reads B once without
+   * making 32 rows of sums, nor configuring and releasing the tiles */
+  if (M == 1)
+    {
+      morok_gemm_i8_packed (M, N, qa, sa, lda, bq, sb, corr, cs, C, ldc, accumulate);
+      return;
+    }
   morok_amx_configure ();
   int32_t acc[32 * 32] __attribute__ ((aligned (64)));
   int32_t ctot[32] __attribute__ ((aligned (64)));

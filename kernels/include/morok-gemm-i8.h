@@ -244,6 +244,43 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
   morok_gemm_store_tile (out, c, ldc, mr, nr, load_c);
 }
 
+/* morok_gemm8_tile's one-row case (mr = 1: an RNN-T predictor step or
+ * joint, one token at a time): the full tile would make MR rows of dot
+ * products for one. Two sets of accumulators, even and odd quads, so that
+ * 2 NV dot products are in flight rather than NV. */
+static MOROK_VEC512 __attribute__ ((noinline, unused)) void
+morok_gemm8_row (int64_t kq, const uint32_t *restrict a, const float *restrict sa,
+                 const int8_t *restrict b, const float *restrict sb, const int32_t *restrict corr,
+                 float *restrict c, int64_t nr, int load_c)
+{
+  morok_gemm8_ivec acc[2][MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+  for (int v = 0; v < MOROK_GEMM_NV; v++)
+    {
+      acc[0][v] = -(*(const morok_gemm8_ivecu *) (corr + v * MOROK_GEMM_VL)
+                    >> (MOROK_GEMM8_ZERO == 128 ? 0 : 1));
+      acc[1][v] = 0;
+    }
+  /* kq is even: a row of qa is whole tiles of 64 bytes (16 quads) */
+  for (int64_t q = 0; q < kq; q += 2)
+#pragma clang loop unroll(full)
+    for (int h = 0; h < 2; h++)
+      {
+        morok_gemm8_ivec av = (morok_gemm8_ivec) (int32_t) a[q + h];
+#pragma clang loop unroll(full)
+        for (int v = 0; v < MOROK_GEMM_NV; v++)
+          acc[h][v] = MOROK_GEMM8_DOT (
+              acc[h][v], av,
+              *(const morok_gemm8_ivec *) (b + ((q + h) * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4));
+      }
+  morok_gemm_vec out[MOROK_GEMM_MR][MOROK_GEMM_NV];
+#pragma clang loop unroll(full)
+  for (int v = 0; v < MOROK_GEMM_NV; v++)
+    out[0][v] = __builtin_convertvector(acc[0][v] + acc[1][v], morok_gemm_vec)
+                * (*(const morok_gemm_vecu *) (sb + v * MOROK_GEMM_VL) * sa[0]);
+  morok_gemm_store_tile (out, c, 0, 1, nr, load_c);
+}
+
 /* C [M, N] (row stride ldc) =, or += when @accumulate, A . B with A
  * quantised by morok_gemm_i8_quantize (qa, row stride lda bytes, scales
  * sa) and B packed in int8 (kernels/weight-pack.h) from the panel of column
@@ -288,11 +325,16 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
                       /* a last panel of fewer than MR rows reads rows past
                        * M of qa: the scratch has them, never stored */
                       morok_gemm_prefetch_part (pf, t, tiles);
-                      morok_gemm8_tile (kq, (const uint32_t *) (qa + (ic + ir) * lda) + q0, k4,
-                                        sa + ic + ir, b, sb + j0, corr + q0 / qc * cs + j0,
-                                        C + (ic + ir) * ldc + j0, ldc,
-                                        morok_gemm_min (MOROK_GEMM_MR, mc - ir),
-                                        morok_gemm_min (MOROK_GEMM_NR, nc - jr), load_c);
+                      if (M == 1)
+                        morok_gemm8_row (kq, (const uint32_t *) qa + q0, sa, b, sb + j0,
+                                         corr + q0 / qc * cs + j0, C + j0,
+                                         morok_gemm_min (MOROK_GEMM_NR, nc - jr), load_c);
+                      else
+                        morok_gemm8_tile (kq, (const uint32_t *) (qa + (ic + ir) * lda) + q0, k4,
+                                          sa + ic + ir, b, sb + j0, corr + q0 / qc * cs + j0,
+                                          C + (ic + ir) * ldc + j0, ldc,
+                                          morok_gemm_min (MOROK_GEMM_MR, mc - ir),
+                                          morok_gemm_min (MOROK_GEMM_NR, nc - jr), load_c);
                     }
                 }
             }
