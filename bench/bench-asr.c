@@ -32,13 +32,17 @@
  *     tokens=83 words=31 step_us=60.1 exec_us=55.0 joint_us=22.3 rest_us=900 frame_us=72.0
  *     rtf=0.0858
  *
- * (one line). The other MOROK_* settings of docs/jit-wrapper.md apply. */
+ * (one line). With BENCH_ASR_PROFILE=1, RNN-T also prints the per-kernel
+ * profile (bench-profile.h) of the predictor step's plan and of the joint's,
+ * STEP_REPS profiled executes each. The other MOROK_* settings of
+ * docs/jit-wrapper.md apply. */
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench-profile.h"
 #include "bench-util.h"
 #include "io/safetensors.h"
 #include "jit/morok-jit-recurrent.h"
@@ -284,6 +288,28 @@ time_steps (Bench *b, Head *h, double *out_step, double *out_exec, double *out_j
   return TRUE;
 }
 
+/* BENCH_ASR_PROFILE=1: each kernel of the predictor step and of the joint. */
+static void
+profile_steps (Head *h)
+{
+  if (g_strcmp0 (g_getenv ("BENCH_ASR_PROFILE"), "1") != 0)
+    return;
+  BenchProfile *pred = bench_profile_new (), *joint = bench_profile_new ();
+  for (guint i = 0; i < STEP_REPS; i++)
+    {
+      bench_profile_add (pred, gigaam_predictor_jit_execute_profiled (
+                                   morok_rnnt_decoder_predictor (h->dec), NULL));
+      bench_profile_add (
+          joint, gigaam_joint_jit_execute_profiled (morok_rnnt_decoder_joint (h->dec), NULL));
+    }
+  printf ("predictor step, per execute:\n");
+  bench_profile_print (pred, 1);
+  printf ("joint, per execute:\n");
+  bench_profile_print (joint, 1);
+  bench_profile_free (pred);
+  bench_profile_free (joint);
+}
+
 static void
 report (Bench *b, guint threads, int seconds, const Case *c, double step_us, double exec_us,
         double joint_us)
@@ -335,6 +361,8 @@ bench_threads (Bench *b, guint threads, const int *seconds, guint n_lengths, GEr
   ok = ok && time_head (b, &h, seconds, n_lengths, cases, error);
   double step_us = 0, exec_us = 0, joint_us = 0;
   ok = ok && (!b->rnnt || time_steps (b, &h, &step_us, &exec_us, &joint_us, error));
+  if (ok && b->rnnt)
+    profile_steps (&h);
   head_clear (&h);
   for (guint s = 0; s < n_lengths; s++)
     {
