@@ -80,6 +80,10 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define MIN_WINDOW 2.0     /* s, the automatic window's range */
 #define MAX_WINDOW 6.0
 #define MIN_INTERVAL_MS 100
+/* the measured interval: this many decodes, so that one stream's decoding
+ * keeps at most a ninth of a core, within the live compute budget of the
+ * full-size v3 in int8 (docs/benchmarks.md, "Live transcription") */
+#define INTERVAL_DECODES 9
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
 #define EXCESSIVE_DELAY "moroktranscriber/excessive-delay"
 
@@ -342,23 +346,25 @@ to_samples (GstClockTime t)
   return (gint64) gst_util_uint64_scale (t, MOROK_UTTERANCE_RATE, GST_SECOND);
 }
 
-/* The time (ns) a decode of @n samples of silence takes with @st, the
- * second of two runs; 0 with @error. */
+/* The time (ns) a decode of @n samples of silence takes with @st: the
+ * median of three runs after a first that warms the caches (one run alone
+ * moved the settings it implies with the machine's noise); 0 with @error. */
 static GstClockTime
 time_decode (MorokGigaAmStream *st, gint64 n, GError **error)
 {
   g_autofree float *silence = g_new0 (float, n);
-  gint64 took = 0;
-  for (int run = 0; run < 2; run++)
+  gint64 took[4];
+  for (int run = 0; run < 4; run++)
     {
       gint64 t0 = g_get_monotonic_time ();
       gboolean more;
       if (!morok_gigaam_stream_decode (st, silence, n, FALSE, &more, error))
         return 0;
-      took = g_get_monotonic_time () - t0;
+      took[run] = g_get_monotonic_time () - t0;
       morok_gigaam_stream_reset (st);
     }
-  return MAX (took, 1) * GST_USECOND;
+  gint64 lo = MIN (took[1], MIN (took[2], took[3])), hi = MAX (took[1], MAX (took[2], took[3]));
+  return MAX (took[1] + took[2] + took[3] - lo - hi, 1) * GST_USECOND;
 }
 
 /* With live_lock: the stream of the properties' settings, the cost of a
@@ -408,10 +414,11 @@ ensure_stream (MorokTranscriber *self, GError **error)
     }
   self->window_samples = settings.window;
   /* decodes may take twice the measured time (another stream, a busy
-   * machine) before a word is late; one stream keeps a tenth of a core */
+   * machine) before a word is late */
   GstClockTime decode = self->decode_ns;
   self->latency = latency ? latency : MAX (50 * GST_MSECOND, 2 * decode + 20 * GST_MSECOND);
-  self->interval = interval ? interval : MAX (MIN_INTERVAL_MS * GST_MSECOND, 10 * decode);
+  self->interval
+      = interval ? interval : MAX (MIN_INTERVAL_MS * GST_MSECOND, INTERVAL_DECODES * decode);
   return TRUE;
 }
 
@@ -636,12 +643,17 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
   for (gboolean more = TRUE; more && ret == GST_FLOW_OK;)
     {
       g_autoptr (GError) error = NULL;
+      gint64 t0 = g_get_monotonic_time ();
       if (!morok_gigaam_stream_decode (self->stream, utt->samples, n, final, &more, &error))
         {
           GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
                              ("transcribing failed: %s", error->message));
           return GST_FLOW_ERROR;
         }
+      /* against the decode timed at prepare, which interval and latency follow */
+      GST_DEBUG_OBJECT (self, "decode of %.3f s%s took %.1f ms (timed at prepare: %.1f ms)",
+                        n / (double) MOROK_UTTERANCE_RATE, final ? " (final)" : "",
+                        (g_get_monotonic_time () - t0) / 1e3, self->decode_ns / 1e6);
       ret = push_committed (self, utt);
     }
   if (ret != GST_FLOW_OK)
@@ -763,7 +775,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
       "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
-      "one stream's decoding within a tenth of a core, at least 100 ms",
+      "one stream's decoding within a ninth of a core, at least 100 ms",
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",
