@@ -24,6 +24,11 @@ typedef struct
   gint64 n_frames; /* frames in the run (>= 1) */
 } MorokCtcToken;
 
+/* The first highest of @n >= 1 scores, as a scan that keeps a score only
+ * when a later one is greater would find it (a NaN never wins; all NaN, or
+ * a NaN first: 0). The argmax of greedy CTC and RNN-T decoding. */
+guint morok_best_class (const float *scores, guint n);
+
 /* Decodes @n_frames frames of scores (log-probabilities or logits): frame i
  * is the @n_classes floats at @scores + i * @row_stride. Per frame the first
  * highest class wins; a run of equal classes gives one token; @blank gives

@@ -165,31 +165,6 @@ morok_rnnt_decoder_new_context (MorokRnntDecoder *prepared, GError **error)
   return g_steal_pointer (&dec);
 }
 
-/* The first of the largest of @x[0 .. @n) (first of equals as a scan
- * with > finds it; NaN never wins): the largest along eight independent
- * chains, then its first place. A scan carrying the best one's place made
- * each compare wait for the last one's select: over 1025 classes that took
- * as long as the joint's product. */
-static guint
-argmax_first (const float *x, guint n)
-{
-  float top[8];
-  for (guint l = 0; l < 8; l++)
-    top[l] = x[0];
-  guint k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (guint l = 0; l < 8; l++)
-      top[l] = x[k + l] > top[l] ? x[k + l] : top[l];
-  for (; k < n; k++)
-    top[0] = x[k] > top[0] ? x[k] : top[0];
-  for (guint l = 1; l < 8; l++)
-    top[0] = top[l] > top[0] ? top[l] : top[0];
-  for (k = 0; k < n; k++)
-    if (x[k] == top[0])
-      return k;
-  return 0;
-}
-
 /* The joint of every active row's frame @t and its predictor output; the
  * best class of each active row (first of equals, as argmax) into dec->last,
  * dec->emitted set where it is not the blank. */
@@ -219,7 +194,7 @@ joint_step (MorokRnntDecoder *dec, const float *enc_proj, gint64 max_frames, gin
       dec->emitted[r] = FALSE;
       if (!dec->active[r])
         continue;
-      guint best = argmax_first ((const float *) out->data + (gsize) r * dec->C, dec->C);
+      guint best = morok_best_class ((const float *) out->data + (gsize) r * dec->C, dec->C);
       if (best == dec->blank)
         {
           dec->active[r] = FALSE;
