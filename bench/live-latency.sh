@@ -15,8 +15,9 @@
 # The seeded models' words mean nothing: their WER is against their own
 # offline words, and their delays against the offline words' ends; the
 # digits model's delays are against the spoken words' ends (the recording's
-# JSON). A table of the RESULT lines (bench/bench-live.c says what each
-# column is; delays in ms, arrival at the sink pad minus the word's end).
+# JSON); the own delays, of every model, against the live words' own ends.
+# A table of the RESULT lines (bench/bench-live.c says what each column is;
+# delays in ms, arrival at the sink pad minus the word's end).
 #
 #   bench/live-latency.sh [--smoke] [--configs "digits:f32:1 ctc:int8:1 ..."]
 #     [--interval "250 500"] [--window "4 8"] [--props "NAME=VALUE ..."] [--wav WAV]
