@@ -347,8 +347,9 @@ to_samples (GstClockTime t)
 }
 
 /* The time (ns) a decode of @n samples of silence takes with @st: the
- * median of three runs after a first that warms the caches (one run alone
- * moved the settings it implies with the machine's noise); 0 with @error. */
+ * median of three runs after a first that warms the caches (one run's
+ * time moves with the machine's noise, and the settings with it); 0 with
+ * @error. */
 static GstClockTime
 time_decode (MorokGigaAmStream *st, gint64 n, GError **error)
 {
@@ -386,27 +387,34 @@ ensure_stream (MorokTranscriber *self, GError **error)
     .window = MIN ((gint64) (window * MOROK_UTTERANCE_RATE), max_samples),
     .hold = to_samples (self->hold),
   };
+  gint64 probed = 0; /* samples of the decode timed for the automatic window */
+  GstClockTime cost = 0;
   if (window == 0)
     {
       /* automatic: the longest window, in whole seconds, whose decode keeps
-       * to a tenth of the shortest interval (more left context, fewer
-       * errors where it costs no latency), and twice the hold at least */
+       * the interval at its floor (more left context, fewer errors where it
+       * costs no latency), and twice the hold at least */
       gdouble lo = MAX (MIN_WINDOW, ceil (2.0 * self->hold / GST_SECOND)),
               hi = MAX (MAX_WINDOW, lo);
       settings.window = MIN ((gint64) (hi * MOROK_UTTERANCE_RATE), max_samples);
       g_autoptr (MorokGigaAmStream) probe = morok_gigaam_stream_new (
           self->gigaam, self->ctc, self->rnnt, self->decoder, &settings, error);
-      gint64 n = (gint64) (MIN_WINDOW * MOROK_UTTERANCE_RATE);
-      GstClockTime cost = probe ? time_decode (probe, MIN (n, max_samples), error) : 0;
+      probed = MIN ((gint64) (MIN_WINDOW * MOROK_UTTERANCE_RATE), max_samples);
+      cost = probe ? time_decode (probe, probed, error) : 0;
       if (!cost)
         return FALSE;
-      gdouble seconds = floor (MIN_WINDOW * MIN_INTERVAL_MS * GST_MSECOND / 10 / cost);
+      gdouble seconds
+          = floor (MIN_WINDOW * MIN_INTERVAL_MS * GST_MSECOND / INTERVAL_DECODES / cost);
       settings.window
           = MIN ((gint64) (CLAMP (seconds, lo, hi) * MOROK_UTTERANCE_RATE), max_samples);
     }
   self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
                                           &settings, error);
-  self->decode_ns = self->stream ? time_decode (self->stream, settings.window, error) : 0;
+  /* a window of the probed length costs what the probe measured */
+  self->decode_ns = !self->stream ? 0
+                    : settings.window == probed
+                        ? cost
+                        : time_decode (self->stream, settings.window, error);
   if (!self->decode_ns)
     {
       g_clear_pointer (&self->stream, morok_gigaam_stream_free);
@@ -785,8 +793,8 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
       "window", "Window",
       "Live: the most audio (s) one decode covers, the utterance's end and the left context "
       "before it (at least twice hold; at most max-duration). 0: the longest of 2 to 6 s, in "
-      "whole seconds, whose decode takes at most 10 ms as measured at the start, and at least "
-      "twice hold",
+      "whole seconds, whose decode takes at most a ninth of 100 ms as measured at the start, "
+      "and at least twice hold",
       0.0, 600.0, DEFAULT_WINDOW, ready);
   g_object_class_install_properties (gobject_class, N_PROPS, props);
   gst_element_class_add_static_pad_template (element_class, &src_template);

@@ -3,10 +3,10 @@
 #define G_LOG_DOMAIN "morok-models"
 #include "models/ctc-decode.h"
 
-/* The largest along eight independent chains, then its first place: a
- * scan carrying the best one's place made each compare wait for the last
- * one's select, which over an RNN-T joint's 1025 classes took as long as
- * the joint's product. */
+/* The largest along eight independent chains, then its first place, so
+ * that no compare waits for the last one's select (a scan carrying the
+ * best one's place does, and over an RNN-T joint's 1025 classes it costs
+ * as much as the joint's product). */
 guint
 morok_best_class (const float *scores, guint n)
 {
