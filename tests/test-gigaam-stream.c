@@ -136,8 +136,8 @@ test_commit_pieces (void)
   g_assert_cmpint (w[1].frame, ==, 3);
 }
 
-/* The hold commits no piece that starts in a decode's last two frames
- * (the least right context); with a vocabulary that marks words' first
+/* The hold commits no piece that starts in a decode's last frame (the
+ * least right context), but one in the frame before it; with a vocabulary that marks words' first
  * pieces, the rest of a word committed so is dropped, not made a word;
  * a " " token separates words there too. */
 static void
@@ -161,6 +161,14 @@ test_commit_edge (void)
   w = morok_stream_commit_word (sc, 0, &n);
   g_assert_cmpuint (n, ==, 2);
   g_assert_cmpuint (w[0].id, ==, 3);
+
+  /* "ne" in the frame before the last: the word whole */
+  morok_stream_commit_reset (sc);
+  MorokCtcToken c[] = { TOK (1, 2, 1), TOK (2, 10, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, c, 2, 12, FALSE), ==, 1);
+  w = morok_stream_commit_word (sc, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (w[1].id, ==, 2);
 }
 
 /* ---- GigaAM ---- */

@@ -7,9 +7,9 @@
 
 /* Neighbouring decodes place the same word this close, in frames. */
 #define SAME_PLACE 2
-/* The last frames of a decode have the least right context: the hold
- * commits no token that starts in them. */
-#define EDGE_FRAMES 2
+/* A decode's last frame has the least right context: the hold commits no
+ * token that starts in it. */
+#define EDGE_FRAMES 1
 
 typedef enum
 {
