@@ -16,7 +16,7 @@ the built morokvad element (DIR/plugin, default build/: remove-silence at its
 defaults, run once by gst-launch-1.0 over a recording of 2000 sequences and
 150 runs), as moroktranscriber receives them behind it: tight around the
 speech and split at pauses; the rest is fresh, with its silence around, a
-share P (default 0.25) of it cut at a random point as a live decode sees
+share P (default 0.5) of it cut at a random point as a live decode sees
 the speech so far, its targets only the words that end before the cut. The
 loss is CTC restricted to the alignments that emit each word's tokens near
 where the word is (align_windows), so that word times, which follow the
@@ -51,7 +51,7 @@ import sentencepiece_lite  # noqa: E402
 import reference  # noqa: E402
 
 SEED = 20240611
-N_LAYERS, D_MODEL, N_HEADS = 4, 64, 4
+N_LAYERS, D_MODEL, N_HEADS = 4, 96, 4
 # Each word is written as two pieces, its start and its end: a word's time
 # runs from its first token's frame to one frame after its last, and two
 # tokens and a space fit in the frames of a fast word in continuous speech,
@@ -77,7 +77,7 @@ RUN_WORDS = (8, 40)   # words in a continuous run (fresh_run)
 RUN_GAPS = (0.05, 0.1, 0.4)  # the longest pause between a run's words, one drawn per run
 MAX_SECONDS = 20.0    # a run's words end within this
 SNR_DB = (3.0, 40.0)  # fresh speech's noise: wider than the held-out 8-40 dB
-TRUNCATE = 0.25       # share of the fresh speech cut short (digits_speech.cut_short)
+TRUNCATE = 0.5        # share of the fresh speech cut short (digits_speech.cut_short)
 GROUP = (40, 24, 6)   # batches are drawn a group at a time: pieces, short utterances, runs
 BATCH_SECONDS = 48.0  # of padded audio in a batch at most
 MAX_BATCH = 32
