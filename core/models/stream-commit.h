@@ -9,8 +9,8 @@
  *     the next word): a word at the audio's edge may still grow;
  *   - or it started at least @hold frames before the audio's end: the
  *     bound on how long a word waits, which the element's latency states;
- *     such a word is committed as far as the decode's last frame (its
- *     pieces there, with the least right context, are often wrong);
+ *     such a word is committed as far as the decode's last frame (a
+ *     piece there, with the least right context, is often wrong);
  *   - or the utterance is complete (its last decode).
  *
  * Words are committed in order (" " tokens separate them; a SentencePiece
