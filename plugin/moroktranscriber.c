@@ -669,9 +669,9 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
   post_interim (self, utt, n);
   GstClockTime base = utt->pts + self->lateness;
   const MorokStreamCommit *sc = morok_gigaam_stream_commit (self->stream);
-  /* nothing comes before the first frame not committed */
+  /* nothing comes before the first frame not settled */
   morok_utterance_element_push_gap (
-      element, morok_time_in (base, morok_stream_commit_frame (sc)
+      element, morok_time_in (base, morok_stream_commit_settled (sc)
                                         * morok_gigaam_frame_seconds (self->gigaam)));
   if (!final)
     return GST_FLOW_OK;

@@ -103,21 +103,50 @@ test_commit_hold (void)
   const MorokCtcToken *done = morok_stream_commit_tokens (sc, &n);
   g_assert_cmpuint (n, ==, 1);
   g_assert_cmpuint (done[0].id, ==, 3);
-  /* past the hold without words: the commit frame moves on, but not past
-   * a tentative word ("a", frame 6); its separator (frame 4) holds nothing */
+  /* past the hold without words: the frames are settled, but not past a
+   * tentative word ("a", frame 6); its separator (frame 4) holds nothing */
   morok_stream_commit_skip_to (sc, 7);
-  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 2);
+  g_assert_cmpint (morok_stream_commit_settled (sc), ==, 2);
   morok_stream_commit_skip_to (sc, 5);
-  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 5);
+  g_assert_cmpint (morok_stream_commit_settled (sc), ==, 5);
+  /* settled, the frames are still decoded */
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 2);
   morok_stream_commit_update (sc, NULL, 0, 30, FALSE);
   morok_stream_commit_skip_to (sc, 20);
-  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 20);
+  g_assert_cmpint (morok_stream_commit_settled (sc), ==, 20);
   /* a separator alone at the edge neither commits nor holds the frame:
    * a window that stopped short must move on (it looped forever) */
   MorokCtcToken space[] = { TOK (0, 22, 1) };
   g_assert_cmpuint (morok_stream_commit_update (sc, space, 1, 40, FALSE), ==, 0);
   morok_stream_commit_skip_to (sc, 30);
-  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 30);
+  g_assert_cmpint (morok_stream_commit_settled (sc), ==, 30);
+}
+
+/* A word a later decode finds in settled frames (a slow word, heard only
+ * with more right context) is kept, placed at the settled frame, and held
+ * from there: it was lost when the frames were skipped. */
+static void
+test_commit_settled (void)
+{
+  g_autoptr (MorokStreamCommit) sc = char_commit (FALSE, 10);
+  g_assert_cmpuint (morok_stream_commit_update (sc, NULL, 0, 14, FALSE), ==, 0);
+  morok_stream_commit_skip_to (sc, 4);
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 0);
+  /* "ab" at frames 2-5: held from frame 4, not 2 */
+  MorokCtcToken late[] = { TOK (1, 2, 2), TOK (2, 4, 2) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, late, 2, 13, FALSE), ==, 0);
+  g_assert_cmpuint (morok_stream_commit_update (sc, late, 2, 15, FALSE), ==, 1);
+  guint n;
+  const MorokCtcToken *word = morok_stream_commit_word (sc, 0, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (word[0].id, ==, 1);
+  g_assert_cmpint (word[0].frame, ==, 4); /* its run 2-3 ends before: one frame */
+  g_assert_cmpint (word[0].n_frames, ==, 1);
+  g_assert_cmpint (word[1].frame, ==, 4);
+  g_assert_cmpint (word[1].n_frames, ==, 2);
+  /* the next decode starts after it, as after any committed word */
+  g_assert_cmpint (morok_stream_commit_frame (sc), ==, 6);
+  g_assert_cmpint (morok_stream_commit_settled (sc), ==, 6);
 }
 
 /* SentencePiece: a piece with "▁" begins a word, and the words are whole. */
@@ -631,6 +660,7 @@ main (int argc, char **argv)
   g_assert_true (json_parser_load_from_file (expected, path, &e));
   g_test_add_func ("/stream-commit/agreement", test_commit_agreement);
   g_test_add_func ("/stream-commit/hold", test_commit_hold);
+  g_test_add_func ("/stream-commit/settled", test_commit_settled);
   g_test_add_func ("/stream-commit/pieces", test_commit_pieces);
   g_test_add_func ("/stream-commit/edge", test_commit_edge);
   static const char *const models[]

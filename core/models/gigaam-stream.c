@@ -93,11 +93,12 @@ morok_gigaam_stream_commit (const MorokGigaAmStream *st)
 }
 
 /* Runs the plan over @n samples of @wave and decodes frames @from .. of
- * its output into st->tokens, their frames shifted by @shift; the tokens'
- * count, or -1 with @error. */
+ * its output into st->tokens, their frames shifted by @shift (RNN-T:
+ * @emitted tokens of frame @from are decoded already); the tokens' count,
+ * or -1 with @error. */
 static gint64
-decode_window (MorokGigaAmStream *st, const float *wave, gint64 n, gint64 from, gint64 shift,
-               GError **error)
+decode_window (MorokGigaAmStream *st, const float *wave, gint64 n, gint64 from, guint emitted,
+               gint64 shift, GError **error)
 {
   gint64 frames = morok_gigaam_encoded_frames (st->model, n);
   guint count = 0;
@@ -121,8 +122,7 @@ decode_window (MorokGigaAmStream *st, const float *wave, gint64 n, gint64 from, 
                                     : NULL;
       if (!proj
           || !morok_rnnt_decoder_run_from (st->decoder, st->state, proj->data, proj->shape[1], from,
-                                           morok_stream_commit_frame_tokens (st->commit), frames,
-                                           error))
+                                           emitted, frames, error))
         return -1;
       const MorokCtcToken *t = morok_rnnt_decoder_tokens (st->decoder, 0, &count);
       memcpy (st->tokens, t, count * sizeof (MorokCtcToken));
@@ -145,7 +145,7 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
       st->started = TRUE;
     }
   gint64 F = st->frame, window = st->settings.window;
-  gint64 commit = morok_stream_commit_frame (st->commit) * F;
+  gint64 commit = morok_stream_commit_settled (st->commit) * F;
   gint64 start, end = n;
   if (n - commit > window - window / 4)
     {
@@ -168,8 +168,10 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
       wave = st->pad;
       len = st->min_samples;
     }
-  gint64 first = start / F;
-  gint64 count = decode_window (st, wave, len, commit / F - first, first, error);
+  /* from the frame after the last committed token, or the window's first */
+  gint64 first = start / F, from = morok_stream_commit_frame (st->commit);
+  guint emitted = from >= first ? morok_stream_commit_frame_tokens (st->commit) : 0;
+  gint64 count = decode_window (st, wave, len, MAX (from, first) - first, emitted, first, error);
   if (count < 0)
     return FALSE;
   gint64 end_frame = first + morok_gigaam_encoded_frames (st->model, len);
@@ -185,11 +187,11 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
     morok_stream_commit_skip_to (st->commit, end_frame - st->settings.hold / F);
   /* the hold commits every word that started a hold before the window's
    * end, so a window that stopped short always moves the commit frame */
-  if (*out_more && morok_stream_commit_frame (st->commit) * F <= commit)
+  if (*out_more && morok_stream_commit_settled (st->commit) * F <= commit)
     {
       g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
                    "live decoding made no progress at frame %" G_GINT64_FORMAT,
-                   morok_stream_commit_frame (st->commit));
+                   morok_stream_commit_settled (st->commit));
       return FALSE;
     }
   return TRUE;

@@ -26,6 +26,7 @@ struct _MorokStreamCommit
   gint64 hold;
 
   gint64 frame;                   /* the first frame the next decode covers */
+  gint64 floor;                   /* no word is placed before it (skip_to) */
   gboolean run_on;                /* CTC: the frame is the end of the last committed run */
   gboolean cut;                   /* the last committed word may go on (begins only) */
   guint at_frame;                 /* RNN-T: committed tokens of the commit frame */
@@ -88,7 +89,7 @@ void
 morok_stream_commit_reset (MorokStreamCommit *sc)
 {
   g_return_if_fail (sc != NULL);
-  sc->frame = 0;
+  sc->frame = sc->floor = 0;
   sc->run_on = sc->cut = FALSE;
   sc->at_frame = 0;
   sc->n_hyp = sc->n_prev = sc->tentative = sc->n_done = sc->n_words = 0;
@@ -99,6 +100,13 @@ morok_stream_commit_frame (const MorokStreamCommit *sc)
 {
   g_return_val_if_fail (sc != NULL, 0);
   return sc->frame;
+}
+
+gint64
+morok_stream_commit_settled (const MorokStreamCommit *sc)
+{
+  g_return_val_if_fail (sc != NULL, 0);
+  return MAX (sc->frame, sc->floor);
 }
 
 guint
@@ -150,6 +158,19 @@ agreed (const MorokStreamCommit *sc, guint k, guint at, guint len)
   return TRUE;
 }
 
+/* Where @t is placed: not before the floor. */
+static MorokCtcToken
+placed (const MorokStreamCommit *sc, const MorokCtcToken *t)
+{
+  MorokCtcToken p = *t;
+  if (p.frame < sc->floor)
+    {
+      p.n_frames = MAX (1, p.frame + p.n_frames - sc->floor);
+      p.frame = sc->floor;
+    }
+  return p;
+}
+
 /* Commits hyp[tentative .. upto). */
 static void
 commit_through (MorokStreamCommit *sc, guint upto)
@@ -159,7 +180,7 @@ commit_through (MorokStreamCommit *sc, guint upto)
       const MorokCtcToken *t = &sc->hyp[i];
       sc->at_frame = t->frame == sc->frame ? sc->at_frame + 1 : 1;
       sc->frame = t->frame;
-      sc->done[sc->n_done++] = *t;
+      sc->done[sc->n_done++] = placed (sc, t);
     }
   if (upto > sc->tentative)
     {
@@ -196,7 +217,7 @@ morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, 
     {
       gboolean followed = at + len < sc->n_hyp;
       gboolean agree = followed && agreed (sc, k, at, len);
-      if (!final && !agree && sc->hyp[at].frame > end_frame - sc->hold)
+      if (!final && !agree && MAX (sc->hyp[at].frame, sc->floor) > end_frame - sc->hold)
         break;
       /* held: the word as far as the edge frames */
       guint take = len;
@@ -223,16 +244,15 @@ void
 morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame)
 {
   g_return_if_fail (sc != NULL);
-  if (frame <= sc->frame)
+  if (frame <= morok_stream_commit_settled (sc))
     return;
   /* separators belong to no word: they may be passed over */
   guint at, len;
   if (next_word (sc, sc->hyp, sc->n_hyp, sc->tentative, &at, &len) && sc->hyp[at].frame < frame)
     return;
-  sc->frame = frame;
-  sc->run_on = FALSE;
-  sc->at_frame = 0;
-  /* the tentative tokens all start at or after @frame: still comparable */
+  /* the decodes go on covering these frames: a word a later decode finds
+   * there (with more right context) is kept, placed at the floor */
+  sc->floor = frame;
 }
 
 guint

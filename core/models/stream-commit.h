@@ -54,6 +54,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (MorokStreamCommit, morok_stream_commit_free)
 void morok_stream_commit_reset (MorokStreamCommit *sc);
 /* The first frame the next decode must cover. */
 gint64 morok_stream_commit_frame (const MorokStreamCommit *sc);
+/* The first frame a word not yet committed may be placed at (the commit
+ * frame, or further on where _skip_to passed wordless audio): nothing
+ * comes out before it. */
+gint64 morok_stream_commit_settled (const MorokStreamCommit *sc);
 /* RNN-T: the committed tokens of that frame (a frame emits at most
  * MOROK_RNNT_MAX_SYMBOLS); 0 for CTC. */
 guint morok_stream_commit_frame_tokens (const MorokStreamCommit *sc);
@@ -65,9 +69,12 @@ guint morok_stream_commit_frame_tokens (const MorokStreamCommit *sc);
  * returns how many words it committed (read them with _word). */
 guint morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, guint n,
                                   gint64 end_frame, gboolean final);
-/* Moves the commit frame on to @frame when no uncommitted word of the last
- * hypothesis starts before it (separators do not count): audio without
- * words needs no decoding again (its frames stay left context). */
+/* Settles the frames before @frame when no uncommitted word of the last
+ * hypothesis starts before it (separators do not count): audio in which
+ * the decodes found no word for a hold. Later decodes still cover it, as
+ * a slow word may show only with more right context; a word found there
+ * is placed at @frame, so that it is still committed within the hold of
+ * the frames settled (and never before output already said is empty). */
 void morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame);
 /* How many words the last update committed. */
 guint morok_stream_commit_n_words (const MorokStreamCommit *sc);
