@@ -260,10 +260,10 @@ morok_utterance_element_deadline_latency (MorokUtteranceElement *self)
 /* ---- live mode ---- */
 
 static GstFlowReturn
-live_decode (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final)
+live_decode (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final, gint64 *due)
 {
   MorokUtteranceElement *self = user;
-  return CLASS (self)->live_decode (self, utt, n, final);
+  return CLASS (self)->live_decode (self, utt, n, final, due);
 }
 
 static void
