@@ -25,7 +25,6 @@ struct _MorokLiveWorker
   Slot slots[MOROK_LIVE_SLOTS];
   guint first, count; /* slots[first] is the oldest held; count held */
   gint64 decoded;     /* samples of slots[first] decoded so far */
-  gint64 due;         /* its samples by which to decode again at the latest */
   gboolean busy;      /* a decode or gap runs (without the lock) */
   gboolean stop, flushing;
   guint64 serials;
@@ -42,7 +41,7 @@ has_work (MorokLiveWorker *w)
   if (w->count > 0)
     {
       Slot *s = &w->slots[w->first];
-      return s->ended || s->n - w->decoded >= w->interval || (s->n >= w->due && s->n > w->decoded);
+      return s->ended || s->n - w->decoded >= w->interval;
     }
   return GST_CLOCK_TIME_IS_VALID (w->gap);
 }
@@ -74,22 +73,19 @@ worker_loop (gpointer data)
           MorokLiveUtterance utt = { s->samples, s->pts, s->serial };
           gint64 n = s->n;
           gboolean final = s->ended;
-          gint64 due = G_MAXINT64;
           g_mutex_unlock (&w->lock);
-          GstFlowReturn flow = w->cb.decode (w->user, &utt, n, final, &due);
+          GstFlowReturn flow = w->cb.decode (w->user, &utt, n, final);
           g_mutex_lock (&w->lock);
           /* unless a flush dropped it meanwhile */
           if (w->count > 0 && w->slots[w->first].serial == utt.serial && !w->flushing)
             {
               w->flow = flow;
               w->decoded = n;
-              w->due = due;
               if (final)
                 {
                   w->first = (w->first + 1) % MOROK_LIVE_SLOTS;
                   w->count--;
                   w->decoded = 0;
-                  w->due = G_MAXINT64;
                 }
             }
         }
@@ -115,7 +111,6 @@ morok_live_worker_new (guint rate, gint64 max_samples, gint64 interval, gboolean
     w->slots[i].samples = g_new (float, max_samples);
   w->gap = GST_CLOCK_TIME_NONE;
   w->flow = GST_FLOW_OK;
-  w->due = G_MAXINT64;
   g_mutex_init (&w->lock);
   g_cond_init (&w->cond);
   w->thread = g_thread_new ("morok-live", worker_loop, w);
@@ -172,15 +167,12 @@ morok_live_worker_append (MorokLiveWorker *w, const float *samples, gsize n, Gst
                            : pts;
       Slot *s = open_slot (w, t);
       /* paced, the open utterance gets one interval of audio past what
-       * the worker decoded (or is decoding), or up to its due decode */
+       * the worker decoded (or is decoding) */
       gint64 room = w->max_samples - (s ? s->n : 0);
       if (s && w->paced)
         {
-          gboolean first = s == &w->slots[w->first];
-          gint64 done = first ? w->decoded : 0;
-          gint64 next
-              = first && w->due > done ? MIN (w->due, done + w->interval) : done + w->interval;
-          room = MIN (room, next - s->n);
+          gint64 done = s == &w->slots[w->first] ? w->decoded : 0;
+          room = MIN (room, done + w->interval - s->n);
           if (s != &w->slots[w->first])
             room = 0; /* the utterances before it first */
         }
@@ -250,7 +242,6 @@ morok_live_worker_set_flushing (MorokLiveWorker *w, gboolean flushing)
     {
       w->count = 0;
       w->decoded = 0;
-      w->due = G_MAXINT64;
       w->gap = GST_CLOCK_TIME_NONE;
       w->flow = GST_FLOW_OK;
     }

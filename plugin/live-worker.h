@@ -5,12 +5,11 @@
  * The streaming thread appends samples to the open utterance and ends it
  * (at a GAP, DISCONT, EOS or max_samples); the worker calls decode () with
  * the samples so far each time @interval more have come, and once more,
- * final, when the utterance has ended; or sooner, once the utterance has
- * the samples the last decode said are due (where its hold commits the
- * next word: a word waits no longer than the hold for its decode). Up to MOROK_LIVE_SLOTS
- * utterances are held (the one being decoded and those after it): when the worker falls that far
- * behind, append waits for it — memory stays bounded and no audio is dropped. decode () pushes its
- * output itself, on the worker thread; gap () is called when the worker is idle and the streaming
+ * final, when the utterance has ended. Up to MOROK_LIVE_SLOTS utterances
+ * are held (the one being decoded and those after it): when the worker
+ * falls that far behind, append waits for it — memory stays bounded and no
+ * audio is dropped. decode () pushes its output itself, on the worker
+ * thread; gap () is called when the worker is idle and the streaming
  * thread said downstream may learn that nothing comes before a time.
  *
  *   worker = morok_live_worker_new (16000, max_samples, interval, FALSE, &callbacks, self);
@@ -37,11 +36,8 @@ typedef struct
 
 typedef struct
 {
-  /* Decodes the first @n samples of @utt (@final: all of it); may set
-   * *@due (G_MAXINT64 on the call) to the samples of @utt at which to
-   * decode again at the latest. */
-  GstFlowReturn (*decode) (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final,
-                           gint64 *due);
+  /* Decodes the first @n samples of @utt (@final: all of it). */
+  GstFlowReturn (*decode) (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final);
   /* Downstream may learn that no output comes before @until. */
   void (*gap) (gpointer user, GstClockTime until);
 } MorokLiveCallbacks;

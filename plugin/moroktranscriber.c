@@ -35,11 +35,10 @@
  * open utterance every `interval` of audio on a thread of its own, over a
  * window of at most `window` seconds, and pushes each word once it is
  * committed: two decodes in a row agree on it and something follows it,
- * or it started `hold` before the audio's end (a decode comes then, in
- * between the intervals), or the utterance ended.
+ * or it started `hold` before the audio's end, or the utterance ended.
  * After each decode an element message `moroktranscriber-interim`
- * (`committed`, `tentative`, `start`, `end`, `due`, `words` with a
- * `committed` flag). The LATENCY query adds hold + a frame + latency;
+ * (`committed`, `tentative`, `start`, `end`, `words` with a `committed`
+ * flag). The LATENCY query adds hold + interval + 3 frames + latency;
  * `max-observed-delay` keeps the longest delay of a word, and a word later
  * than the pipeline's latency comes with a warning whose details are named
  * `moroktranscriber/excessive-delay` (docs/moroktranscriber.md).
@@ -76,7 +75,7 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define OFFLINE_LATENCY_MS 3000
 #define DEFAULT_LATENESS_MS 0
 #define DEFAULT_INTERVAL_MS 0 /* from the decode's cost */
-#define DEFAULT_HOLD_MS 800
+#define DEFAULT_HOLD_MS 640
 #define DEFAULT_WINDOW 0.0 /* from the decode's cost */
 #define MIN_WINDOW 2.0     /* s, the automatic window's range */
 #define MAX_WINDOW 6.0
@@ -431,16 +430,15 @@ ensure_stream (MorokTranscriber *self, GError **error)
   return TRUE;
 }
 
-/* What live decoding holds at most: a word is committed at the latest by
- * the decode that comes once the audio reaches `hold` past its start (a
- * frame more: frames are whole), which may take `latency` (a decode in
- * progress, then that one). The buffer bringing that audio comes within
- * upstream's latency: a live source's answer counts its buffers' length. */
+/* What live decoding holds at most: a word is committed at the latest in
+ * the first decode after its start is `hold` behind the audio's end
+ * (decodes come every `interval`; frames are whole, and a buffer may carry
+ * the audio past the interval: three frames more), and may take `latency`. */
 static GstClockTime
 live_total_latency (MorokTranscriber *self)
 {
-  GstClockTime frame = (GstClockTime) (morok_gigaam_frame_seconds (self->gigaam) * GST_SECOND);
-  return self->hold + frame + self->latency;
+  GstClockTime frames = 3 * (GstClockTime) (morok_gigaam_frame_seconds (self->gigaam) * GST_SECOND);
+  return self->hold + self->interval + frames + self->latency;
 }
 
 /* Whether to decode live, upstream live or not. */
@@ -626,12 +624,6 @@ post_interim (MorokTranscriber *self, const MorokLiveUtterance *utt, gint64 n)
       (MorokTimedWord *) self->words->data, self->words->len, tentative, tr->n_words,
       g_strstrip (tr->text), base,
       base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE));
-  gint64 due = morok_gigaam_stream_due (self->stream);
-  gst_structure_set (s, "due", G_TYPE_UINT64,
-                     due == G_MAXINT64
-                         ? GST_CLOCK_TIME_NONE
-                         : base + gst_util_uint64_scale_int (due, GST_SECOND, MOROK_UTTERANCE_RATE),
-                     NULL);
   gst_element_post_message (GST_ELEMENT (self), gst_message_new_element (GST_OBJECT (self), s));
 }
 
@@ -646,7 +638,7 @@ clear_word (gpointer word)
  * and at the end of the utterance what offline decoding sends. */
 static GstFlowReturn
 morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUtterance *utt,
-                               gint64 n, gboolean final, gint64 *due)
+                               gint64 n, gboolean final)
 {
   MorokTranscriber *self = MOROK_TRANSCRIBER (element);
   if (utt->serial != self->serial)
@@ -682,10 +674,7 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
       element, morok_time_in (base, morok_stream_commit_settled (sc)
                                         * morok_gigaam_frame_seconds (self->gigaam)));
   if (!final)
-    {
-      *due = morok_gigaam_stream_due (self->stream);
-      return GST_FLOW_OK;
-    }
+    return GST_FLOW_OK;
   GstClockTime end = base + gst_util_uint64_scale_int (n, GST_SECOND, MOROK_UTTERANCE_RATE);
   g_autofree char *text
       = morok_timed_words_join ((MorokTimedWord *) self->words->data, self->words->len);
@@ -793,9 +782,8 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
       G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
-      "Live: audio (ms) between two decodes of a growing utterance at most (a word due by "
-      "hold brings a decode sooner). 0: the shortest that keeps one stream's interval "
-      "decodes within a ninth of a core, at least 100 ms",
+      "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
+      "one stream's decoding within a ninth of a core, at least 100 ms",
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",

@@ -260,10 +260,10 @@ morok_utterance_element_deadline_latency (MorokUtteranceElement *self)
 /* ---- live mode ---- */
 
 static GstFlowReturn
-live_decode (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final, gint64 *due)
+live_decode (gpointer user, const MorokLiveUtterance *utt, gint64 n, gboolean final)
 {
   MorokUtteranceElement *self = user;
-  return CLASS (self)->live_decode (self, utt, n, final, due);
+  return CLASS (self)->live_decode (self, utt, n, final);
 }
 
 static void

@@ -74,8 +74,7 @@ struct _MorokUtteranceElementClass
    * decodes of a growing utterance, or 0 to decode offline. In live mode
    * live_decode () runs on the element's own thread (live-worker.h) with
    * the samples of the open utterance so far, and once more, @final, when
-   * it ended (and may set *@due: live-worker.h); it pushes with
-   * morok_utterance_element_push () and tells
+   * it ended; it pushes with morok_utterance_element_push () and tells
    * downstream with morok_utterance_element_push_gap (). Upstream not live,
    * the streaming thread waits for each decode (the decodes fall at the
    * same samples whatever the machine's speed). The LATENCY query adds
@@ -83,7 +82,7 @@ struct _MorokUtteranceElementClass
    * offline decoding holds. */
   gint64 (*live_start) (MorokUtteranceElement *self, gboolean upstream_live);
   GstFlowReturn (*live_decode) (MorokUtteranceElement *self, const MorokLiveUtterance *utt,
-                                gint64 n, gboolean final, gint64 *due);
+                                gint64 n, gboolean final);
   GstClockTime (*live_latency) (MorokUtteranceElement *self, gboolean upstream_live);
   /* Live mode: @buf leaves the element now (before its push). */
   void (*live_leaving) (MorokUtteranceElement *self, GstBuffer *buf);

@@ -92,21 +92,6 @@ morok_gigaam_stream_commit (const MorokGigaAmStream *st)
   return st->commit;
 }
 
-gint64
-morok_gigaam_stream_due (const MorokGigaAmStream *st)
-{
-  g_return_val_if_fail (st != NULL, G_MAXINT64);
-  gint64 frame = morok_stream_commit_due (st->commit);
-  if (frame == G_MAXINT64)
-    return G_MAXINT64;
-  /* the fewest samples, in hops, whose encoded frames reach it (a window
-   * starts on a frame's boundary: its frames end where the utterance's do) */
-  gint64 hop = morok_gigaam_config (st->model)->hop_length, n = frame * st->frame;
-  while (n > hop && morok_gigaam_encoded_frames (st->model, n - hop) >= frame)
-    n -= hop;
-  return n;
-}
-
 /* Runs the plan over @n samples of @wave and decodes frames @from .. of
  * its output into st->tokens, their frames shifted by @shift (RNN-T:
  * @emitted tokens of frame @from are decoded already); the tokens' count,
@@ -165,8 +150,8 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
   if (n - commit > window - window / 4)
     {
       /* behind: a quarter window of left context, the rest of the window
-       * (in step, up to the hold and an interval of audio is unsettled,
-       * which a short window must still take in one decode) */
+       * (in step, up to hold + interval of audio is uncommitted, which a
+       * short window must still take in one decode) */
       start = MAX (0, commit - window / 4) / F * F;
       end = MIN (n, start + window);
     }

@@ -68,9 +68,6 @@ void morok_gigaam_stream_reset (MorokGigaAmStream *st);
  * plan's error. */
 gboolean morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 n,
                                      gboolean final, gboolean *out_more, GError **error);
-/* The utterance's samples from which a decode commits the first
- * tentative word by the hold (G_MAXINT64: none is tentative). */
-gint64 morok_gigaam_stream_due (const MorokGigaAmStream *st);
 /* (transfer none) */
 const MorokStreamCommit *morok_gigaam_stream_commit (const MorokGigaAmStream *st);
 

@@ -240,16 +240,6 @@ morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, 
   return sc->n_words;
 }
 
-gint64
-morok_stream_commit_due (const MorokStreamCommit *sc)
-{
-  g_return_val_if_fail (sc != NULL, G_MAXINT64);
-  guint at, len;
-  if (!next_word (sc, sc->hyp, sc->n_hyp, sc->tentative, &at, &len))
-    return G_MAXINT64;
-  return MAX (sc->hyp[at].frame, sc->floor) + sc->hold;
-}
-
 void
 morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame)
 {

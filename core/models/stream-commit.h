@@ -58,10 +58,6 @@ gint64 morok_stream_commit_frame (const MorokStreamCommit *sc);
  * frame, or further on where _skip_to passed wordless audio): nothing
  * comes out before it. */
 gint64 morok_stream_commit_settled (const MorokStreamCommit *sc);
-/* The end frame from which a decode commits the last hypothesis's first
- * tentative word by the hold (G_MAXINT64: none is tentative): a decode
- * there keeps the word from waiting longer than the hold. */
-gint64 morok_stream_commit_due (const MorokStreamCommit *sc);
 /* RNN-T: the committed tokens of that frame (a frame emits at most
  * MOROK_RNNT_MAX_SYMBOLS); 0 for CTC. */
 guint morok_stream_commit_frame_tokens (const MorokStreamCommit *sc);
