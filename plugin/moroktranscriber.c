@@ -38,7 +38,7 @@
  * or it started `hold` before the audio's end, or the utterance ended.
  * After each decode an element message `moroktranscriber-interim`
  * (`committed`, `tentative`, `start`, `end`, `words` with a `committed`
- * flag). The LATENCY query adds hold + interval + 3 frames + latency;
+ * flag). The LATENCY query adds hold + interval + a frame + latency;
  * `max-observed-delay` keeps the longest delay of a word, and a word later
  * than the pipeline's latency comes with a warning whose details are named
  * `moroktranscriber/excessive-delay` (docs/moroktranscriber.md).
@@ -75,7 +75,7 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define OFFLINE_LATENCY_MS 3000
 #define DEFAULT_LATENESS_MS 0
 #define DEFAULT_INTERVAL_MS 0 /* from the decode's cost */
-#define DEFAULT_HOLD_MS 640
+#define DEFAULT_HOLD_MS 720
 #define DEFAULT_WINDOW 0.0 /* from the decode's cost */
 #define MIN_WINDOW 2.0     /* s, the automatic window's range */
 #define MAX_WINDOW 6.0
@@ -432,13 +432,16 @@ ensure_stream (MorokTranscriber *self, GError **error)
 
 /* What live decoding holds at most: a word is committed at the latest in
  * the first decode after its start is `hold` behind the audio's end
- * (decodes come every `interval`; frames are whole, and a buffer may carry
- * the audio past the interval: three frames more), and may take `latency`. */
+ * (decodes come every `interval`, and the hold is counted in whole frames:
+ * a frame more), and may take `latency`. The buffer that brings the audio
+ * of that decode arrives within upstream's latency (a live source's answer
+ * counts its buffers' length), so what it carries past the interval adds
+ * nothing. */
 static GstClockTime
 live_total_latency (MorokTranscriber *self)
 {
-  GstClockTime frames = 3 * (GstClockTime) (morok_gigaam_frame_seconds (self->gigaam) * GST_SECOND);
-  return self->hold + self->interval + frames + self->latency;
+  GstClockTime frame = (GstClockTime) (morok_gigaam_frame_seconds (self->gigaam) * GST_SECOND);
+  return self->hold + self->interval + frame + self->latency;
 }
 
 /* Whether to decode live, upstream live or not. */

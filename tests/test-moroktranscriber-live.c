@@ -357,7 +357,7 @@ fixture_wave (gint64 *out_n)
 }
 
 /* Live, on time: every word leaves before its running time plus the
- * element's latency (the hold, the interval, three frames and `latency`:
+ * element's latency (the hold, the interval, a frame and `latency`:
  * decoding takes no clock time here), and max-observed-delay says so; with
  * a hold of 600 ms the words are committed as two decodes agree, with one
  * of 120 ms by the hold. */
@@ -369,7 +369,7 @@ GST_START_TEST (test_words_before_deadline)
   guint hold = holds[__i__];
   g_autofree char *props = g_strdup_printf ("latency=100 hold=%u", hold);
   clocked_start (&c, props);
-  fail_unless_equals_uint64 (c.latency, (hold + 200 + 120 + 100) * GST_MSECOND);
+  fail_unless_equals_uint64 (c.latency, (hold + 200 + 40 + 100) * GST_MSECOND);
   gint64 n;
   g_autofree float *wave = fixture_wave (&n);
   push_utterance (&c, wave, n, 0, 0);
