@@ -165,6 +165,28 @@ test_commit_pieces (void)
   g_assert_cmpint (w[1].frame, ==, 3);
 }
 
+/* A word without its first piece ("ght" after a space: the model has
+ * not written "▁ei" yet) is not committed by two decodes agreeing on it,
+ * only by the hold, as its start may still come; a whole word after it
+ * waits for it. */
+static void
+test_commit_headless (void)
+{
+  static const char *const pieces[] = { " ", "\u2581ei", "ght", "\u2581tw", "o" };
+  MorokVocabulary vocab = { pieces, 5, TRUE, NULL, NULL, TRUE };
+  g_autoptr (MorokStreamCommit) sc = morok_stream_commit_new (&vocab, FALSE, 16, 10);
+  MorokCtcToken t[] = { TOK (0, 1, 1), TOK (2, 3, 1), TOK (0, 5, 1),
+                        TOK (3, 6, 1), TOK (4, 8, 1), TOK (0, 9, 1) };
+  g_assert_cmpuint (morok_stream_commit_update (sc, t, 6, 11, FALSE), ==, 0);
+  g_assert_cmpuint (morok_stream_commit_update (sc, t, 6, 12, FALSE), ==, 0);
+  /* the hold: "ght" (frame 3 = 13 - 10), then "▁tw o", agreed */
+  g_assert_cmpuint (morok_stream_commit_update (sc, t, 6, 13, FALSE), ==, 2);
+  guint n;
+  const MorokCtcToken *w = morok_stream_commit_word (sc, 1, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (w[0].id, ==, 3);
+}
+
 /* The hold commits no piece that starts in a decode's last frame (the
  * least right context), but one in the frame before it; with a vocabulary that marks words' first
  * pieces, the rest of a word committed so is dropped, not made a word;
@@ -663,6 +685,7 @@ main (int argc, char **argv)
   g_test_add_func ("/stream-commit/settled", test_commit_settled);
   g_test_add_func ("/stream-commit/pieces", test_commit_pieces);
   g_test_add_func ("/stream-commit/edge", test_commit_edge);
+  g_test_add_func ("/stream-commit/headless", test_commit_headless);
   static const char *const models[]
       = { "gigaam-v3-e2e-ctc-tiny", "gigaam-v3-e2e-rnnt-tiny", "gigaam-v2-rnnt-tiny" };
   for (guint m = 0; m < G_N_ELEMENTS (models); m++)

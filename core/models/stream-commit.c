@@ -216,7 +216,10 @@ morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, 
   for (guint k = 0; next_word (sc, sc->hyp, sc->n_hyp, sc->tentative, &at, &len); k++)
     {
       gboolean followed = at + len < sc->n_hyp;
-      gboolean agree = followed && agreed (sc, k, at, len);
+      /* where the vocabulary marks first pieces, a word without one is
+       * missing its start, which more audio may still bring */
+      gboolean whole = !sc->begins || kind (sc, sc->hyp[at].id) == TOKEN_BEGINS;
+      gboolean agree = followed && whole && agreed (sc, k, at, len);
       if (!final && !agree && MAX (sc->hyp[at].frame, sc->floor) > end_frame - sc->hold)
         break;
       /* held: the word as far as the edge frames */

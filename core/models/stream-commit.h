@@ -6,7 +6,9 @@
  *
  *   - two decodes in a row agree on it (the same tokens, starting within
  *     two frames of each other) and something follows it (a separator or
- *     the next word): a word at the audio's edge may still grow;
+ *     the next word): a word at the audio's edge may still grow; where
+ *     the vocabulary marks first pieces, it begins with one (a word
+ *     without may still get its start);
  *   - or it started at least @hold frames before the audio's end: the
  *     bound on how long a word waits, which the element's latency states;
  *     such a word is committed as far as the decode's last frame (a
