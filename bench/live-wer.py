@@ -51,10 +51,18 @@ def words_of(model, wav, mode, props):
     sink = pipeline.get_by_name("sink")
     pipeline.set_state(Gst.State.PLAYING)
     words = []
+    bus = pipeline.get_bus()
     while True:
-        sample = sink.emit("pull-sample")
+        # an error before the end (a missing model) must not wait forever
+        sample = sink.emit("try-pull-sample", Gst.SECOND)
         if sample is None:
-            break
+            if sink.get_property("eos"):
+                break
+            error = bus.pop_filtered(Gst.MessageType.ERROR)
+            if error:
+                pipeline.set_state(Gst.State.NULL)
+                raise SystemExit("live-wer: %s: %s" % (wav, error.parse_error()[0].message))
+            continue
         buf = sample.get_buffer()
         ok, info = buf.map(Gst.MapFlags.READ)
         words.append(bytes(info.data).decode("utf-8"))

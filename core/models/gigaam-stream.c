@@ -150,7 +150,7 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
   if (n - commit > window - window / 4)
     {
       /* behind: a quarter window of left context, the rest of the window
-       * (in step, up to hold + interval of audio is uncommitted, which a
+       * (in step, up to hold + interval of audio is unsettled, which a
        * short window must still take in one decode) */
       start = MAX (0, commit - window / 4) / F * F;
       end = MIN (n, start + window);
