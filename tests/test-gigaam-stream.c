@@ -105,20 +105,20 @@ test_commit_hold (void)
   g_assert_cmpuint (done[0].id, ==, 3);
   /* past the hold without words: the frames are settled, but not past a
    * tentative word ("a", frame 6); its separator (frame 4) holds nothing */
-  morok_stream_commit_skip_to (sc, 7);
+  morok_stream_commit_settle (sc, 7);
   g_assert_cmpint (morok_stream_commit_settled (sc), ==, 2);
-  morok_stream_commit_skip_to (sc, 5);
+  morok_stream_commit_settle (sc, 5);
   g_assert_cmpint (morok_stream_commit_settled (sc), ==, 5);
   /* settled, the frames are still decoded */
   g_assert_cmpint (morok_stream_commit_frame (sc), ==, 2);
   morok_stream_commit_update (sc, NULL, 0, 30, FALSE);
-  morok_stream_commit_skip_to (sc, 20);
+  morok_stream_commit_settle (sc, 20);
   g_assert_cmpint (morok_stream_commit_settled (sc), ==, 20);
   /* a separator alone at the edge neither commits nor holds the frame:
    * a window that stopped short must move on (it looped forever) */
   MorokCtcToken space[] = { TOK (0, 22, 1) };
   g_assert_cmpuint (morok_stream_commit_update (sc, space, 1, 40, FALSE), ==, 0);
-  morok_stream_commit_skip_to (sc, 30);
+  morok_stream_commit_settle (sc, 30);
   g_assert_cmpint (morok_stream_commit_settled (sc), ==, 30);
 }
 
@@ -130,7 +130,7 @@ test_commit_settled (void)
 {
   g_autoptr (MorokStreamCommit) sc = char_commit (FALSE, 10);
   g_assert_cmpuint (morok_stream_commit_update (sc, NULL, 0, 14, FALSE), ==, 0);
-  morok_stream_commit_skip_to (sc, 4);
+  morok_stream_commit_settle (sc, 4);
   g_assert_cmpint (morok_stream_commit_frame (sc), ==, 0);
   /* "ab" at frames 2-5: held from frame 4, not 2 */
   MorokCtcToken late[] = { TOK (1, 2, 2), TOK (2, 4, 2) };

@@ -184,7 +184,7 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
         return FALSE;
     }
   if (!last)
-    morok_stream_commit_skip_to (st->commit, end_frame - st->settings.hold / F);
+    morok_stream_commit_settle (st->commit, end_frame - st->settings.hold / F);
   /* the hold commits every word that started a hold before the window's
    * end, so a window that stopped short always moves the commit frame */
   if (*out_more && morok_stream_commit_settled (st->commit) * F <= commit)

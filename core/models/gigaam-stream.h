@@ -12,10 +12,11 @@
  * decode saved where it emits that decode's tokens again); the frames
  * before it are the window's left context (audio the decodes found no
  * word in for a hold is settled but still decoded: stream-commit.h's
- * _skip_to). When the unsettled audio no longer fits in a window with a quarter window of left
- * context before it (the decodes fell behind), the window stops short of the end and the caller
- * decodes again (@out_more): no audio is skipped, and what a window leaves behind is committed by
- * the hold rule.
+ * _settle). When the unsettled audio no longer fits in a window with a
+ * quarter window of left context before it (the decodes fell behind), the
+ * window stops short of the end and the caller decodes again (@out_more):
+ * no audio is skipped, and what a window leaves behind is committed by the
+ * hold rule.
  *
  *   st = morok_gigaam_stream_new (model, ctc, NULL, NULL, &settings, &error);
  *   // per decode of the utterance's first n samples:

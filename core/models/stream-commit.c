@@ -26,7 +26,7 @@ struct _MorokStreamCommit
   gint64 hold;
 
   gint64 frame;                   /* the first frame the next decode covers */
-  gint64 floor;                   /* no word is placed before it (skip_to) */
+  gint64 floor;                   /* no word is placed before it (settle) */
   gboolean run_on;                /* CTC: the frame is the end of the last committed run */
   gboolean cut;                   /* the last committed word may go on (begins only) */
   guint at_frame;                 /* RNN-T: committed tokens of the commit frame */
@@ -244,7 +244,7 @@ morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *tokens, 
 }
 
 void
-morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame)
+morok_stream_commit_settle (MorokStreamCommit *sc, gint64 frame)
 {
   g_return_if_fail (sc != NULL);
   if (frame <= morok_stream_commit_settled (sc))

@@ -57,7 +57,7 @@ void morok_stream_commit_reset (MorokStreamCommit *sc);
 /* The first frame the next decode must cover. */
 gint64 morok_stream_commit_frame (const MorokStreamCommit *sc);
 /* The first frame a word not yet committed may be placed at (the commit
- * frame, or further on where _skip_to passed wordless audio): nothing
+ * frame, or further on where _settle () marked wordless audio): nothing
  * comes out before it. */
 gint64 morok_stream_commit_settled (const MorokStreamCommit *sc);
 /* RNN-T: the committed tokens of that frame (a frame emits at most
@@ -77,7 +77,7 @@ guint morok_stream_commit_update (MorokStreamCommit *sc, const MorokCtcToken *to
  * a slow word may show only with more right context; a word found there
  * is placed at @frame, so that it is still committed within the hold of
  * the frames settled (and never before output already said is empty). */
-void morok_stream_commit_skip_to (MorokStreamCommit *sc, gint64 frame);
+void morok_stream_commit_settle (MorokStreamCommit *sc, gint64 frame);
 /* How many words the last update committed. */
 guint morok_stream_commit_n_words (const MorokStreamCommit *sc);
 /* Word @w (0 .. the last update's count - 1) of those the last update
