@@ -67,7 +67,7 @@ def words_of(model, wav, mode, props):
         ok, info = buf.map(Gst.MapFlags.READ)
         words.append(bytes(info.data).decode("utf-8"))
         buf.unmap(info)
-    error = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    error = bus.pop_filtered(Gst.MessageType.ERROR)
     pipeline.set_state(Gst.State.NULL)
     if error:
         raise SystemExit("live-wer: %s: %s" % (wav, error.parse_error()[0].message))

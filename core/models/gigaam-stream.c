@@ -186,7 +186,8 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
   if (!last)
     morok_stream_commit_settle (st->commit, end_frame - st->settings.hold / F);
   /* the hold commits every word that started a hold before the window's
-   * end, so a window that stopped short always moves the commit frame */
+   * end, and the rest is settled, so a window that stopped short always
+   * moves the settled frame */
   if (*out_more && morok_stream_commit_settled (st->commit) * F <= commit)
     {
       g_set_error (error, MOROK_JIT_ERROR, MOROK_JIT_ERROR_RUNTIME,
