@@ -61,6 +61,7 @@
 #include "transcript-messages.h"
 #include "models/gigaam-encoder-jit.h"
 #include "models/gigaam-stream.h"
+#include "models/live-pace.h"
 #include "models/rnnt-decode.h"
 #include "models/transcript.h"
 #include <math.h>
@@ -79,11 +80,6 @@ GST_DEBUG_CATEGORY_STATIC (morok_transcriber_debug);
 #define DEFAULT_WINDOW 0.0 /* from the decode's cost */
 #define MIN_WINDOW 2.0     /* s, the automatic window's range */
 #define MAX_WINDOW 6.0
-#define MIN_INTERVAL_MS 100
-/* the measured interval: this many decodes, so that one stream's decoding
- * keeps at most a ninth of a core, within the live compute budget of the
- * full-size v3 in int8 (docs/benchmarks.md, "Live transcription") */
-#define INTERVAL_DECODES 9
 #define FINAL_TRANSCRIPT "rstranscribe/final-transcript"
 #define EXCESSIVE_DELAY "moroktranscriber/excessive-delay"
 
@@ -403,8 +399,7 @@ ensure_stream (MorokTranscriber *self, GError **error)
       cost = probe ? time_decode (probe, probed, error) : 0;
       if (!cost)
         return FALSE;
-      gdouble seconds
-          = floor (MIN_WINDOW * MIN_INTERVAL_MS * GST_MSECOND / INTERVAL_DECODES / cost);
+      gdouble seconds = floor (MIN_WINDOW * MOROK_LIVE_MIN_INTERVAL_NS / MOROK_LIVE_DECODES / cost);
       settings.window
           = MIN ((gint64) (CLAMP (seconds, lo, hi) * MOROK_UTTERANCE_RATE), max_samples);
     }
@@ -421,12 +416,18 @@ ensure_stream (MorokTranscriber *self, GError **error)
       return FALSE;
     }
   self->window_samples = settings.window;
-  /* decodes may take twice the measured time (another stream, a busy
-   * machine) before a word is late */
-  GstClockTime decode = self->decode_ns;
-  self->latency = latency ? latency : MAX (50 * GST_MSECOND, 2 * decode + 20 * GST_MSECOND);
-  self->interval
-      = interval ? interval : MAX (MIN_INTERVAL_MS * GST_MSECOND, INTERVAL_DECODES * decode);
+  /* the budget rule needs the cost of a second of audio: a decode of
+   * half the window beside the whole */
+  MorokLiveCost pace = { self->decode_ns, 0, settings.window / (double) MOROK_UTTERANCE_RATE };
+  if (!interval && morok_live_wants_half (pace.window_ns)
+      && !(pace.half_ns = time_decode (self->stream, settings.window / 2, error)))
+    {
+      g_clear_pointer (&self->stream, morok_gigaam_stream_free);
+      return FALSE;
+    }
+  GST_DEBUG_OBJECT (self, "a decode of half the window takes %.1f ms", pace.half_ns / 1e6);
+  self->latency = latency ? latency : morok_live_latency (pace.window_ns);
+  self->interval = interval ? interval : morok_live_interval (&pace);
   return TRUE;
 }
 
@@ -785,8 +786,9 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
       G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
-      "Live: audio (ms) between two decodes of a growing utterance. 0: the shortest that keeps "
-      "one stream's decoding within a ninth of a core, at least 100 ms",
+      "Live: audio (ms) between two decodes of a growing utterance. 0: from the measured decode, "
+      "the shorter of nine decodes and the interval at which decoding costs 7 times the "
+      "offline decoding (at least two decodes), at least 100 ms",
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",

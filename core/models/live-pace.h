@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* How often a live transcriber decodes its window, and how long it lets a
+ * decode take, from what decodes cost on this machine (times in ns):
+ *
+ *   MorokLiveCost cost = { .window_ns = ..., .half_ns = ..., .window_s = 2.0 };
+ *   guint64 interval = morok_live_interval (&cost);
+ *   guint64 latency = morok_live_latency (cost.window_ns);
+ *
+ * The interval is the longest of MOROK_LIVE_MIN_INTERVAL_NS and the
+ * shortest of
+ *
+ *   - MOROK_LIVE_DECODES decodes: the stream keeps at most that share of a
+ *     core whatever the model costs offline;
+ *   - the interval at which decoding costs MOROK_LIVE_BUDGET times the
+ *     offline decoding of the same audio, but two decodes at least
+ *     (decodes that take twice their measured time, as the latency allows,
+ *     still keep up).
+ *
+ * The offline cost of a second of audio is taken as the window's marginal
+ * one, (window_ns - half_ns) over half the window: a long utterance costs
+ * that a second and more (its decode's fixed part is spread thinner, its
+ * attention grows with it), so the budget is an upper bound. half_ns 0
+ * (not timed), or a marginal cost the noise made no larger than zero,
+ * leaves the first rule alone. */
+#pragma once
+
+#include <glib.h>
+
+#define MOROK_LIVE_MS G_GUINT64_CONSTANT (1000000)
+#define MOROK_LIVE_MIN_INTERVAL_NS (100 * MOROK_LIVE_MS)
+#define MOROK_LIVE_DECODES 9
+#define MOROK_LIVE_BUDGET 7
+
+typedef struct
+{
+  guint64 window_ns; /* one decode of the whole window */
+  guint64 half_ns;   /* one decode of its first half; 0: not timed */
+  double window_s;   /* the window, seconds of audio */
+} MorokLiveCost;
+
+/* Whether the budget rule can change the interval of a decode that takes
+ * @window_ns: when not, half_ns need not be timed. */
+gboolean morok_live_wants_half (guint64 window_ns);
+
+guint64 morok_live_interval (const MorokLiveCost *cost);
+
+/* Twice a decode and 20 ms, at least 50 ms: a decode in progress when one
+ * falls due, then that one. */
+guint64 morok_live_latency (guint64 window_ns);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* The live transcriber's automatic interval and latency (models/live-pace.h)
+ * on decode costs like those of the machines in docs/benchmarks.md; the
+ * expected values are worked out by hand from the rules the header states. */
+#include <glib.h>
+
+#include "models/live-pace.h"
+
+#define MS 1000000.0
+
+static void
+assert_ms (guint64 ns, double ms)
+{
+  g_assert_cmpfloat_with_epsilon (ns / MS, ms, 1e-3);
+}
+
+/* A small model: nine decodes are under the 100 ms floor; no half is timed. */
+static void
+test_cheap (void)
+{
+  g_assert_false (morok_live_wants_half (7 * MS));
+  MorokLiveCost cost = { 7 * MS, 0, 6.0 };
+  assert_ms (morok_live_interval (&cost), 100);
+  assert_ms (morok_live_latency (7 * MS), 50);
+  assert_ms (morok_live_latency (40 * MS), 100);
+}
+
+/* A fast machine: the budget allows no shorter interval than nine decodes
+ * (marginal 15 ms a second: 50 / (7 x 15) s = 476.19 ms > 450), or a
+ * shorter one where the decode's fixed part is smaller (marginal 20 ms:
+ * 357.14 ms). */
+static void
+test_budget (void)
+{
+  g_assert_true (morok_live_wants_half (50 * MS));
+  MorokLiveCost a = { 50 * MS, 35 * MS, 2.0 };
+  assert_ms (morok_live_interval (&a), 450);
+  MorokLiveCost b = { 50 * MS, 30 * MS, 2.0 };
+  assert_ms (morok_live_interval (&b), 357.142857);
+  assert_ms (morok_live_latency (50 * MS), 120);
+}
+
+/* A slow machine: the budget's 284 ms would be under two decodes, 450. */
+static void
+test_two_decodes (void)
+{
+  MorokLiveCost cost = { 225 * MS, 112 * MS, 2.0 };
+  assert_ms (morok_live_interval (&cost), 450);
+  assert_ms (morok_live_latency (225 * MS), 470);
+}
+
+/* The marginal cost is at most the window's mean (100 ms over 2 s: 50 ms a
+ * second, not 90): 100 / (7 x 50) s = 285.71 ms. */
+static void
+test_marginal_bound (void)
+{
+  MorokLiveCost cost = { 100 * MS, 10 * MS, 2.0 };
+  assert_ms (morok_live_interval (&cost), 285.714286);
+}
+
+/* No half timed, or one the noise made as slow as the whole: nine decodes. */
+static void
+test_untimed (void)
+{
+  MorokLiveCost none = { 160 * MS, 0, 2.0 }, noisy = { 160 * MS, 170 * MS, 2.0 };
+  assert_ms (morok_live_interval (&none), 1440);
+  assert_ms (morok_live_interval (&noisy), 1440);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/live-pace/cheap", test_cheap);
+  g_test_add_func ("/live-pace/budget", test_budget);
+  g_test_add_func ("/live-pace/two-decodes", test_two_decodes);
+  g_test_add_func ("/live-pace/marginal-bound", test_marginal_bound);
+  g_test_add_func ("/live-pace/untimed", test_untimed);
+  return g_test_run ();
+}
