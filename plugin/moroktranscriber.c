@@ -425,9 +425,14 @@ ensure_stream (MorokTranscriber *self, GError **error)
       g_clear_pointer (&self->stream, morok_gigaam_stream_free);
       return FALSE;
     }
-  GST_DEBUG_OBJECT (self, "a decode of half the window takes %.1f ms", pace.half_ns / 1e6);
   self->latency = latency ? latency : morok_live_latency (pace.window_ns);
   self->interval = interval ? interval : morok_live_interval (&pace);
+  GST_INFO_OBJECT (
+      self,
+      "live: decodes of the window (%.1f s) and of half take %.1f and %.1f ms; "
+      "interval %" GST_TIME_FORMAT ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
+      pace.window_s, pace.window_ns / 1e6, pace.half_ns / 1e6, GST_TIME_ARGS (self->interval),
+      GST_TIME_ARGS (self->hold), GST_TIME_ARGS (self->latency));
   return TRUE;
 }
 
@@ -496,12 +501,6 @@ morok_transcriber_live_start (MorokUtteranceElement *element, gboolean upstream_
   self->max_observed_delay_ms = 0;
   GST_OBJECT_UNLOCK (self);
   morok_utterance_element_set_live_shift (element, self->lateness);
-  GST_INFO_OBJECT (self,
-                   "live: a decode of the window (%.1f s) takes %.1f ms; interval %" GST_TIME_FORMAT
-                   ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
-                   self->window_samples / (double) MOROK_UTTERANCE_RATE, self->decode_ns / 1e6,
-                   GST_TIME_ARGS (self->interval), GST_TIME_ARGS (self->hold),
-                   GST_TIME_ARGS (self->latency));
   return MAX (to_samples (self->interval), 1);
 }
 

@@ -597,6 +597,19 @@ morok_utterance_element_src_event (GstPad *pad, GstObject *parent, GstEvent *eve
   return gst_pad_event_default (pad, parent, event);
 }
 
+/* Upstream answers the LATENCY query live, or not at all: a live source
+ * may not answer before it runs (audiotestsrc is-live=true, its caps not
+ * yet negotiated). */
+static gboolean
+upstream_may_be_live (GstPad *sinkpad)
+{
+  g_autoptr (GstQuery) query = gst_query_new_latency ();
+  gboolean live = TRUE;
+  if (gst_pad_peer_query (sinkpad, query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  return live;
+}
+
 static GstStateChangeReturn
 morok_utterance_element_change_state (GstElement *element, GstStateChange transition)
 {
@@ -604,6 +617,14 @@ morok_utterance_element_change_state (GstElement *element, GstStateChange transi
   MorokUtteranceElementPrivate *priv = PRIV (self);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !prepare (self))
     return GST_STATE_CHANGE_FAILURE;
+  /* what live mode measures (seconds of decodes for a large model) is
+   * measured now, before a live source upstream starts (the bin starts it
+   * after this element), not on the first buffer: that would hold up the
+   * streaming thread, and the source overrun. Not when a buffer came in
+   * PAUSED (upstream prerolled: not live) or upstream answers not live. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING && CLASS (self)->live_latency
+      && !priv->live_checked && upstream_may_be_live (priv->sinkpad))
+    CLASS (self)->live_latency (self, TRUE);
   /* a chain () waiting for the worker returns before the pads go down */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && priv->live)
     {

@@ -79,7 +79,10 @@ struct _MorokUtteranceElementClass
    * the streaming thread waits for each decode (the decodes fall at the
    * same samples whatever the machine's speed). The LATENCY query adds
    * live_latency (@upstream_live), unless it is NONE, instead of what
-   * offline decoding holds. */
+   * offline decoding holds; it is also called, @upstream_live TRUE, at
+   * PAUSED→PLAYING when no buffer came in PAUSED and upstream answers
+   * live or not at all, before a live source starts, to measure what it
+   * needs then. */
   gint64 (*live_start) (MorokUtteranceElement *self, gboolean upstream_live);
   GstFlowReturn (*live_decode) (MorokUtteranceElement *self, const MorokLiveUtterance *utt,
                                 gint64 n, gboolean final);

@@ -6,7 +6,8 @@
  * offline output exactly. Through a harness on a test clock (upstream live,
  * the clock moved with the audio), every word leaves before its running
  * time plus the latency the element answers, and with a pipeline latency
- * far too low, words still come, with the excessive-delay warning. */
+ * far too low, words still come, with the excessive-delay warning; what
+ * live mode measures is measured before the first buffer. */
 #include "element-checks.h"
 #include "fixtures.h"
 #include "io/safetensors.h"
@@ -418,6 +419,54 @@ GST_START_TEST (test_excessive_delay)
 }
 GST_END_TEST;
 
+/* ---- when live mode measures ---- */
+
+static gboolean before_data; /* no buffer pushed yet */
+static gint measured, measured_before_data;
+
+static void
+on_log (GstDebugCategory *category, GstDebugLevel level, const gchar *file, const gchar *function,
+        gint line, GObject *object, GstDebugMessage *message, gpointer user_data)
+{
+  if (level == GST_LEVEL_INFO && g_str_equal (function, "ensure_stream")
+      && g_str_equal (gst_debug_category_get_name (category), "moroktranscriber"))
+    {
+      g_atomic_int_inc (&measured);
+      if (before_data)
+        g_atomic_int_inc (&measured_before_data);
+    }
+}
+
+/* The decodes live mode times (seconds of them with a full-size model) run
+ * once, as the element goes to PLAYING with upstream live, before any
+ * buffer: on the first buffer the streaming thread would wait for them and
+ * a live source overrun. */
+GST_START_TEST (test_measured_before_data)
+{
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_for_name ("moroktranscriber", GST_LEVEL_INFO);
+  gst_debug_add_log_function (on_log, NULL, NULL);
+  g_autofree char *model = fixture_path (MODEL);
+  g_autofree char *desc = g_strdup_printf ("moroktranscriber model=%s mode=auto", model);
+  before_data = TRUE;
+  GstHarness *h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=16000, channels=1, "
+                                   "layout=interleaved");
+  gst_harness_play (h);
+  before_data = FALSE;
+  GstBuffer *buf = gst_buffer_new_and_alloc (BUF * sizeof (float));
+  gst_buffer_memset (buf, 0, 0, BUF * sizeof (float));
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (BUF, GST_SECOND, 16000);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  fail_unless (GST_CLOCK_TIME_IS_VALID (gst_harness_query_latency (h)));
+  gst_debug_remove_log_function (on_log);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (measured, 1);
+  fail_unless_equals_int (measured_before_data, 1);
+}
+GST_END_TEST;
+
 static Suite *
 live_suite (void)
 {
@@ -430,6 +479,7 @@ live_suite (void)
   tcase_add_test (tc, test_auto_on_a_file_is_offline);
   tcase_add_loop_test (tc, test_words_before_deadline, 0, G_N_ELEMENTS (holds));
   tcase_add_test (tc, test_excessive_delay);
+  tcase_add_test (tc, test_measured_before_data);
   return s;
 }
 
