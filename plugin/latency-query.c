@@ -13,10 +13,10 @@ morok_latency_query_add (GstQuery *query, GstClockTime ours)
 }
 
 gboolean
-morok_latency_query_upstream_live (GstPad *sinkpad)
+morok_latency_query_upstream_live (GstPad *sinkpad, gboolean unanswered)
 {
   g_autoptr (GstQuery) query = gst_query_new_latency ();
-  gboolean live = FALSE;
+  gboolean live = unanswered;
   if (gst_pad_peer_query (sinkpad, query))
     gst_query_parse_latency (query, &live, NULL, NULL);
   return live;

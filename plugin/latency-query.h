@@ -20,8 +20,9 @@ G_BEGIN_DECLS
  * the live flag is kept. */
 void morok_latency_query_add (GstQuery *query, GstClockTime ours);
 /* TRUE if the peer of @sinkpad answers a LATENCY query live: a live source
- * feeds it. FALSE when it answers not live or not at all (unlinked,
- * not negotiated yet). */
-gboolean morok_latency_query_upstream_live (GstPad *sinkpad);
+ * feeds it. FALSE when it answers not live; @unanswered when it answers
+ * not at all (unlinked, or a live source whose caps are not negotiated
+ * before it runs). */
+gboolean morok_latency_query_upstream_live (GstPad *sinkpad, gboolean unanswered);
 
 G_END_DECLS

@@ -288,7 +288,7 @@ choose_mode (MorokUtteranceElement *self)
   priv->live_checked = TRUE;
   if (!CLASS (self)->live_start)
     return;
-  gboolean upstream_live = morok_latency_query_upstream_live (priv->sinkpad);
+  gboolean upstream_live = morok_latency_query_upstream_live (priv->sinkpad, FALSE);
   gint64 interval = CLASS (self)->live_start (self, upstream_live);
   if (interval <= 0)
     return;
@@ -597,19 +597,6 @@ morok_utterance_element_src_event (GstPad *pad, GstObject *parent, GstEvent *eve
   return gst_pad_event_default (pad, parent, event);
 }
 
-/* Upstream answers the LATENCY query live, or not at all: a live source
- * may not answer before it runs (audiotestsrc is-live=true, its caps not
- * yet negotiated). */
-static gboolean
-upstream_may_be_live (GstPad *sinkpad)
-{
-  g_autoptr (GstQuery) query = gst_query_new_latency ();
-  gboolean live = TRUE;
-  if (gst_pad_peer_query (sinkpad, query))
-    gst_query_parse_latency (query, &live, NULL, NULL);
-  return live;
-}
-
 static GstStateChangeReturn
 morok_utterance_element_change_state (GstElement *element, GstStateChange transition)
 {
@@ -621,9 +608,10 @@ morok_utterance_element_change_state (GstElement *element, GstStateChange transi
    * measured now, before a live source upstream starts (the bin starts it
    * after this element), not on the first buffer: that would hold up the
    * streaming thread, and the source overrun. Not when a buffer came in
-   * PAUSED (upstream prerolled: not live) or upstream answers not live. */
+   * PAUSED (upstream prerolled: not live) or upstream answers not live (a
+   * live source may not answer before it runs). */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING && CLASS (self)->live_latency
-      && !priv->live_checked && upstream_may_be_live (priv->sinkpad))
+      && !priv->live_checked && morok_latency_query_upstream_live (priv->sinkpad, TRUE))
     CLASS (self)->live_latency (self, TRUE);
   /* a chain () waiting for the worker returns before the pads go down */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && priv->live)
