@@ -661,8 +661,8 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
                              ("transcribing failed: %s", error->message));
           return GST_FLOW_ERROR;
         }
-      /* against the decode timed at prepare, which interval and latency follow */
-      GST_DEBUG_OBJECT (self, "decode of %.3f s%s took %.1f ms (timed at prepare: %.1f ms)",
+      /* against the decode timed at the start, which interval and latency follow */
+      GST_DEBUG_OBJECT (self, "decode of %.3f s%s took %.1f ms (timed at the start: %.1f ms)",
                         n / (double) MOROK_UTTERANCE_RATE, final ? " (final)" : "",
                         (g_get_monotonic_time () - t0) / 1e3, self->decode_ns / 1e6);
       ret = push_committed (self, utt);
