@@ -18,8 +18,9 @@
  *
  * The offline cost of a second of audio is taken as the window's marginal
  * one, (window_ns - half_ns) over half the window: a long utterance costs
- * that a second and more (its decode's fixed part is spread thinner, its
- * attention grows with it), so the budget is an upper bound. half_ns 0
+ * at least that a second (the marginal cost leaves out the decode's fixed
+ * part, which the utterance still pays once, and its attention grows with
+ * its length), so live decoding costs at most the budget. half_ns 0
  * (not timed), or a marginal cost the noise made no larger than zero,
  * leaves the first rule alone. */
 #pragma once
