@@ -9,8 +9,8 @@
  * The interval is the longest of MOROK_LIVE_MIN_INTERVAL_NS and the
  * shortest of
  *
- *   - MOROK_LIVE_DECODES decodes: the stream keeps at most that share of a
- *     core whatever the model costs offline;
+ *   - MOROK_LIVE_DECODES decodes: the stream's decoding keeps at most one
+ *     core's 1 / MOROK_LIVE_DECODES, whatever the model costs offline;
  *   - the interval at which decoding costs MOROK_LIVE_BUDGET times the
  *     offline decoding of the same audio, but two decodes at least
  *     (decodes that take twice their measured time, as the latency allows,
