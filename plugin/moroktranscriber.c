@@ -399,9 +399,9 @@ ensure_stream (MorokTranscriber *self, GError **error)
       cost = probe ? time_decode (probe, probed, error) : 0;
       if (!cost)
         return FALSE;
-      gdouble seconds = floor (MIN_WINDOW * MOROK_LIVE_MIN_INTERVAL_NS / MOROK_LIVE_DECODES / cost);
       settings.window
-          = MIN ((gint64) (CLAMP (seconds, lo, hi) * MOROK_UTTERANCE_RATE), max_samples);
+          = MIN ((gint64) (morok_live_window (cost, MIN_WINDOW, lo, hi) * MOROK_UTTERANCE_RATE),
+                 max_samples);
     }
   self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
                                           &settings, error);
@@ -429,7 +429,7 @@ ensure_stream (MorokTranscriber *self, GError **error)
   self->interval = interval ? interval : morok_live_interval (&pace);
   GST_INFO_OBJECT (
       self,
-      "live: decodes of the window (%.1f s) and of half take %.1f and %.1f ms; "
+      "live: a decode of the window (%.1f s) takes %.1f ms, of half %.1f ms (0: not timed); "
       "interval %" GST_TIME_FORMAT ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
       pace.window_s, pace.window_ns / 1e6, pace.half_ns / 1e6, GST_TIME_ARGS (self->interval),
       GST_TIME_ARGS (self->hold), GST_TIME_ARGS (self->latency));

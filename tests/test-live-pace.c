@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The live transcriber's automatic interval and latency (models/live-pace.h)
+/* The live transcriber's automatic window, interval and latency (models/live-pace.h)
  * on decode costs like those of the machines in docs/benchmarks.md; the
  * expected values are worked out by hand from the rules the header states. */
 #include <glib.h>
@@ -67,6 +67,19 @@ test_untimed (void)
   assert_ms (morok_live_interval (&noisy), 1440);
 }
 
+/* The window: 2 s decoded in 3 ms -> 2 x 100 / 9 / 3 = 7.4 s, kept to 6;
+ * in 5 ms 4.4 -> 4 s; in 9 ms 2.5 -> 2 s; in 50 ms 0.4 -> the floor, 2 s
+ * (or 3 s where twice the hold asks for it). */
+static void
+test_window (void)
+{
+  g_assert_cmpfloat (morok_live_window (3 * MS, 2.0, 2.0, 6.0), ==, 6.0);
+  g_assert_cmpfloat (morok_live_window (5 * MS, 2.0, 2.0, 6.0), ==, 4.0);
+  g_assert_cmpfloat (morok_live_window (9 * MS, 2.0, 2.0, 6.0), ==, 2.0);
+  g_assert_cmpfloat (morok_live_window (50 * MS, 2.0, 2.0, 6.0), ==, 2.0);
+  g_assert_cmpfloat (morok_live_window (50 * MS, 2.0, 3.0, 6.0), ==, 3.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -76,5 +89,6 @@ main (int argc, char **argv)
   g_test_add_func ("/live-pace/two-decodes", test_two_decodes);
   g_test_add_func ("/live-pace/marginal-bound", test_marginal_bound);
   g_test_add_func ("/live-pace/untimed", test_untimed);
+  g_test_add_func ("/live-pace/window", test_window);
   return g_test_run ();
 }

@@ -1,6 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "models/live-pace.h"
 
+#include <math.h>
+
+double
+morok_live_window (guint64 probe_ns, double probe_s, double lo, double hi)
+{
+  double seconds = floor (probe_s * MOROK_LIVE_MIN_INTERVAL_NS / MOROK_LIVE_DECODES / probe_ns);
+  return CLAMP (seconds, lo, hi);
+}
+
 gboolean
 morok_live_wants_half (guint64 window_ns)
 {

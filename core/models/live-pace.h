@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* How often a live transcriber decodes its window, and how long it lets a
- * decode take, from what decodes cost on this machine (times in ns):
+/* How much audio a live transcriber decodes at a time, how often, and how
+ * long it lets a decode take, from what decodes cost on this machine
+ * (times in ns):
  *
- *   MorokLiveCost cost = { .window_ns = ..., .half_ns = ..., .window_s = 2.0 };
+ *   double window_s = morok_live_window (probe_ns, 2.0, 2.0, 6.0);
+ *   MorokLiveCost cost = { .window_ns = ..., .half_ns = ..., .window_s = window_s };
  *   guint64 interval = morok_live_interval (&cost);
  *   guint64 latency = morok_live_latency (cost.window_ns);
  *
@@ -38,6 +40,13 @@ typedef struct
   guint64 half_ns;   /* one decode of its first half; 0: not timed */
   double window_s;   /* the window, seconds of audio */
 } MorokLiveCost;
+
+/* The automatic window (s): the longest whole number of seconds in
+ * [@lo, @hi] whose decode, estimated from one of @probe_s seconds that
+ * took @probe_ns, keeps MOROK_LIVE_DECODES of them within
+ * MOROK_LIVE_MIN_INTERVAL_NS: a cheap model gets more left context at no
+ * cost in latency. */
+double morok_live_window (guint64 probe_ns, double probe_s, double lo, double hi);
 
 /* Whether the budget rule can change the interval of a decode that takes
  * @window_ns: when not, half_ns need not be timed. */
