@@ -455,9 +455,9 @@ typedef void (*GemmI8Fn) (int64_t M, int64_t N, const uint8_t *qa, const float *
  * within 2e-7 of the sum of the terms' magnitudes (or of 1), the f32
  * rounding of the sums of each block of k and of the scales; a misplaced
  * quad or a missing correction is off by a large part of it. Shapes
- * straddle the tiles (6 x 64, AMX's blocks of 32 x 32), the blocks (1024 k,
- * 256 columns, 72 rows) and a partial quad, and one row over many panels;
- * accumulate off and on. */
+ * straddle the tiles (6 x 64, 6 or 5 x 16 on avx2, AMX's blocks of 32 x
+ * 32), the blocks (1024 k, 256 columns, 72 or 60 rows) and a partial quad, and one row over many
+ * panels; accumulate off and on. */
 static void
 check_i8_packed (const MorokKernelExports *k, GemmI8Fn fn)
 {

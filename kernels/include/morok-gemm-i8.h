@@ -19,9 +19,10 @@
  * block, measured 1e-6 of the terms' magnitudes off: the blocks' f32 sums
  * then carry 128 times the columns' sums, which cancel.) One
  * scale per row rather than per block of k: see docs/jit-wrapper.md
- * ("Precision") for the error of each. The tile is MR x NR as in f32 (6 x 64
- * zmm on AVX-512, 6 x 16 ymm on AVX2), over blocks of MOROK_GEMM8_KC k. The
- * sums cannot overflow below K = 66000.
+ * ("Precision") for the error of each. The tile is NR columns as in f32,
+ * 6 x 64 zmm on AVX-512, 6 x 16 ymm with AVX-VNNI and 5 x 16 ymm without
+ * (MOROK_GEMM8_MR), over blocks of MOROK_GEMM8_KC k. The sums cannot
+ * overflow below K = 66000.
  *
  * Without VNNI (AVX2 before AVX-VNNI) a quad's dot product is vpmaddubsw
  * (pairs of u8 x s8 products summed into a saturating int16) then
@@ -180,19 +181,21 @@ typedef short morok_gemm8_shorts __attribute__ ((vector_size (32)));
        (morok_gemm8_shorts) ((morok_gemm8_ivec) 0x00010001)))
 #endif
 
-/* The MR x NR tile at c (=|+=) sa[i] sb[j] (sum over kq quads of qa . qb -
- * corr[j]): row i's quads at a[i*ars + q], B's at b + q*NR*4. Its rows run
- * in groups of MOROK_GEMM8_RG, each over all of the block's k (B's block,
- * kq x NR x 4 bytes, then comes from L1): without VNNI a quad's product
- * needs a register more, and 6 rows of 2 ymm accumulators spilled about one
- * in two of them (AVX2 has 16 registers). */
+/* The MOROK_GEMM8_MR x NR tile at c (=|+=) sa[i] sb[j] (sum over kq quads
+ * of qa . qb - corr[j]): row i's quads at a[i*ars + q], B's at b +
+ * q*NR*4. With VNNI the tile is f32's MR rows. Without it a quad's product
+ * needs two multiplier uops and a register more, and AVX2 has 16
+ * registers: 5 rows of 2 ymm accumulators fit (6 spilled about one in
+ * two), and GigaAM's rows, 25 frames a second, come in fives, so a window
+ * of whole seconds has no partial tile. */
 #if defined(MOROK_GEMM8_VNNI)
-#define MOROK_GEMM8_RG MOROK_GEMM_MR
+#define MOROK_GEMM8_MR MOROK_GEMM_MR
 #define MOROK_GEMM8_Q_LOOP
 #else
-#define MOROK_GEMM8_RG 3
+#define MOROK_GEMM8_MR 5
 #define MOROK_GEMM8_Q_LOOP _Pragma ("clang loop unroll_count(2)")
 #endif
+#define MOROK_GEMM8_MC (12 * MOROK_GEMM8_MR)
 static MOROK_VEC512 __attribute__ ((noinline, unused)) void
 morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const float *restrict sa,
                   const int8_t *restrict b, const float *restrict sb, const int32_t *restrict corr,
@@ -200,46 +203,45 @@ morok_gemm8_tile (int64_t kq, const uint32_t *restrict a, int64_t ars, const flo
 {
   const uint32_t *row[MOROK_GEMM_MR];
   MOROK_GEMM_ROWS (row, a, ars);
-  morok_gemm_vec out[MOROK_GEMM_MR][MOROK_GEMM_NV];
+  morok_gemm8_ivec acc[MOROK_GEMM8_MR][MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
-  for (int g = 0; g < MOROK_GEMM_MR; g += MOROK_GEMM8_RG)
+  for (int v = 0; v < MOROK_GEMM_NV; v++)
     {
-      morok_gemm8_ivec acc[MOROK_GEMM8_RG][MOROK_GEMM_NV];
+      /* -ZERO times the columns' sums (what A's offset added), of which
+       * the packing holds 128 times */
+      morok_gemm8_ivec init = -(*(const morok_gemm8_ivecu *) (corr + v * MOROK_GEMM_VL)
+                                >> (MOROK_GEMM8_ZERO == 128 ? 0 : 1));
+#pragma clang loop unroll(full)
+      for (int i = 0; i < MOROK_GEMM8_MR; i++)
+        acc[i][v] = init;
+    }
+  MOROK_GEMM8_Q_LOOP
+  for (int64_t q = 0; q < kq; q++)
+    {
+      morok_gemm8_ivec bv[MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
       for (int v = 0; v < MOROK_GEMM_NV; v++)
-        {
-          /* -ZERO times the columns' sums (what A's offset added), of
-           * which the packing holds 128 times */
-          morok_gemm8_ivec init = -(*(const morok_gemm8_ivecu *) (corr + v * MOROK_GEMM_VL)
-                                    >> (MOROK_GEMM8_ZERO == 128 ? 0 : 1));
+        bv[v] = *(const morok_gemm8_ivec *) (b + (q * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4);
 #pragma clang loop unroll(full)
-          for (int i = 0; i < MOROK_GEMM8_RG; i++)
-            acc[i][v] = init;
-        }
-      MOROK_GEMM8_Q_LOOP
-      for (int64_t q = 0; q < kq; q++)
+      for (int i = 0; i < MOROK_GEMM8_MR; i++)
         {
-          morok_gemm8_ivec bv[MOROK_GEMM_NV];
+          morok_gemm8_ivec av = (morok_gemm8_ivec) (int32_t) row[i][q];
 #pragma clang loop unroll(full)
           for (int v = 0; v < MOROK_GEMM_NV; v++)
-            bv[v] = *(const morok_gemm8_ivec *) (b + (q * MOROK_GEMM_NR + v * MOROK_GEMM_VL) * 4);
-#pragma clang loop unroll(full)
-          for (int i = 0; i < MOROK_GEMM8_RG; i++)
-            {
-              morok_gemm8_ivec av = (morok_gemm8_ivec) (int32_t) row[g + i][q];
-#pragma clang loop unroll(full)
-              for (int v = 0; v < MOROK_GEMM_NV; v++)
-                acc[i][v] = MOROK_GEMM8_DOT (acc[i][v], av, bv[v]);
-            }
+            acc[i][v] = MOROK_GEMM8_DOT (acc[i][v], av, bv[v]);
         }
+    }
+  morok_gemm_vec out[MOROK_GEMM_MR][MOROK_GEMM_NV];
 #pragma clang loop unroll(full)
-      for (int v = 0; v < MOROK_GEMM_NV; v++)
-        {
-          morok_gemm_vec s = *(const morok_gemm_vecu *) (sb + v * MOROK_GEMM_VL);
+  for (int v = 0; v < MOROK_GEMM_NV; v++)
+    {
+      morok_gemm_vec s = *(const morok_gemm_vecu *) (sb + v * MOROK_GEMM_VL);
 #pragma clang loop unroll(full)
-          for (int i = 0; i < MOROK_GEMM8_RG; i++)
-            out[g + i][v] = __builtin_convertvector(acc[i][v], morok_gemm_vec) * (s * sa[g + i]);
-        }
+      for (int i = 0; i < MOROK_GEMM8_MR; i++)
+        out[i][v] = __builtin_convertvector(acc[i][v], morok_gemm_vec) * (s * sa[i]);
+#pragma clang loop unroll(full)
+      for (int i = MOROK_GEMM8_MR; i < MOROK_GEMM_MR; i++)
+        out[i][v] = 0; /* never stored: mr <= MOROK_GEMM8_MR */
     }
   morok_gemm_store_tile (out, c, ldc, mr, nr, load_c);
 }
@@ -310,17 +312,17 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
           MorokGemmPrefetch pf
               = morok_gemm_next_block (bq, MOROK_GEMM_NR, panel, MOROK_GEMM_NR, jc, MOROK_GEMM_NC,
                                        q0 * 4, MOROK_GEMM8_KC, N, k4 * 4);
-          int64_t tiles = (M + MOROK_GEMM_MR - 1) / MOROK_GEMM_MR
+          int64_t tiles = (M + MOROK_GEMM8_MR - 1) / MOROK_GEMM8_MR
                           * ((nc + MOROK_GEMM_NR - 1) / MOROK_GEMM_NR),
                   t = 0;
-          for (int64_t ic = 0; ic < M; ic += MOROK_GEMM_MC)
+          for (int64_t ic = 0; ic < M; ic += MOROK_GEMM8_MC)
             {
-              int64_t mc = morok_gemm_min (MOROK_GEMM_MC, M - ic);
+              int64_t mc = morok_gemm_min (MOROK_GEMM8_MC, M - ic);
               for (int64_t jr = 0; jr < nc; jr += MOROK_GEMM_NR)
                 {
                   int64_t j0 = jc + jr;
                   const int8_t *b = bq + j0 / MOROK_GEMM_NR * panel + q0 * MOROK_GEMM_NR * 4;
-                  for (int64_t ir = 0; ir < mc; ir += MOROK_GEMM_MR, t++)
+                  for (int64_t ir = 0; ir < mc; ir += MOROK_GEMM8_MR, t++)
                     {
                       /* a last panel of fewer than MR rows reads rows past
                        * M of qa: the scratch has them, never stored */
@@ -333,7 +335,7 @@ morok_gemm_i8_packed (int64_t M, int64_t N, const uint8_t *qa, const float *sa, 
                         morok_gemm8_tile (kq, (const uint32_t *) (qa + (ic + ir) * lda) + q0, k4,
                                           sa + ic + ir, b, sb + j0, corr + q0 / qc * cs + j0,
                                           C + (ic + ir) * ldc + j0, ldc,
-                                          morok_gemm_min (MOROK_GEMM_MR, mc - ir),
+                                          morok_gemm_min (MOROK_GEMM8_MR, mc - ir),
                                           morok_gemm_min (MOROK_GEMM_NR, nc - jr), load_c);
                     }
                 }
