@@ -116,6 +116,15 @@ morok_live_output_buffer (MorokLiveOutput *out, GstBuffer *buf)
   return queue_item (out, item);
 }
 
+GstFlowReturn
+morok_live_output_flow (MorokLiveOutput *out)
+{
+  g_mutex_lock (&out->lock);
+  GstFlowReturn flow = out->flushing ? GST_FLOW_FLUSHING : out->flow;
+  g_mutex_unlock (&out->lock);
+  return flow;
+}
+
 void
 morok_live_output_gap (MorokLiveOutput *out, GstClockTime until)
 {
@@ -145,6 +154,10 @@ void
 morok_live_output_set_flushing (MorokLiveOutput *out, gboolean flushing)
 {
   g_mutex_lock (&out->lock);
+  /* a push that began before the flush returns first (the pad is still
+   * flushing), or its FLUSHING would outlive the flush */
+  while (!flushing && out->busy)
+    g_cond_wait (&out->cond, &out->lock);
   out->flushing = flushing;
   if (flushing)
     g_queue_clear_full (&out->items, item_free);

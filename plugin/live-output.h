@@ -34,6 +34,8 @@ void morok_live_output_free (MorokLiveOutput *out);
  * (FLUSHING while flushing). */
 GstFlowReturn morok_live_output_buffer (MorokLiveOutput *out, GstBuffer *buf);
 void morok_live_output_gap (MorokLiveOutput *out, GstClockTime until);
+/* What morok_live_output_buffer would return, queueing nothing. */
+GstFlowReturn morok_live_output_flow (MorokLiveOutput *out);
 /* Queue @event (transfer full). */
 void morok_live_output_event (MorokLiveOutput *out, GstEvent *event);
 /* Waits until everything queued went out (or flushing). */

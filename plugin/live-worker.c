@@ -237,6 +237,11 @@ void
 morok_live_worker_set_flushing (MorokLiveWorker *w, gboolean flushing)
 {
   g_mutex_lock (&w->lock);
+  /* a decode that began before the flush must end first: it reads the
+   * slot the next utterance reuses, and its pushes would take up again
+   * once downstream stops flushing */
+  while (!flushing && w->busy)
+    g_cond_wait (&w->cond, &w->lock);
   w->flushing = flushing;
   if (!flushing)
     {

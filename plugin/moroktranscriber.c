@@ -666,6 +666,8 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
                         n / (double) MOROK_UTTERANCE_RATE, final ? " (final)" : "",
                         (g_get_monotonic_time () - t0) / 1e3, self->decode_ns / 1e6);
       ret = push_committed (self, utt);
+      if (ret == GST_FLOW_OK)
+        ret = morok_utterance_element_flow (element); /* no more windows once flushing */
     }
   if (ret != GST_FLOW_OK)
     return ret;

@@ -207,6 +207,13 @@ morok_utterance_element_push (MorokUtteranceElement *self, GstBuffer *buf)
   return priv->live_out ? morok_live_output_buffer (priv->live_out, buf) : push_now (self, buf);
 }
 
+GstFlowReturn
+morok_utterance_element_flow (MorokUtteranceElement *self)
+{
+  MorokUtteranceElementPrivate *priv = PRIV (self);
+  return priv->live_out ? morok_live_output_flow (priv->live_out) : GST_FLOW_OK;
+}
+
 void
 morok_utterance_element_push_gap (MorokUtteranceElement *self, GstClockTime until)
 {

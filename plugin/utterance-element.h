@@ -101,6 +101,9 @@ GstFlowReturn morok_utterance_element_push (MorokUtteranceElement *self, GstBuff
 /* Pushes a GAP: downstream learns that nothing comes before @until (an
  * utterance's end, once its output is out). */
 void morok_utterance_element_push_gap (MorokUtteranceElement *self, GstClockTime until);
+/* What the next push would return before it queues anything: in live
+ * mode FLUSHING from FLUSH_START on, so that a long decode stops early. */
+GstFlowReturn morok_utterance_element_flow (MorokUtteranceElement *self);
 /* Live mode: the subclass stamps its output @shift later than its audio
  * (its lateness); the GAPs the base sends between utterances follow. */
 void morok_utterance_element_set_live_shift (MorokUtteranceElement *self, GstClockTime shift);

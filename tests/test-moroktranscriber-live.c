@@ -6,7 +6,8 @@
  * offline output exactly. Through a harness on a test clock (upstream live,
  * the clock moved with the audio), every word leaves before its running
  * time plus the latency the element answers, and with a pipeline latency
- * far too low, words still come, with the excessive-delay warning; what
+ * far too low, words still come, with the excessive-delay warning; a
+ * flush during a decode lets nothing of it out after FLUSH_STOP; what
  * live mode measures is measured before the first buffer. */
 #include "element-checks.h"
 #include "fixtures.h"
@@ -419,6 +420,134 @@ GST_START_TEST (test_excessive_delay)
 }
 GST_END_TEST;
 
+/* ---- a flush while a decode runs ---- */
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean held, release; /* the worker waits in its first interim message */
+  GString *src;           /* what left the src pad: B, G, S (segment), X (flush stop) */
+} FlushRun;
+
+static GstBusSyncReply
+hold_first_interim (GstBus *bus, GstMessage *msg, gpointer user_data)
+{
+  FlushRun *f = user_data;
+  const GstStructure *s = gst_message_get_structure (msg);
+  if (s && gst_structure_has_name (s, "moroktranscriber-interim"))
+    {
+      g_mutex_lock (&f->lock);
+      if (!f->held)
+        {
+          f->held = TRUE;
+          g_cond_broadcast (&f->cond);
+          while (!f->release)
+            g_cond_wait (&f->cond, &f->lock);
+        }
+      g_mutex_unlock (&f->lock);
+    }
+  return GST_BUS_PASS;
+}
+
+static GstPadProbeReturn
+record_src (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  FlushRun *f = user_data;
+  char kind = 0;
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    kind = 'B';
+  else
+    switch (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)))
+      {
+      case GST_EVENT_GAP: kind = 'G'; break;
+      case GST_EVENT_SEGMENT: kind = 'S'; break;
+      case GST_EVENT_FLUSH_STOP: kind = 'X'; break;
+      default: break;
+      }
+  if (kind)
+    {
+      g_mutex_lock (&f->lock);
+      g_string_append_c (f->src, kind);
+      g_mutex_unlock (&f->lock);
+    }
+  return GST_PAD_PROBE_OK;
+}
+
+static gpointer
+flush_stop (gpointer h)
+{
+  return GINT_TO_POINTER (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+}
+
+/* FLUSH_START and FLUSH_STOP while a decode runs (held in its interim
+ * message, on the worker thread): the decode's output goes nowhere, and
+ * nothing leaves between FLUSH_STOP and the next SEGMENT. */
+GST_START_TEST (test_flush_during_decode)
+{
+  FlushRun f = { .src = g_string_new (NULL) };
+  g_mutex_init (&f.lock);
+  g_cond_init (&f.cond);
+  g_autofree char *model = fixture_path (MODEL);
+  g_autofree char *desc
+      = g_strdup_printf ("moroktranscriber model=%s mode=auto interval=200", model);
+  GstHarness *h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps_str (h, "audio/x-raw, format=F32LE, rate=16000, channels=1, "
+                                   "layout=interleaved");
+  GstElement *el = gst_harness_find_element (h, "moroktranscriber");
+  GstBus *bus = gst_bus_new ();
+  gst_bus_set_sync_handler (bus, hold_first_interim, &f, NULL);
+  gst_element_set_bus (el, bus);
+  GstPad *src = gst_element_get_static_pad (el, "src");
+  gst_pad_add_probe (src,
+                     GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM
+                         | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+                     record_src, &f, NULL);
+  gst_harness_play (h);
+  gint64 n;
+  g_autofree float *wave = fixture_wave (&n);
+  for (gint64 at = 0; at + BUF <= MIN (n, 16000); at += BUF)
+    {
+      GstBuffer *buf = gst_buffer_new_memdup (wave + at, BUF * sizeof (float));
+      GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (at, GST_SECOND, 16000);
+      GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (BUF, GST_SECOND, 16000);
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    }
+  g_mutex_lock (&f.lock);
+  /* a wait limit, not a timing claim */
+  gint64 limit = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+  while (!f.held)
+    fail_unless (g_cond_wait_until (&f.cond, &f.lock, limit), "no decode");
+  g_mutex_unlock (&f.lock);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  /* FLUSH_STOP may wait for the decode: from another thread */
+  GThread *stopper = g_thread_new ("flush-stop", flush_stop, h);
+  g_usleep (100 * G_TIME_SPAN_MILLISECOND);
+  g_mutex_lock (&f.lock);
+  f.release = TRUE;
+  g_cond_broadcast (&f.cond);
+  g_mutex_unlock (&f.lock);
+  fail_unless (GPOINTER_TO_INT (g_thread_join (stopper)));
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.start = segment.time = 100 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  g_mutex_lock (&f.lock);
+  const char *x = strrchr (f.src->str, 'X');
+  fail_unless (x != NULL && x[1] == 'S', "after FLUSH_STOP: %s (all: %s)", x ? x : "-", f.src->str);
+  g_mutex_unlock (&f.lock);
+  gst_object_unref (src);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (el, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (el);
+  gst_harness_teardown (h);
+  g_string_free (f.src, TRUE);
+  g_mutex_clear (&f.lock);
+  g_cond_clear (&f.cond);
+}
+GST_END_TEST;
+
 /* ---- when live mode measures ---- */
 
 static gboolean before_data; /* no buffer pushed yet */
@@ -479,6 +608,7 @@ live_suite (void)
   tcase_add_test (tc, test_auto_on_a_file_is_offline);
   tcase_add_loop_test (tc, test_words_before_deadline, 0, G_N_ELEMENTS (holds));
   tcase_add_test (tc, test_excessive_delay);
+  tcase_add_test (tc, test_flush_during_decode);
   tcase_add_test (tc, test_measured_before_data);
   return s;
 }
