@@ -16,6 +16,7 @@ struct _MorokLiveOutput
   GMutex lock;
   GCond cond;
   GQueue items; /* Item */
+  guint max_items;
   gboolean busy, stop, flushing;
   GstFlowReturn flow;
 };
@@ -64,9 +65,10 @@ output_loop (gpointer data)
 }
 
 MorokLiveOutput *
-morok_live_output_new (const MorokLiveOutputCallbacks *callbacks, gpointer user)
+morok_live_output_new (const MorokLiveOutputCallbacks *callbacks, gpointer user, guint max_items)
 {
   MorokLiveOutput *out = g_new0 (MorokLiveOutput, 1);
+  out->max_items = MAX (max_items, 1);
   out->cb = *callbacks;
   out->user = user;
   out->flow = GST_FLOW_OK;
@@ -93,13 +95,16 @@ morok_live_output_free (MorokLiveOutput *out)
   g_free (out);
 }
 
-/* Queues @item (transfer full) unless flushing; the last flow. */
+/* Queues @item (transfer full) unless flushing, once there is room; the
+ * last flow. */
 static GstFlowReturn
 queue_item (MorokLiveOutput *out, Item *item)
 {
   g_mutex_lock (&out->lock);
+  while (!out->flushing && !out->stop && out->items.length >= out->max_items)
+    g_cond_wait (&out->cond, &out->lock);
   GstFlowReturn flow = out->flushing ? GST_FLOW_FLUSHING : out->flow;
-  if (out->flushing)
+  if (out->flushing || out->stop)
     item_free (item);
   else
     g_queue_push_tail (&out->items, item);

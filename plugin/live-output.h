@@ -5,7 +5,7 @@
  * would be decoded late). The decoding thread queues buffers, GAPs and
  * events in order; this thread pushes them through the callbacks.
  *
- *   out = morok_live_output_new (&callbacks, self);
+ *   out = morok_live_output_new (&callbacks, self, 1024);
  *   ret = morok_live_output_buffer (out, buf);   // the last push's flow
  *   morok_live_output_gap (out, until);
  *   morok_live_output_drain (out);               // before EOS goes on
@@ -26,12 +26,16 @@ typedef struct
 
 typedef struct _MorokLiveOutput MorokLiveOutput;
 
-MorokLiveOutput *morok_live_output_new (const MorokLiveOutputCallbacks *callbacks, gpointer user);
+/* Holds at most @max_items queued: the queueing thread waits for room
+ * (downstream slows it down; memory stays bounded). */
+MorokLiveOutput *morok_live_output_new (const MorokLiveOutputCallbacks *callbacks, gpointer user,
+                                        guint max_items);
 /* Stops the thread; what is still queued is dropped. */
 void morok_live_output_free (MorokLiveOutput *out);
 
-/* Queue @buf (transfer full); returns the flow of the last push done
- * (FLUSHING while flushing). */
+/* Queue @buf (transfer full), once there is room; returns the flow of
+ * the last push done (FLUSHING while flushing). gap () and event () wait
+ * for room as well. */
 GstFlowReturn morok_live_output_buffer (MorokLiveOutput *out, GstBuffer *buf);
 void morok_live_output_gap (MorokLiveOutput *out, GstClockTime until);
 /* What morok_live_output_buffer would return, queueing nothing. */

@@ -12,6 +12,9 @@
 #define DEFAULT_MAX_DURATION 30.0
 #define DEFAULT_MAX_BATCH 1
 #define DEFAULT_PRECISION MOROK_PRECISION_F32
+/* the live output's queue: words and GAPs waiting to be pushed */
+#define LIVE_OUTPUT_ITEMS 1024
+#define PACED_OUTPUT_ITEMS 16
 
 #define SINK_CAPS                                                                                  \
   "audio/x-raw, format = (string) { F32LE, S16LE }, rate = (int) 16000, channels = (int) 1, "      \
@@ -300,7 +303,12 @@ choose_mode (MorokUtteranceElement *self)
   if (interval <= 0)
     return;
   static const MorokLiveOutputCallbacks output = { push_now, push_gap_now, push_event_now };
-  priv->live_out = morok_live_output_new (&output, self);
+  /* live upstream: items leave at their time plus the latency, so the
+   * queue holds that much output, a few words and a GAP per decode, and a
+   * stuck downstream still meets a bound; not live (mode=live on a file),
+   * decoding keeps only a little ahead of downstream, as offline */
+  priv->live_out = morok_live_output_new (&output, self,
+                                          upstream_live ? LIVE_OUTPUT_ITEMS : PACED_OUTPUT_ITEMS);
   static const MorokLiveCallbacks callbacks = { live_decode, live_gap };
   priv->live = morok_live_worker_new (MOROK_UTTERANCE_RATE, morok_gigaam_max_samples (priv->model),
                                       interval, !upstream_live, &callbacks, self);

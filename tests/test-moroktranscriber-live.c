@@ -3,12 +3,11 @@
  * mode=live decodes at the same samples whatever the machine's speed), the
  * interim messages against the final ones and the words pushed; with one
  * decode per utterance, the same words as offline; mode=auto on a file, the
- * offline output exactly. Through a harness on a test clock (upstream live,
- * the clock moved with the audio), every word leaves before its running
- * time plus the latency the element answers, and with a pipeline latency
- * far too low, words still come, with the excessive-delay warning; a
- * flush during a decode lets nothing of it out after FLUSH_STOP; what
- * live mode measures is measured before the first buffer. */
+ * offline output exactly; mode=live on a file waits for downstream. Through a harness on a test
+ * clock (upstream live, the clock moved with the audio), every word leaves before its running time
+ * plus the latency the element answers, and with a pipeline latency far too low, words still come,
+ * with the excessive-delay warning; a flush during a decode lets nothing of it out after
+ * FLUSH_STOP; what live mode measures is measured before the first buffer. */
 #include "element-checks.h"
 #include "fixtures.h"
 #include "io/safetensors.h"
@@ -209,6 +208,48 @@ GST_START_TEST (test_auto_on_a_file_is_offline)
         gst_structure_has_name (g_ptr_array_index (autom.messages, m), "moroktranscriber"));
   run_clear (&autom);
   run_clear (&offline);
+}
+GST_END_TEST;
+
+static GstPadProbeReturn
+last_pts (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
+{
+  GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+  g_atomic_pointer_set ((gpointer *) user_data, GSIZE_TO_POINTER ((gsize) pts));
+  return GST_PAD_PROBE_OK;
+}
+
+/* mode=live on a file whose sink holds the preroll buffer: the element
+ * reads on only until its output queue is full, then waits for
+ * downstream, as offline; memory stays bounded however long the file. */
+GST_START_TEST (test_paced_waits_for_downstream)
+{
+  g_autofree char *wav = fixture_path ("digits-continuous-16k.wav");
+  g_autofree char *model = fixture_path (MODEL);
+  g_autofree char *desc = g_strdup_printf ("filesrc location=%s ! wavparse ! audioconvert ! "
+                                           "moroktranscriber name=el mode=live model=%s ! "
+                                           "fakesink sync=true",
+                                           wav, model);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  GstPad *sink = gst_element_get_static_pad (el, "sink");
+  gpointer in = NULL;
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, last_pts, &in, NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+  /* wait limits, not timing claims */
+  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND),
+                          GST_STATE_CHANGE_SUCCESS);
+  g_usleep (G_TIME_SPAN_SECOND);
+  gsize then = GPOINTER_TO_SIZE (g_atomic_pointer_get (&in));
+  g_usleep (G_TIME_SPAN_SECOND);
+  gsize now = GPOINTER_TO_SIZE (g_atomic_pointer_get (&in));
+  fail_unless (now == then && now < 20 * GST_SECOND, "input went on in PAUSED: %.1f s, then %.1f s",
+               then / 1e9, now / 1e9);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (sink);
+  gst_object_unref (el);
+  gst_object_unref (pipe);
 }
 GST_END_TEST;
 
@@ -606,6 +647,7 @@ live_suite (void)
   tcase_add_test (tc, test_interim_and_commits);
   tcase_add_loop_test (tc, test_whole_utterance_equals_offline, 0, G_N_ELEMENTS (one_decode));
   tcase_add_test (tc, test_auto_on_a_file_is_offline);
+  tcase_add_test (tc, test_paced_waits_for_downstream);
   tcase_add_loop_test (tc, test_words_before_deadline, 0, G_N_ELEMENTS (holds));
   tcase_add_test (tc, test_excessive_delay);
   tcase_add_test (tc, test_flush_during_decode);
