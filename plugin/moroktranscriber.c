@@ -504,10 +504,10 @@ morok_transcriber_live_start (MorokUtteranceElement *element, gboolean upstream_
   return MAX (to_samples (self->interval), 1);
 }
 
-/* A word leaving now: its delay, max-observed-delay, and a warning when it
- * leaves past the pipeline's latency. */
+/* A word ready to leave now: its delay, max-observed-delay, and a warning
+ * when that is past the pipeline's latency. */
 static void
-morok_transcriber_live_leaving (MorokUtteranceElement *element, GstBuffer *buf)
+morok_transcriber_live_ready (MorokUtteranceElement *element, GstBuffer *buf)
 {
   MorokTranscriber *self = MOROK_TRANSCRIBER (element);
   GstClockTime pts = GST_BUFFER_PTS (buf);
@@ -783,8 +783,9 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
       0, G_MAXUINT32 / 1000, DEFAULT_LATENESS_MS, ready);
   props[PROP_MAX_OBSERVED_DELAY] = g_param_spec_uint (
       "max-observed-delay", "Maximum observed delay",
-      "Live: the longest time (ms) from a word's running time to its push, since PAUSED", 0,
-      G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "Live: the longest time (ms) from a word's running time to its being ready to push, since "
+      "PAUSED",
+      0, G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   props[PROP_INTERVAL] = g_param_spec_uint (
       "interval", "Interval",
       "Live: audio (ms) between two decodes of a growing utterance. 0: from the measured decode, "
@@ -817,7 +818,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   utterance_class->live_start = morok_transcriber_live_start;
   utterance_class->live_decode = morok_transcriber_live_decode;
   utterance_class->live_latency = morok_transcriber_live_latency;
-  utterance_class->live_leaving = morok_transcriber_live_leaving;
+  utterance_class->live_ready = morok_transcriber_live_ready;
   utterance_class->debug_category = morok_transcriber_debug;
   gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_OUTPUT, 0);
   gst_type_mark_as_plugin_api (MOROK_TYPE_TRANSCRIBER_MODE, 0);

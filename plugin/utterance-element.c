@@ -185,8 +185,6 @@ push_now (gpointer user, GstBuffer *buf)
 {
   MorokUtteranceElement *self = user;
   MorokUtteranceElementPrivate *priv = PRIV (self);
-  if (priv->live_out && CLASS (self)->live_leaving)
-    CLASS (self)->live_leaving (self, buf);
   return morok_utterance_gate_push (priv->gate, priv->srcpad, buf);
 }
 
@@ -207,7 +205,13 @@ GstFlowReturn
 morok_utterance_element_push (MorokUtteranceElement *self, GstBuffer *buf)
 {
   MorokUtteranceElementPrivate *priv = PRIV (self);
-  return priv->live_out ? morok_live_output_buffer (priv->live_out, buf) : push_now (self, buf);
+  if (!priv->live_out)
+    return push_now (self, buf);
+  /* its delay is taken now: a sink that syncs may still hold the push
+   * thread on the buffer before it, which is not decoding falling behind */
+  if (CLASS (self)->live_ready)
+    CLASS (self)->live_ready (self, buf);
+  return morok_live_output_buffer (priv->live_out, buf);
 }
 
 GstFlowReturn

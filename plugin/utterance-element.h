@@ -87,8 +87,8 @@ struct _MorokUtteranceElementClass
   GstFlowReturn (*live_decode) (MorokUtteranceElement *self, const MorokLiveUtterance *utt,
                                 gint64 n, gboolean final);
   GstClockTime (*live_latency) (MorokUtteranceElement *self, gboolean upstream_live);
-  /* Live mode: @buf leaves the element now (before its push). */
-  void (*live_leaving) (MorokUtteranceElement *self, GstBuffer *buf);
+  /* Live mode: @buf is ready to leave now (queued for the push thread). */
+  void (*live_ready) (MorokUtteranceElement *self, GstBuffer *buf);
   /* The subclass's debug category: property warnings and the prepare summary. */
   GstDebugCategory *debug_category;
 };
