@@ -190,6 +190,8 @@ static void
 morok_transcriber_release (MorokUtteranceElement *element)
 {
   MorokTranscriber *self = MOROK_TRANSCRIBER (element);
+  /* a LATENCY query may be timing decodes on another thread */
+  g_mutex_lock (&self->live_lock);
   g_clear_pointer (&self->stream, morok_gigaam_stream_free);
   if (self->words)
     g_array_set_size (self->words, 0);
@@ -200,6 +202,7 @@ morok_transcriber_release (MorokUtteranceElement *element)
   g_clear_pointer (&self->decoder, morok_rnnt_decoder_free);
   g_clear_pointer (&self->tokens, g_free);
   g_clear_pointer (&self->gigaam, morok_gigaam_unref);
+  g_mutex_unlock (&self->live_lock);
 }
 
 static MorokUtterancePlan
