@@ -303,6 +303,15 @@ morok_vad_pad_event (GstPad *pad, GstObject *parent, GstEvent *event)
       {
         GstCaps *caps;
         gst_event_parse_caps (event, &caps);
+        /* new caps mid-stream: the stream so far ends first, in its own
+         * format and seat */
+        g_autoptr (GstCaps) current = gst_pad_get_current_caps (pad);
+        if (self->seat && self->samples + self->filled > 0
+            && !(current && gst_caps_is_equal (current, caps)))
+          {
+            finish_stream (self);
+            reset_stream (self);
+          }
         if (!set_caps (self, caps))
           {
             gst_event_unref (event);
@@ -310,13 +319,15 @@ morok_vad_pad_event (GstPad *pad, GstObject *parent, GstEvent *event)
           }
         break;
       }
+    case GST_EVENT_GAP: /* no audio for a while: as a DISCONT, before the GAP goes on */
     case GST_EVENT_SEGMENT:
       if (self->seat && self->samples + self->filled > 0)
         {
           finish_stream (self); /* in the segment it belongs to */
           reset_stream (self);
         }
-      gst_event_copy_segment (event, &self->segment);
+      if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
+        gst_event_copy_segment (event, &self->segment);
       break;
     case GST_EVENT_EOS:
       if (self->seat)

@@ -439,10 +439,16 @@ reset_stream (MorokVad *self)
   self->mode_chosen = FALSE;
 }
 
+static void finish_stream (MorokVad *self);
+
 static gboolean
 morok_vad_setup (GstAudioFilter *filter, const GstAudioInfo *info)
 {
   MorokVad *self = MOROK_VAD (filter);
+  /* new caps mid-stream: the stream so far ends first, in its own format
+   * (downstream gets the new caps after this) */
+  if (self->plan && self->seg && self->samples + self->filled > 0)
+    finish_stream (self);
   self->plan = NULL;
   for (guint i = 0; i < self->n_plans; i++)
     if (self->plans[i].rate == (guint) GST_AUDIO_INFO_RATE (info))
@@ -648,6 +654,7 @@ morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
     {
     case GST_EVENT_EOS: finish_stream (self); break;
     case GST_EVENT_FLUSH_STOP: reset_stream (self); break;
+    case GST_EVENT_GAP: /* no audio for a while: as a DISCONT, before the GAP goes on */
     case GST_EVENT_SEGMENT:
       if (self->plan && self->samples + self->filled > 0)
         {

@@ -274,6 +274,94 @@ GST_START_TEST (test_live_discont_only_at_its_start)
 }
 GST_END_TEST;
 
+/* What left the element in @h's src pad probe @run, in order: no piece
+ * starts before the end of the one before (a GAP included). */
+static void
+assert_in_order (Run *run)
+{
+  gint64 end = 0;
+  for (guint i = 0; i < run->items->len; i++)
+    {
+      Item *it = &g_array_index (run->items, Item, i);
+      fail_unless (it->start >= end,
+                   "%s at %" G_GINT64_FORMAT " after one ending at %" G_GINT64_FORMAT,
+                   it->gap ? "a GAP" : "a buffer", it->start, end);
+      end = it->start + it->len;
+    }
+}
+
+/* Mid-speech, live, an upstream GAP (a lost second, as a network source
+ * tells it) or new caps: what the element holds leaves before them, in
+ * order, and the segment open there is closed. */
+static void
+run_interrupted (gboolean gap, Run *run, gsize *at)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  g_autoptr (GArray) probs = fixture_read_floats ("vad-probs-v6-16k.txt");
+  g_autoptr (GArray) segs = expected_segments (probs, n);
+  MorokVadSegment *s = &g_array_index (segs, MorokVadSegment, 0);
+  *at = (gsize) (s->start + s->end) / 2 / BLOCK * BLOCK;
+  GstHarness *h = vad_harness ("remove-silence", "true");
+  gst_harness_set_live (h, TRUE);
+  *run = (Run){ .items = g_array_new (FALSE, FALSE, sizeof (Item)), .passed = g_new0 (guint8, n) };
+  g_autoptr (GstPad) src = gst_element_get_static_pad (h->element, "src");
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+                     record_out, run, NULL);
+  for (gsize i = 0; i < *at; i += BLOCK)
+    fail_unless_equals_int (gst_harness_push (h, pcm_buffer (pcm, i, BLOCK)), GST_FLOW_OK);
+  gsize next = *at;
+  if (gap)
+    {
+      fail_unless (gst_harness_push_event (
+          h, gst_event_new_gap (gst_util_uint64_scale_int (*at, GST_SECOND, RATE), GST_SECOND)));
+      next += RATE;
+    }
+  else
+    gst_harness_set_src_caps_str (h, "audio/x-raw, format=S16LE, rate=16000, channels=1, "
+                                     "layout=interleaved, channel-mask=(bitmask)0x0");
+  for (gsize i = next; i + BLOCK <= MIN (n, next + RATE); i += BLOCK)
+    fail_unless_equals_int (gst_harness_push (h, pcm_buffer (pcm, i, BLOCK)), GST_FLOW_OK);
+  run->bounds = collect_boundaries (h);
+  vad_teardown (h);
+}
+
+GST_START_TEST (test_live_gap_and_caps_mid_speech)
+{
+  for (int gap = 0; gap < 2; gap++)
+    {
+      Run run;
+      gsize at;
+      run_interrupted (gap, &run, &at);
+      assert_in_order (&run);
+      /* the held audio just before: out, and before anything after it */
+      gboolean held_out = FALSE;
+      for (guint i = 0; i < run.items->len; i++)
+        {
+          Item *it = &g_array_index (run.items, Item, i);
+          if (!it->gap && it->start < (gint64) at && it->start + it->len == (gint64) at)
+            held_out = TRUE;
+        }
+      fail_unless (held_out, "%s: the audio held before it did not leave", gap ? "GAP" : "caps");
+      guint starts = 0, ends = 0;
+      for (guint i = 0; i < run.bounds->len; i++)
+        {
+          if (g_array_index (run.bounds, Boundary, i).start)
+            starts++;
+          else
+            ends++;
+        }
+      fail_unless (starts >= 1 && ends >= 1 && ends >= starts - 1,
+                   "%s: %u speech-start, %u speech-end", gap ? "GAP" : "caps", starts, ends);
+      fail_unless (g_array_index (run.bounds, Boundary, 1).start == FALSE
+                       && g_array_index (run.bounds, Boundary, 1).ts
+                              <= gst_util_uint64_scale_int (at, GST_SECOND, RATE),
+                   "%s: the segment open there is not closed there", gap ? "GAP" : "caps");
+      run_clear (&run);
+    }
+}
+GST_END_TEST;
+
 static Suite *
 morokvad_live_suite (void)
 {
@@ -286,6 +374,7 @@ morokvad_live_suite (void)
   tcase_add_test (tc, test_live_messages_equal_exact);
   tcase_add_test (tc, test_live_passes_all_exact_audio);
   tcase_add_test (tc, test_live_discont_only_at_its_start);
+  tcase_add_test (tc, test_live_gap_and_caps_mid_speech);
   return s;
 }
 
