@@ -46,9 +46,10 @@
  * for all elements whose model files have the same contents and whose
  * MOROK_* settings are the same (each element runs its own context of the
  * shared program; docs/morokvad.md, "Many elements, one model"); a missing
- * or bad model file is an error message naming the file. DISCONT, FLUSH and a new
- * segment reset the model state and the segmenter; EOS runs the last partial
- * chunk (zero-padded) and closes an open segment.
+ * or bad model file is an error message naming the file. DISCONT, FLUSH, a
+ * new segment, a GAP event and new caps reset the model state and the
+ * segmenter (all but FLUSH after closing and outputting what is open); EOS
+ * runs the last partial chunk (zero-padded) and closes an open segment.
  *
  * Many streams, one batched plan: besides its always sink/src pair the
  * element has request pads `sink_%u`, each with its `src_%u`. Every such
