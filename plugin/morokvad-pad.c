@@ -351,13 +351,27 @@ morok_vad_pad_event (GstPad *pad, GstObject *parent, GstEvent *event)
 
 /* ---- src_%u ---- */
 
+/* (transfer full) The sink pad of @src, or NULL once its pair is being
+ * released (morok_vad_pad_release clears the link under @src's lock while
+ * the sink pad is alive, so that a query on another thread holds it). */
+static MorokVadPad *
+sink_of (GstPad *src)
+{
+  GST_OBJECT_LOCK (src);
+  MorokVadPad *sink = gst_pad_get_element_private (src);
+  if (sink)
+    gst_object_ref (sink);
+  GST_OBJECT_UNLOCK (src);
+  return sink;
+}
+
 static gboolean
 morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
 {
-  MorokVadPad *self = gst_pad_get_element_private (pad);
   if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
     return gst_pad_query_default (pad, parent, query);
-  if (!gst_pad_peer_query (GST_PAD (self), query))
+  g_autoptr (MorokVadPad) self = sink_of (pad);
+  if (!self || !gst_pad_peer_query (GST_PAD (self), query))
     return FALSE;
   gboolean live;
   gst_query_parse_latency (query, &live, NULL, NULL);
@@ -378,12 +392,13 @@ morok_vad_pad_src_query (GstPad *pad, GstObject *parent, GstQuery *query)
 static GstIterator *
 iterate_pair (GstPad *pad, GstObject *parent)
 {
-  GstPad *other
-      = MOROK_IS_VAD_PAD (pad) ? MOROK_VAD_PAD (pad)->srcpad : gst_pad_get_element_private (pad);
+  GstPad *other = MOROK_IS_VAD_PAD (pad) ? gst_object_ref (MOROK_VAD_PAD (pad)->srcpad)
+                                         : (GstPad *) sink_of (pad);
   GValue v = G_VALUE_INIT;
   g_value_init (&v, GST_TYPE_PAD);
-  g_value_set_object (&v, other);
-  GstIterator *it = gst_iterator_new_single (GST_TYPE_PAD, &v);
+  g_value_take_object (&v, other);
+  /* none once the pair is being released: an iterator over nothing */
+  GstIterator *it = gst_iterator_new_single (GST_TYPE_PAD, other ? &v : NULL);
   g_value_unset (&v);
   return it;
 }
@@ -461,6 +476,9 @@ morok_vad_pad_release (GstElement *element, GstPad *pad)
   gst_pad_set_active (pad, FALSE); /* waits for its chain function */
   morok_vad_pad_stop (self);
   GstPad *src = gst_object_ref (self->srcpad);
+  GST_OBJECT_LOCK (src);
+  gst_pad_set_element_private (src, NULL); /* sink_of () */
+  GST_OBJECT_UNLOCK (src);
   gst_element_remove_pad (element, pad);
   gst_pad_set_active (src, FALSE);
   gst_element_remove_pad (element, src);
