@@ -53,6 +53,11 @@ struct _MorokVadPad
   MorokVadParams params;
   gboolean mode_chosen; /* remove-silence: the gate's mode is set for this stream */
   gint64 delay;         /* remove-silence: samples held back */
+  /* upstream's LATENCY answer for this stream, and how long after its
+   * time (running time + that minimum) the buffer being analysed came:
+   * the rounds wait that much less */
+  gboolean upstream_known, upstream_live;
+  GstClockTime upstream_min, late;
 
   /* statistics, guarded by the object lock */
   gdouble probability;
@@ -76,6 +81,8 @@ reset_stream (MorokVadPad *self)
   morok_sample_clock_init (&self->clock, GST_AUDIO_INFO_RATE (&self->info));
   morok_silence_gate_reset (self->gate);
   self->mode_chosen = FALSE;
+  self->upstream_known = FALSE;
+  self->late = 0;
 }
 
 /* Leaves the seat (called with the object lock). */
@@ -181,8 +188,8 @@ run_chunks (MorokVadPad *self, guint n)
   if (n > self->probs_size)
     self->probs = g_renew (float, self->probs, self->probs_size = n);
   g_autoptr (GError) error = NULL;
-  GstFlowReturn ret
-      = morok_vad_rounds_run (self->rounds, self->seat, self->audio, n, self->probs, &error);
+  GstFlowReturn ret = morok_vad_rounds_run (self->rounds, self->seat, self->audio, n, self->probs,
+                                            self->late, &error);
   if (ret == GST_FLOW_ERROR)
     GST_ELEMENT_ERROR (GST_PAD_PARENT (self), STREAM, FAILED, (NULL),
                        ("%s: VAD step failed: %s", GST_PAD_NAME (self), error->message));
@@ -206,6 +213,41 @@ run_chunks (MorokVadPad *self, guint n)
   self->filled -= (gsize) n * self->chunk;
   memmove (self->audio, self->audio + (gsize) n * self->chunk, self->filled * sizeof (float));
   return GST_FLOW_OK;
+}
+
+/* How long after its time @buf (@frames) comes, behind a live upstream:
+ * a thread that downstream held up (a sink that syncs on it) brings it
+ * late, and the latency the pad answers counts from its time. */
+static GstClockTime
+lateness (MorokVadPad *self, GstBuffer *buf, gint64 frames)
+{
+  if (!self->upstream_known)
+    {
+      GstQuery *query = gst_query_new_latency ();
+      self->upstream_live = FALSE;
+      self->upstream_min = 0;
+      if (gst_pad_peer_query (GST_PAD (self), query))
+        gst_query_parse_latency (query, &self->upstream_live, &self->upstream_min, NULL);
+      gst_query_unref (query);
+      self->upstream_known = TRUE;
+    }
+  GstElement *element = GST_ELEMENT (GST_PAD_PARENT (self));
+  if (!self->upstream_live || !GST_BUFFER_PTS_IS_VALID (buf))
+    return 0;
+  GstClock *clock = gst_element_get_clock (element);
+  if (!clock)
+    return 0;
+  GstClockTimeDiff now = GST_CLOCK_DIFF (gst_element_get_base_time (element),
+                                         gst_clock_get_time (clock)); /* running time */
+  gst_object_unref (clock);
+  GstClockTime end
+      = GST_BUFFER_PTS (buf)
+        + gst_util_uint64_scale_int (frames, GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
+  GstClockTime due = gst_segment_to_running_time (&self->segment, GST_FORMAT_TIME, end);
+  if (!GST_CLOCK_TIME_IS_VALID (due) || !GST_CLOCK_TIME_IS_VALID (self->upstream_min))
+    return 0;
+  due += self->upstream_min;
+  return now > 0 && (GstClockTime) now > due ? (GstClockTime) now - due : 0;
 }
 
 /* Mixes @frames interleaved frames to mono after the samples left over
@@ -276,7 +318,9 @@ morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
+  self->late = lateness (self, buf, frames);
   GstFlowReturn ret = analyse (self, map.data, frames);
+  self->late = 0; /* finish_stream () runs without a buffer */
   gst_buffer_unmap (buf, &map);
   if (ret != GST_FLOW_OK)
     {

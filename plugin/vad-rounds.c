@@ -276,7 +276,7 @@ run_round (MorokVadRounds *r)
 
 GstFlowReturn
 morok_vad_rounds_run (MorokVadRounds *r, MorokVadSeat *seat, const float *chunks, guint n,
-                      float *out_probs, GError **error)
+                      float *out_probs, GstClockTime late, GError **error)
 {
   g_mutex_lock (&r->lock);
   if (seat->flushing)
@@ -291,7 +291,8 @@ morok_vad_rounds_run (MorokVadRounds *r, MorokVadSeat *seat, const float *chunks
   seat->failed = FALSE;
   seat->idle = FALSE;
   GstFlowReturn ret = GST_FLOW_OK;
-  gint64 deadline = g_get_monotonic_time () + r->max_wait_us;
+  gint64 wait_us = r->max_wait_us - (gint64) MIN (late / GST_USECOND, (guint64) r->max_wait_us);
+  gint64 deadline = g_get_monotonic_time () + wait_us;
   while (seat->done < seat->n)
     {
       if (seat->flushing)

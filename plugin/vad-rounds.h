@@ -15,7 +15,7 @@
  * holds the others up once, for @max_wait at most, and never blocks them.
  *
  *   MorokVadSeat *seat = morok_vad_rounds_join (rounds, &error);  // caps
- *   ret = morok_vad_rounds_run (rounds, seat, chunks, n, probs, &error); // per buffer
+ *   ret = morok_vad_rounds_run (rounds, seat, chunks, n, probs, late, &error); // per buffer
  *   morok_vad_rounds_idle (rounds, seat);                          // EOS
  *   morok_vad_rounds_leave (rounds, seat);                         // release
  */
@@ -60,11 +60,12 @@ void morok_vad_rounds_set_flushing (MorokVadRounds *rounds, MorokVadSeat *seat, 
 /* Runs the @n chunks at @chunks (chunk_len samples each, in stream order,
  * in [-1, 1); read until this returns) in the next @n rounds and writes
  * their speech probabilities to @out_probs[0 .. n). Blocks until all have
- * run: at most @max_wait plus the executes. GST_FLOW_OK;
+ * run: at most @max_wait less @late (how long after its time the buffer
+ * came) plus the executes. GST_FLOW_OK;
  * GST_FLOW_FLUSHING (flushing: the rest not run); GST_FLOW_ERROR with
  * @error when an execute failed. */
 GstFlowReturn morok_vad_rounds_run (MorokVadRounds *rounds, MorokVadSeat *seat, const float *chunks,
-                                    guint n, float *out_probs, GError **error);
+                                    guint n, float *out_probs, GstClockTime late, GError **error);
 
 /* Rounds run, chunks run in them and µs spent in their executes
  * (@out_execute_us nullable) since @rounds was made. */

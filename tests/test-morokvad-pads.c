@@ -484,6 +484,81 @@ GST_START_TEST (test_large_buffer_held_max_wait)
 }
 GST_END_TEST;
 
+typedef struct
+{
+  GstHarness *h;
+  GstBuffer *buf;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+} LatePush;
+
+static gpointer
+push_late (gpointer data)
+{
+  LatePush *p = data;
+  GstFlowReturn ret = gst_harness_push (p->h, p->buf);
+  g_mutex_lock (&p->lock);
+  p->done = ret == GST_FLOW_OK;
+  g_cond_signal (&p->cond);
+  g_mutex_unlock (&p->lock);
+  return NULL;
+}
+
+/* Behind a live source the rounds' wait counts from the buffer's time,
+ * not from when its thread brings it: a chunk that comes long after its
+ * time (its running time on the pipeline clock, here a test clock at 100
+ * s) runs at once, though another stream waited for sends nothing and
+ * max-wait is 10 s. */
+GST_START_TEST (test_late_buffer_waits_less)
+{
+  gsize len;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &len);
+  upstream_live = TRUE;
+  GstElement *vad = gst_element_factory_make ("morokvad", NULL);
+  g_object_set (vad, "max-wait", 10000, NULL);
+  GstHarness *a = pad_harness (vad, "sink_0", "src_0", 16000);
+  GstHarness *b = pad_harness (vad, "sink_1", "src_1", 16000);
+  gst_harness_use_testclock (a);
+  gst_harness_set_time (a, 100 * GST_SECOND);
+  /* a chunk each: b is waited for from then on */
+  GstBuffer *opening[2] = { gst_buffer_new_memdup (pcm, 1024), gst_buffer_new_memdup (pcm, 1024) };
+  for (int i = 0; i < 2; i++)
+    {
+      GST_BUFFER_PTS (opening[i]) = 0;
+      GST_BUFFER_DURATION (opening[i]) = 32 * GST_MSECOND;
+    }
+  LatePush pb = { .h = b, .buf = opening[1] };
+  g_mutex_init (&pb.lock);
+  g_cond_init (&pb.cond);
+  GThread *tb = g_thread_new ("b", push_late, &pb);
+  fail_unless_equals_int (gst_harness_push (a, opening[0]), GST_FLOW_OK);
+  g_thread_join (tb);
+  fail_unless (pb.done);
+  /* then a's next chunk alone, 100 s after its time */
+  LatePush pa = { .h = a, .buf = gst_buffer_new_memdup (pcm + 512, 1024) };
+  GST_BUFFER_PTS (pa.buf) = 32 * GST_MSECOND;
+  GST_BUFFER_DURATION (pa.buf) = 32 * GST_MSECOND;
+  g_mutex_init (&pa.lock);
+  g_cond_init (&pa.cond);
+  GThread *ta = g_thread_new ("a", push_late, &pa);
+  g_mutex_lock (&pa.lock);
+  /* a wait limit, not a timing claim: 10 s of max-wait would pass it */
+  gint64 limit = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+  while (!pa.done && g_cond_wait_until (&pa.cond, &pa.lock, limit))
+    ;
+  gboolean ran = pa.done;
+  g_mutex_unlock (&pa.lock);
+  g_thread_join (ta);
+  fail_unless (ran, "the late chunk waited for the other stream");
+  fail_unless_equals_int ((gint) chunks_of (vad, "sink_0"), 2);
+  gst_harness_teardown (a);
+  gst_harness_teardown (b);
+  gst_object_unref (vad);
+  upstream_live = FALSE;
+}
+GST_END_TEST;
+
 /* After FLUSH_START / FLUSH_STOP a pad's stream starts over: its next
  * chunks give what a new pad's first chunks give. */
 GST_START_TEST (test_flush_resets_pad)
@@ -784,6 +859,7 @@ morokvad_pads_suite (void)
   tcase_add_test (tc, test_elements_share_batched_plan);
   tcase_add_test (tc, test_request_release_while_playing);
   tcase_add_test (tc, test_pads_state_cycles);
+  tcase_add_test (tc, test_late_buffer_waits_less);
   return s;
 }
 
