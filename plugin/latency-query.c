@@ -13,11 +13,14 @@ morok_latency_query_add (GstQuery *query, GstClockTime ours)
 }
 
 gboolean
-morok_latency_query_upstream_live (GstPad *sinkpad, gboolean unanswered)
+morok_latency_query_upstream_live (GstPad *sinkpad, gboolean unanswered, GstClockTime *out_min)
 {
   g_autoptr (GstQuery) query = gst_query_new_latency ();
   gboolean live = unanswered;
+  GstClockTime min = 0;
   if (gst_pad_peer_query (sinkpad, query))
-    gst_query_parse_latency (query, &live, NULL, NULL);
+    gst_query_parse_latency (query, &live, &min, NULL);
+  if (out_min)
+    *out_min = min;
   return live;
 }

@@ -22,7 +22,9 @@ void morok_latency_query_add (GstQuery *query, GstClockTime ours);
 /* TRUE if the peer of @sinkpad answers a LATENCY query live: a live source
  * feeds it. FALSE when it answers not live; @unanswered when it answers
  * not at all (unlinked, or a live source whose caps are not negotiated
- * before it runs). */
-gboolean morok_latency_query_upstream_live (GstPad *sinkpad, gboolean unanswered);
+ * before it runs). @out_min (nullable): the answer's minimum, 0 when
+ * unanswered. */
+gboolean morok_latency_query_upstream_live (GstPad *sinkpad, gboolean unanswered,
+                                            GstClockTime *out_min);
 
 G_END_DECLS

@@ -53,11 +53,10 @@ struct _MorokVadPad
   MorokVadParams params;
   gboolean mode_chosen; /* remove-silence: the gate's mode is set for this stream */
   gint64 delay;         /* remove-silence: samples held back */
-  /* upstream's LATENCY answer for this stream, and how long after its
-   * time (running time + that minimum) the buffer being analysed came:
-   * the rounds wait that much less */
+  /* upstream's LATENCY answer for this stream: how late a buffer comes
+   * counts from its running time plus that minimum (lateness ()) */
   gboolean upstream_known, upstream_live;
-  GstClockTime upstream_min, late;
+  GstClockTime upstream_min;
 
   /* statistics, guarded by the object lock */
   gdouble probability;
@@ -82,7 +81,6 @@ reset_stream (MorokVadPad *self)
   morok_silence_gate_reset (self->gate);
   self->mode_chosen = FALSE;
   self->upstream_known = FALSE;
-  self->late = 0;
 }
 
 /* Leaves the seat (called with the object lock). */
@@ -182,14 +180,16 @@ report_events (MorokVadPad *self, const MorokVadEvent *ev, guint n)
 
 /* Runs the first @n full chunks of audio in the rounds, then feeds the
  * segmenter their probabilities and keeps what is left of audio. */
+/* Runs @n full chunks, @late after their buffer's time (the rounds wait
+ * that much less). */
 static GstFlowReturn
-run_chunks (MorokVadPad *self, guint n)
+run_chunks (MorokVadPad *self, guint n, GstClockTime late)
 {
   if (n > self->probs_size)
     self->probs = g_renew (float, self->probs, self->probs_size = n);
   g_autoptr (GError) error = NULL;
-  GstFlowReturn ret = morok_vad_rounds_run (self->rounds, self->seat, self->audio, n, self->probs,
-                                            self->late, &error);
+  GstFlowReturn ret
+      = morok_vad_rounds_run (self->rounds, self->seat, self->audio, n, self->probs, late, &error);
   if (ret == GST_FLOW_ERROR)
     GST_ELEMENT_ERROR (GST_PAD_PARENT (self), STREAM, FAILED, (NULL),
                        ("%s: VAD step failed: %s", GST_PAD_NAME (self), error->message));
@@ -223,12 +223,8 @@ lateness (MorokVadPad *self, GstBuffer *buf, gint64 frames)
 {
   if (!self->upstream_known)
     {
-      GstQuery *query = gst_query_new_latency ();
-      self->upstream_live = FALSE;
-      self->upstream_min = 0;
-      if (gst_pad_peer_query (GST_PAD (self), query))
-        gst_query_parse_latency (query, &self->upstream_live, &self->upstream_min, NULL);
-      gst_query_unref (query);
+      self->upstream_live
+          = morok_latency_query_upstream_live (GST_PAD (self), FALSE, &self->upstream_min);
       self->upstream_known = TRUE;
     }
   GstElement *element = GST_ELEMENT (GST_PAD_PARENT (self));
@@ -251,9 +247,9 @@ lateness (MorokVadPad *self, GstBuffer *buf, gint64 frames)
 }
 
 /* Mixes @frames interleaved frames to mono after the samples left over
- * and runs the full chunks. */
+ * and runs the full chunks, @late after their buffer's time. */
 static GstFlowReturn
-analyse (MorokVadPad *self, const guint8 *data, gsize frames)
+analyse (MorokVadPad *self, const guint8 *data, gsize frames, GstClockTime late)
 {
   guint ch = GST_AUDIO_INFO_CHANNELS (&self->info);
   if (self->filled + frames > self->audio_size)
@@ -264,7 +260,7 @@ analyse (MorokVadPad *self, const guint8 *data, gsize frames)
     morok_audio_mix_f32 (self->audio + self->filled, data, frames, ch);
   self->filled += frames;
   guint n = self->filled / self->chunk;
-  return n > 0 ? run_chunks (self, n) : GST_FLOW_OK;
+  return n > 0 ? run_chunks (self, n, late) : GST_FLOW_OK;
 }
 
 /* EOS, a DISCONT or a new segment: the last partial chunk, zero-padded;
@@ -277,7 +273,7 @@ finish_stream (MorokVadPad *self)
     {
       memset (self->audio + self->filled, 0, (self->chunk - self->filled) * sizeof (float));
       self->filled = self->chunk;
-      run_chunks (self, 1);
+      run_chunks (self, 1, 0);
     }
   MorokVadEvent ev[MOROK_VAD_EVENTS_MAX];
   report_events (self, ev, morok_vad_segmenter_finish (self->seg, total, ev, G_N_ELEMENTS (ev)));
@@ -318,9 +314,7 @@ morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
-  self->late = lateness (self, buf, frames);
-  GstFlowReturn ret = analyse (self, map.data, frames);
-  self->late = 0; /* finish_stream () runs without a buffer */
+  GstFlowReturn ret = analyse (self, map.data, frames, lateness (self, buf, frames));
   gst_buffer_unmap (buf, &map);
   if (ret != GST_FLOW_OK)
     {

@@ -60,7 +60,7 @@ morok_silence_gate_choose_mode (MorokSilenceGate *gate, GstPad *sinkpad,
                                 const MorokVadParams *params)
 {
   g_return_val_if_fail (g_queue_is_empty (&gate->held), 0);
-  gate->live = morok_latency_query_upstream_live (sinkpad, FALSE);
+  gate->live = morok_latency_query_upstream_live (sinkpad, FALSE, NULL);
   return morok_silence_gate_hold_len (params, gate->live);
 }
 

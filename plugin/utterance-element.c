@@ -302,7 +302,7 @@ choose_mode (MorokUtteranceElement *self)
   priv->live_checked = TRUE;
   if (!CLASS (self)->live_start)
     return;
-  gboolean upstream_live = morok_latency_query_upstream_live (priv->sinkpad, FALSE);
+  gboolean upstream_live = morok_latency_query_upstream_live (priv->sinkpad, FALSE, NULL);
   gint64 interval = CLASS (self)->live_start (self, upstream_live);
   if (interval <= 0)
     return;
@@ -630,7 +630,7 @@ morok_utterance_element_change_state (GstElement *element, GstStateChange transi
    * PAUSED (upstream prerolled: not live) or upstream answers not live (a
    * live source may not answer before it runs). */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING && CLASS (self)->live_latency
-      && !priv->live_checked && morok_latency_query_upstream_live (priv->sinkpad, TRUE))
+      && !priv->live_checked && morok_latency_query_upstream_live (priv->sinkpad, TRUE, NULL))
     CLASS (self)->live_latency (self, TRUE);
   /* a chain () waiting for the worker returns before the pads go down */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && priv->live)
