@@ -27,7 +27,7 @@
  *   RESULT live PROPS audio_s=8.00 latency_ms=33520 sink_latency_ms=33520
  *     words=9 ref_words=9 wer=0.000 truth_words=9 wer_truth=0.111 matched=8
  *     delay_p50_ms=812 delay_p90_ms=1630 delay_max_ms=1702 own_delay_p50_ms=790
- *     own_delay_p90_ms=1610 own_delay_max_ms=1690 late=0 interim=0
+ *     own_delay_p90_ms=1610 own_delay_max_ms=1690 late=0 slack_min_ms=1204 interim=0
  *     interim_per_s=0.00 interim_delay_p50_ms=0 finals=3 warnings=0
  *     max_observed_delay_ms=0 cpu_per_s=0.051 offline_cpu_per_s=0.048
  *
@@ -48,6 +48,9 @@
  *                    above can join words up to 1 s apart, this cannot
  *   late             words whose arrival is past PTS + the sink's latency
  *                    (it renders them late)
+ *   slack_min_ms     the least of PTS + the sink's latency minus arrival over
+ *                    the words: how close the latency came to lying
+ *                    (negative: late)
  *   interim          moroktranscriber-interim messages; interim_delay the
  *                    running time each is posted minus its `end`
  *   finals           moroktranscriber messages (utterances)
@@ -546,10 +549,13 @@ report (Run *live, Run *offline, GArray *truth, double audio_s, char **props, gb
   g_autoptr (GArray) delays = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) own = g_array_new (FALSE, FALSE, sizeof (double));
   guint late = 0;
+  double slack_min = NAN;
   for (guint j = 0; j < live->words->len; j++)
     {
       Word *w = &g_array_index (live->words, Word, j);
       late += w->arrival > w->deadline;
+      double slack = ((double) w->deadline - (double) w->arrival) / GST_MSECOND;
+      slack_min = j == 0 ? slack : MIN (slack_min, slack);
       double own_delay = ((double) w->arrival - (double) (w->end + live->offset)) / GST_MSECOND;
       g_array_append_val (own, own_delay);
       double delay = NAN;
@@ -578,10 +584,10 @@ report (Run *live, Run *offline, GArray *truth, double audio_s, char **props, gb
             wer (align (truth, offline->words, TRUE, match), truth->len));
   printf (" matched=%u delay_p50_ms=%.0f delay_p90_ms=%.0f delay_max_ms=%.0f"
           " own_delay_p50_ms=%.0f own_delay_p90_ms=%.0f own_delay_max_ms=%.0f late=%u"
-          " interim=%u interim_per_s=%.2f interim_delay_p50_ms=%.0f finals=%u warnings=%u"
+          " slack_min_ms=%.0f interim=%u interim_per_s=%.2f interim_delay_p50_ms=%.0f finals=%u warnings=%u"
           " max_observed_delay_ms=%u cpu_per_s=%.3f offline_cpu_per_s=%.3f\n",
           matched, percentile (delays, 0.5), percentile (delays, 0.9), percentile (delays, 1.0),
-          percentile (own, 0.5), percentile (own, 0.9), percentile (own, 1.0), late,
+          percentile (own, 0.5), percentile (own, 0.9), percentile (own, 1.0), late, slack_min,
           live->interim_delays->len, live->interim_delays->len / audio_s,
           percentile (live->interim_delays, 0.5), live->finals, live->warnings,
           live->max_observed_delay_ms, live->cpu_s / audio_s, offline->cpu_s / audio_s);

@@ -97,15 +97,16 @@ awk '
     if (NR == 1)
       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n| %s\n", "config",
         "interval ms", "window s", "latency ms", "delay p50/p90/max ms",
-        "own delay p50/p90/max ms", "late", "interim/s", "WER vs offline", "WER vs truth",
+        "own delay p50/p90/max ms", "late (least slack ms)", "interim/s", "WER vs offline", "WER vs truth",
         "CPU s/s live", "CPU s/s offline",
         "--- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    printf "| %s | %s | %s | %s | %s/%s/%s | %s/%s/%s | %d/%d | %s | %s | %s | %s | %s |\n",
+    printf "| %s | %s | %s | %s | %s/%s/%s | %s/%s/%s | %d/%d (%s) | %s | %s | %s | %s | %s |\n",
       f["config"], f["interval"], f["window"], f["latency_ms"], f["delay_p50_ms"],
       f["delay_p90_ms"], f["delay_max_ms"], f["own_delay_p50_ms"], f["own_delay_p90_ms"],
-      f["own_delay_max_ms"], f["late"], f["words"], f["interim_per_s"], f["wer"],
+      f["own_delay_max_ms"], f["late"], f["words"], f["slack_min_ms"], f["interim_per_s"], f["wer"],
       ("wer_truth" in f) ? f["wer_truth"] : "-", f["cpu_per_s"], f["offline_cpu_per_s"]
   }' "$results"
 echo "(- : the element's default; delay: against the truth's or the offline word's end;"
-echo " own delay: against the live word's own end; late: words past PTS + latency / words;"
+echo " own delay: against the live word's own end; late: words past PTS + latency / words,"
+echo " least slack: the closest a word came to PTS + latency (negative: late);"
 echo " CPU s/s: the process's CPU seconds per second of audio, all threads)"
