@@ -584,7 +584,8 @@ report (Run *live, Run *offline, GArray *truth, double audio_s, char **props, gb
             wer (align (truth, offline->words, TRUE, match), truth->len));
   printf (" matched=%u delay_p50_ms=%.0f delay_p90_ms=%.0f delay_max_ms=%.0f"
           " own_delay_p50_ms=%.0f own_delay_p90_ms=%.0f own_delay_max_ms=%.0f late=%u"
-          " slack_min_ms=%.0f interim=%u interim_per_s=%.2f interim_delay_p50_ms=%.0f finals=%u warnings=%u"
+          " slack_min_ms=%.0f interim=%u interim_per_s=%.2f interim_delay_p50_ms=%.0f finals=%u "
+          "warnings=%u"
           " max_observed_delay_ms=%u cpu_per_s=%.3f offline_cpu_per_s=%.3f\n",
           matched, percentile (delays, 0.5), percentile (delays, 0.9), percentile (delays, 1.0),
           percentile (own, 0.5), percentile (own, 0.9), percentile (own, 1.0), late, slack_min,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* @n frames of @ch interleaved channels mixed to mono into @dst; a
- * non-finite mix counts as silence. */
+ * non-finite mix counts as silence (non-finite.h tells of it). */
 void
 morok_audio_mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
 {

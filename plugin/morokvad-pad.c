@@ -9,6 +9,7 @@
 #include "audio-mix.h"
 #include "latency-query.h"
 #include "morokvad.h"
+#include "non-finite.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
 #include "vad-report.h"
@@ -51,8 +52,9 @@ struct _MorokVadPad
   MorokSilenceGate *gate;
   gboolean remove_silence;
   MorokVadParams params;
-  gboolean mode_chosen; /* remove-silence: the gate's mode is set for this stream */
-  gint64 delay;         /* remove-silence: samples held back */
+  gboolean mode_chosen;     /* remove-silence: the gate's mode is set for this stream */
+  gboolean non_finite_told; /* non-finite.h: this stream's warning posted */
+  gint64 delay;             /* remove-silence: samples held back */
   /* upstream's LATENCY answer for this stream: how late a buffer comes
    * counts from its running time plus that minimum (lateness ()) */
   gboolean upstream_known, upstream_live;
@@ -81,6 +83,7 @@ reset_stream (MorokVadPad *self)
   morok_silence_gate_reset (self->gate);
   self->mode_chosen = FALSE;
   self->upstream_known = FALSE;
+  self->non_finite_told = FALSE;
 }
 
 /* Leaves the seat (called with the object lock). */
@@ -314,6 +317,10 @@ morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
+  if (GST_AUDIO_INFO_FORMAT (&self->info) == GST_AUDIO_FORMAT_F32LE)
+    morok_non_finite_check (GST_PAD_PARENT (self), map.data,
+                            frames * GST_AUDIO_INFO_CHANNELS (&self->info), GST_BUFFER_PTS (buf),
+                            &self->non_finite_told);
   GstFlowReturn ret = analyse (self, map.data, frames, lateness (self, buf, frames));
   gst_buffer_unmap (buf, &map);
   if (ret != GST_FLOW_OK)

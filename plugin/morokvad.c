@@ -74,6 +74,7 @@
 #include "model-path.h"
 #include "audio-mix.h"
 #include "latency-query.h"
+#include "non-finite.h"
 #include "sample-clock.h"
 #include "silence-gate.h"
 #include "morokvad-pad.h"
@@ -186,11 +187,12 @@ struct _MorokVad
   guint filled;         /* new samples in audio */
   MorokVadSegmenter *seg;
   MorokVadParams params;
-  gint64 samples;         /* analysed since the last reset */
-  MorokSampleClock clock; /* the time of each sample analysed */
-  MorokSilenceGate *gate; /* remove-silence: audio held until it is decided */
-  gboolean mode_chosen;   /* remove-silence: the gate's mode is set for this stream */
-  gint64 delay;           /* remove-silence: samples held back */
+  gint64 samples;           /* analysed since the last reset */
+  MorokSampleClock clock;   /* the time of each sample analysed */
+  MorokSilenceGate *gate;   /* remove-silence: audio held until it is decided */
+  gboolean mode_chosen;     /* remove-silence: the gate's mode is set for this stream */
+  gboolean non_finite_told; /* non-finite.h: this stream's warning posted */
+  gint64 delay;             /* remove-silence: samples held back */
 };
 
 G_DEFINE_TYPE (MorokVad, morok_vad, GST_TYPE_AUDIO_FILTER);
@@ -438,6 +440,7 @@ reset_stream (MorokVad *self)
   morok_sample_clock_init (&self->clock, self->plan ? self->plan->rate : 0);
   morok_silence_gate_reset (self->gate);
   self->mode_chosen = FALSE;
+  self->non_finite_told = FALSE;
 }
 
 static void finish_stream (MorokVad *self);
@@ -593,6 +596,9 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
   GstMapInfo map;
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
+  if (GST_AUDIO_INFO_FORMAT (&filter->info) == GST_AUDIO_FORMAT_F32LE)
+    morok_non_finite_check (GST_ELEMENT (self), map.data, map.size / sizeof (float),
+                            GST_BUFFER_PTS (buf), &self->non_finite_told);
   gboolean ok
       = analyse (self, map.data, map.size / GST_AUDIO_INFO_BPF (&filter->info), &filter->info);
   gst_buffer_unmap (buf, &map);

@@ -3,6 +3,7 @@
 #include "caps-refusal.h"
 #include "latency-query.h"
 #include "live-output.h"
+#include "non-finite.h"
 #include "property-guard.h"
 #include "sample-clock.h"
 #include "utterance-prototype.h"
@@ -49,6 +50,7 @@ typedef struct
 
   /* streaming state */
   gboolean s16;
+  gboolean non_finite_told; /* non-finite.h: this stream's warning posted */
   GstSegment segment;
   GstClockTime configured_latency; /* the pipeline's LATENCY event */
   GstClockTime answered_latency;   /* the minimum of our last LATENCY answer */
@@ -450,6 +452,13 @@ morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
     }
   if (!priv->live_checked)
     choose_mode (self);
+  GstMapInfo map;
+  if (!priv->s16 && !priv->non_finite_told && gst_buffer_map (buf, &map, GST_MAP_READ))
+    {
+      morok_non_finite_check (GST_ELEMENT (self), map.data, map.size / sizeof (float),
+                              GST_BUFFER_PTS (buf), &priv->non_finite_told);
+      gst_buffer_unmap (buf, &map);
+    }
   if (priv->live)
     {
       ret = live_chain (self, buf);
@@ -461,7 +470,6 @@ morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
   morok_utterance_gate_sync (priv->gate, GST_BUFFER_PTS (buf));
   /* before the first utterance is complete, downstream learns it may preroll */
   morok_utterance_gate_push_gap_to_held (priv->gate, priv->srcpad);
-  GstMapInfo map;
   gst_buffer_map (buf, &map, GST_MAP_READ);
   gsize bps = priv->s16 ? 2 : 4, frames = map.size / bps;
   for (gsize at = 0; at < frames && ret == GST_FLOW_OK;)
@@ -549,6 +557,7 @@ morok_utterance_element_sink_event (GstPad *pad, GstObject *parent, GstEvent *ev
     case GST_EVENT_FLUSH_STOP:
       if (priv->gate)
         morok_utterance_gate_flush (priv->gate);
+      priv->non_finite_told = FALSE;
       break;
     default: break;
     }
@@ -623,6 +632,8 @@ morok_utterance_element_change_state (GstElement *element, GstStateChange transi
   MorokUtteranceElementPrivate *priv = PRIV (self);
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && !prepare (self))
     return GST_STATE_CHANGE_FAILURE;
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+    priv->non_finite_told = FALSE;
   /* what live mode measures (seconds of decodes for a large model) is
    * measured now, before a live source upstream starts (the bin starts it
    * after this element), not on the first buffer: that would hold up the

@@ -178,6 +178,30 @@ assert_broken_compilers_fail_to_start (const char *factory, const char *model)
   broken_compilers_free (broken);
 }
 
+guint
+pop_non_finite_warnings (GstBus *bus, guint64 *samples, GstClockTime *pts)
+{
+  guint count = 0;
+  GstMessage *msg;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING)))
+    {
+      const GstStructure *details = NULL;
+      gst_message_parse_warning_details (msg, &details);
+      guint64 n, t;
+      if (details && gst_structure_has_name (details, "morok/non-finite-input"))
+        {
+          g_assert_true (gst_structure_get_uint64 (details, "samples", &n));
+          g_assert_true (gst_structure_get_uint64 (details, "pts", &t));
+          if (count++ == 0 && samples)
+            *samples = n;
+          if (count == 1 && pts)
+            *pts = t;
+        }
+      gst_message_unref (msg);
+    }
+  return count;
+}
+
 gboolean
 latency_at_least (GstHarness *h, GstClockTime min)
 {

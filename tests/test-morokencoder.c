@@ -250,6 +250,67 @@ GST_START_TEST (test_max_duration_cuts)
 }
 GST_END_TEST;
 
+/* 1 s of speech as F32, the samples in [8000, 8064) NaN, +inf and -inf
+ * when @specials, else zeros, through morokencoder: its tensor (transfer
+ * full), and the non-finite input warnings into *@warnings. */
+static GstBuffer *
+encode_f32 (const gint16 *pcm, gboolean specials, guint *warnings)
+{
+  static const float odd[] = { NAN, INFINITY, -INFINITY };
+  g_autofree char *model = fixture_path ("gigaam-v3-tiny.safetensors");
+  g_autofree char *desc = g_strdup_printf ("morokencoder model=%s", model);
+  GstHarness *h = gst_harness_new_parse (desc);
+  gst_harness_set_src_caps_str (
+      h, "audio/x-raw, format=F32LE, rate=16000, channels=1, layout=interleaved");
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, RATE * sizeof (float), NULL);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  float *x = (float *) map.data;
+  for (gsize i = 0; i < RATE; i++)
+    x[i] = i < 8000 || i >= 8064 ? pcm[i] / 32768.0f : specials ? odd[i % 3] : 0.0f;
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  GstBuffer *out = gst_harness_try_pull (h);
+  fail_unless (out != NULL);
+  guint64 samples = 0;
+  *warnings = pop_non_finite_warnings (bus, &samples, NULL);
+  if (*warnings > 0)
+    fail_unless_equals_uint64 (samples, 64);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* NaN and infinite samples count as silence, as zeros would, and a
+ * warning says they came. */
+GST_START_TEST (test_non_finite_samples)
+{
+  gsize n;
+  g_autofree gint16 *pcm = fixture_read_wav ("speech-16k.wav", NULL, &n);
+  guint with_zeros, with_specials;
+  GstBuffer *zeros = encode_f32 (pcm + 3 * RATE, FALSE, &with_zeros);
+  GstBuffer *specials = encode_f32 (pcm + 3 * RATE, TRUE, &with_specials);
+  fail_unless_equals_int (with_zeros, 0);
+  fail_unless_equals_int (with_specials, 1);
+  fail_unless (gst_buffer_get_size (zeros) == gst_buffer_get_size (specials));
+  GstMapInfo a, b;
+  gst_buffer_map (zeros, &a, GST_MAP_READ);
+  gst_buffer_map (specials, &b, GST_MAP_READ);
+  fail_unless (memcmp (a.data, b.data, a.size) == 0);
+  gst_buffer_unmap (zeros, &a);
+  gst_buffer_unmap (specials, &b);
+  gst_buffer_unref (zeros);
+  gst_buffer_unref (specials);
+}
+GST_END_TEST;
+
 /* A compiler that exits early or rejects a flag fails the state change
  * with an error naming it and what it printed; the host process lives on. */
 GST_START_TEST (test_broken_compiler)
@@ -512,6 +573,7 @@ morokencoder_suite (void)
   tcase_add_test (tc, test_precision_bf16x3);
   tcase_add_test (tc, test_precision_unsupported);
   tcase_add_test (tc, test_max_duration_cuts);
+  tcase_add_test (tc, test_non_finite_samples);
   tcase_add_test (tc, test_gap_before_first_output);
   tcase_add_test (tc, test_gaps_after_waiting_utterances);
   tcase_add_test (tc, test_times_without_pts);

@@ -598,6 +598,41 @@ GST_START_TEST (test_flush_resets_pad)
 }
 GST_END_TEST;
 
+/* A request pad's NaNs count as silence, and the element warns of them
+ * once for the stream. */
+GST_START_TEST (test_non_finite_warns)
+{
+  GstElement *vad = gst_element_factory_make ("morokvad", NULL);
+  give_bus (vad);
+  GstHarness *h = gst_harness_new_with_element (vad, "sink_0", "src_0");
+  gst_harness_set_src_caps_str (
+      h, "audio/x-raw, format=F32LE, rate=16000, channels=1, layout=interleaved");
+  for (guint c = 0; c < 2; c++)
+    {
+      GstBuffer *buf = silence (512 * sizeof (float));
+      GstMapInfo map;
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      for (guint i = 100; i < 512; i++)
+        ((float *) map.data)[i] = NAN;
+      gst_buffer_unmap (buf, &map);
+      GST_BUFFER_PTS (buf) = c * 32 * GST_MSECOND;
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    }
+  g_autoptr (GstPad) pad = gst_element_get_static_pad (vad, "sink_0");
+  gdouble prob = -1;
+  g_object_get (pad, "probability", &prob, NULL);
+  fail_unless (prob >= 0 && prob < 0.5, "probability %f", prob); /* silence */
+  GstBus *bus = gst_element_get_bus (vad);
+  guint64 samples = 0;
+  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, NULL), 1);
+  fail_unless_equals_uint64 (samples, 412);
+  gst_object_unref (bus);
+  drop_bus (vad);
+  gst_harness_teardown (h);
+  gst_object_unref (vad);
+}
+GST_END_TEST;
+
 /* Caps that a request pad does not take are an error naming the pad (and
  * what works); negotiation fails. */
 GST_START_TEST (test_bad_caps_names_pad)
@@ -853,6 +888,7 @@ morokvad_pads_suite (void)
   tcase_add_test (tc, test_large_buffer_held_max_wait);
   tcase_add_test (tc, test_flush_resets_pad);
   tcase_add_test (tc, test_bad_caps_names_pad);
+  tcase_add_test (tc, test_non_finite_warns);
   tcase_add_test (tc, test_pad_latency);
   tcase_add_test (tc, test_pad_latency_live);
   tcase_add_test (tc, test_max_streams);

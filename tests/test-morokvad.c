@@ -152,8 +152,9 @@ probs_by_chunk (GstHarness *h, const gint16 *pcm, gsize first, guint n_chunks, d
 /* Probabilities of @n_chunks chunks of @pcm given as @format (S16LE or
  * F32LE) in @channels copies of the mono signal, one chunk a buffer; the
  * samples in [@bad, @bad + 64) are NaN, +inf and -inf in F32LE (zero in
- * S16LE) when @bad is not 0. */
-static void
+ * S16LE) when @bad is not 0. Returns the non-finite input warnings posted,
+ * checking the first one's count and time. */
+static guint
 probs_as (const char *format, guint channels, const gint16 *pcm, guint n_chunks, gsize bad,
           double *out)
 {
@@ -183,7 +184,19 @@ probs_as (const char *format, guint channels, const gint16 *pcm, guint n_chunks,
       g_assert_cmpint (gst_harness_push (h, buf), ==, GST_FLOW_OK);
       g_object_get (h->element, "probability", &out[c], NULL);
     }
+  GstBus *bus = gst_element_get_bus (h->element);
+  guint64 samples = 0;
+  GstClockTime pts = 0;
+  guint warnings = pop_non_finite_warnings (bus, &samples, &pts);
+  gst_object_unref (bus);
+  if (warnings > 0)
+    {
+      fail_unless_equals_uint64 (samples, 64 * channels); /* all in one chunk */
+      fail_unless_equals_uint64 (pts,
+                                 gst_util_uint64_scale_int (bad / CHUNK * CHUNK, GST_SECOND, RATE));
+    }
   vad_teardown (h);
+  return warnings;
 }
 
 /* The element mixes every format and channel count into the same model
@@ -212,13 +225,15 @@ GST_START_TEST (test_formats_and_channels_mix_alike)
   };
   for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
     {
-      probs_as (cases[k].format, cases[k].channels, pcm, CHUNKS, 0, got);
+      fail_unless_equals_int (probs_as (cases[k].format, cases[k].channels, pcm, CHUNKS, 0, got),
+                              0);
       for (int c = 0; c < CHUNKS; c++)
         fail_unless (got[c] == want[c], "%s x %u, chunk %d: %f, S16 mono %f", cases[k].format,
                      cases[k].channels, c, got[c], want[c]);
     }
-  probs_as ("S16LE", 1, pcm, CHUNKS, bad, zeroed);
-  probs_as ("F32LE", 1, pcm, CHUNKS, bad, got);
+  fail_unless_equals_int (probs_as ("S16LE", 1, pcm, CHUNKS, bad, zeroed), 0);
+  /* a warning tells the NaNs and infinities apart from silence */
+  fail_unless_equals_int (probs_as ("F32LE", 1, pcm, CHUNKS, bad, got), 1);
   double moved = 0;
   for (int c = 0; c < CHUNKS; c++)
     {
@@ -227,6 +242,51 @@ GST_START_TEST (test_formats_and_channels_mix_alike)
       moved = MAX (moved, fabs (zeroed[c] - want[c]));
     }
   fail_unless (moved > 0); /* the zeroed samples mattered */
+}
+GST_END_TEST;
+
+/* F32 buffer of @n zeros at sample @first, its samples from @bad on NaN. */
+static GstBuffer *
+f32_buffer (gsize first, gsize n, gsize bad)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * sizeof (float), NULL);
+  GstMapInfo map;
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < n; i++)
+    ((float *) map.data)[i] = i >= bad ? NAN : 0.0f;
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (first, GST_SECOND, RATE);
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int (n, GST_SECOND, RATE);
+  return buf;
+}
+
+/* The non-finite input warning comes once a stream: not again for later
+ * NaNs, again after a flush. */
+GST_START_TEST (test_non_finite_warns_once_a_stream)
+{
+  GstHarness *h = vad_harness (NULL, NULL);
+  gst_harness_set_src_caps_str (
+      h, "audio/x-raw, format=F32LE, rate=16000, channels=1, layout=interleaved");
+  GstBus *bus = gst_element_get_bus (h->element);
+  guint64 samples = 0;
+  GstClockTime pts = 0;
+  fail_unless_equals_int (gst_harness_push (h, f32_buffer (0, CHUNK, CHUNK)), GST_FLOW_OK);
+  fail_unless_equals_int (pop_non_finite_warnings (bus, NULL, NULL), 0);
+  fail_unless_equals_int (gst_harness_push (h, f32_buffer (CHUNK, CHUNK, 12)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, f32_buffer (2 * CHUNK, CHUNK, 0)), GST_FLOW_OK);
+  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, &pts), 1);
+  fail_unless_equals_uint64 (samples, CHUNK - 12);
+  fail_unless_equals_uint64 (pts, gst_util_uint64_scale_int (CHUNK, GST_SECOND, RATE));
+  gst_harness_push_event (h, gst_event_new_flush_start ());
+  gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+  GstSegment segment;
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+  fail_unless_equals_int (gst_harness_push (h, f32_buffer (0, CHUNK, 0)), GST_FLOW_OK);
+  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, NULL), 1);
+  fail_unless_equals_uint64 (samples, CHUNK);
+  gst_object_unref (bus);
+  vad_teardown (h);
 }
 GST_END_TEST;
 
@@ -634,6 +694,7 @@ morokvad_suite (void)
   tcase_add_test (tc, test_ready_only_properties);
   tcase_add_test (tc, test_discont_resets_state);
   tcase_add_test (tc, test_formats_and_channels_mix_alike);
+  tcase_add_test (tc, test_non_finite_warns_once_a_stream);
   tcase_add_test (tc, test_eos_closes_open_segment);
   tcase_add_test (tc, test_int8_setting_runs_f32);
   tcase_add_test (tc, test_remove_silence);
