@@ -21,12 +21,12 @@ morok_live_wants_half (guint64 window_ns)
 guint64
 morok_live_interval (const MorokLiveCost *cost)
 {
-  guint64 d = cost->window_ns, interval = MOROK_LIVE_DECODES * d;
-  if (cost->half_ns > 0 && cost->half_ns < d && cost->window_s > 0)
+  guint64 d = cost->window_ns, f = cost->fastest_ns, interval = MOROK_LIVE_DECODES * d;
+  if (cost->half_ns > 0 && cost->half_ns < f && cost->window_s > 0)
     {
       /* ns of decoding a second of audio, no more than the window's mean */
-      double marginal = MIN ((d - cost->half_ns) / (cost->window_s / 2), d / cost->window_s);
-      guint64 budget = (guint64) (d / (MOROK_LIVE_BUDGET * marginal) * 1e9);
+      double marginal = MIN ((f - cost->half_ns) / (cost->window_s / 2), f / cost->window_s);
+      guint64 budget = (guint64) (f / (MOROK_LIVE_BUDGET * marginal) * 1e9);
       interval = MIN (interval, MAX (budget, 2 * d));
     }
   return MAX (interval, MOROK_LIVE_MIN_INTERVAL_NS);

@@ -4,7 +4,8 @@
  * (times in ns):
  *
  *   double window_s = morok_live_window (probe_ns, 2.0, 2.0, 6.0);
- *   MorokLiveCost cost = { .window_ns = ..., .half_ns = ..., .window_s = window_s };
+ *   MorokLiveCost cost = { .window_ns = ..., .fastest_ns = ..., .half_ns = ...,
+ *                          .window_s = window_s };
  *   guint64 interval = morok_live_interval (&cost);
  *   guint64 latency = morok_live_latency (cost.window_ns);
  *
@@ -19,12 +20,15 @@
  *     still keep up).
  *
  * The offline cost of a second of audio is taken as the window's marginal
- * one, (window_ns - half_ns) over half the window: a long utterance costs
+ * one, (fastest_ns - half_ns) over half the window: a long utterance costs
  * at least that a second (the marginal cost leaves out the decode's fixed
  * part, which the utterance still pays once, and its attention grows with
- * its length), so live decoding costs at most the budget. half_ns 0
- * (not timed), or a marginal cost the noise made no larger than zero,
- * leaves the first rule alone. */
+ * its length), so live decoding costs at most the budget. The budget
+ * compares the fastest runs (a busy machine only slows a run, and the
+ * difference of two slowed medians can be anything); the floor follows the
+ * median, what decodes take with the machine's noise. half_ns 0 (not
+ * timed), or a marginal cost the noise made no larger than zero, leaves
+ * the first rule alone. */
 #pragma once
 
 #include <glib.h>
@@ -36,9 +40,10 @@
 
 typedef struct
 {
-  guint64 window_ns; /* one decode of the whole window */
-  guint64 half_ns;   /* one decode of its first half; 0: not timed */
-  double window_s;   /* the window, seconds of audio */
+  guint64 window_ns;  /* one decode of the whole window: the median of the runs timed */
+  guint64 fastest_ns; /* the fastest of those runs */
+  guint64 half_ns;    /* the fastest decode of its first half; 0: not timed */
+  double window_s;    /* the window, seconds of audio */
 } MorokLiveCost;
 
 /* The automatic window (s): the longest whole number of seconds in
