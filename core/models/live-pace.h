@@ -25,8 +25,8 @@
  * part, which the utterance still pays once, and its attention grows with
  * its length), so live decoding costs at most the budget. The budget
  * compares the fastest runs (a busy machine only slows a run, and the
- * difference of two slowed medians can be anything); the floor follows the
- * median, what decodes take with the machine's noise. half_ns 0 (not
+ * difference of two slowed runs can be anything); the floor follows the
+ * slowest, what decodes take in the machine's slow moments. half_ns 0 (not
  * timed), or a marginal cost the noise made no larger than zero, leaves
  * the first rule alone. */
 #pragma once
@@ -40,7 +40,7 @@
 
 typedef struct
 {
-  guint64 window_ns;  /* one decode of the whole window: the median of the runs timed */
+  guint64 window_ns;  /* one decode of the whole window: the slowest of the runs timed */
   guint64 fastest_ns; /* the fastest of those runs */
   guint64 half_ns;    /* the fastest decode of its first half; 0: not timed */
   double window_s;    /* the window, seconds of audio */
