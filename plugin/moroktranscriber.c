@@ -138,7 +138,7 @@ struct _MorokTranscriber
    * run by the worker thread alone */
   GMutex live_lock; /* making the stream and measuring it */
   MorokGigaAmStream *stream;
-  gint64 decode_ns;                               /* a decode of a whole window, measured once */
+  gint64 decode_ns;                               /* the slowest timed decode of a whole window */
   gint64 window_samples;                          /* the window, chosen or set */
   GstClockTime interval, hold, latency, lateness; /* in force */
   guint64 serial;                                 /* the utterance the words below belong to */
@@ -345,32 +345,33 @@ to_samples (GstClockTime t)
   return (gint64) gst_util_uint64_scale (t, MOROK_UTTERANCE_RATE, GST_SECOND);
 }
 
-/* The time (ns) a decode of @n samples of silence takes with @st: the
- * slowest of three runs after a first that warms the caches, and the
- * fastest of them into *@fastest; 0 with @error. A live decode comes
- * after a pause and meets the machine's slow moments as well as its fast
- * ones: the runs sample them, and the latency must cover the slow ones. */
-static GstClockTime
-time_decode (MorokTranscriber *self, MorokGigaAmStream *st, gint64 n, GstClockTime *fastest,
+/* Times decodes of @n samples of silence with @st: three runs after a
+ * first that warms the caches, their fastest, median and slowest into
+ * @out (a live decode comes after a pause and meets the machine's slow
+ * moments as well as its fast ones: the runs sample them); FALSE with
+ * @error. */
+static gboolean
+time_decode (MorokTranscriber *self, MorokGigaAmStream *st, gint64 n, MorokLiveCost *out,
              GError **error)
 {
   g_autofree float *silence = g_new0 (float, n);
-  gint64 took[4];
+  guint64 took[4];
   for (int run = 0; run < 4; run++)
     {
       gint64 t0 = g_get_monotonic_time ();
       gboolean more;
       if (!morok_gigaam_stream_decode (st, silence, n, FALSE, &more, error))
-        return 0;
-      took[run] = g_get_monotonic_time () - t0;
+        return FALSE;
+      took[run] = MAX (g_get_monotonic_time () - t0, 1) * GST_USECOND;
       morok_gigaam_stream_reset (st);
     }
   GST_DEBUG_OBJECT (self, "decodes of %.2f s timed: %.1f, then %.1f %.1f %.1f ms",
-                    n / (double) MOROK_UTTERANCE_RATE, took[0] / 1e3, took[1] / 1e3, took[2] / 1e3,
-                    took[3] / 1e3);
-  gint64 lo = MIN (took[1], MIN (took[2], took[3])), hi = MAX (took[1], MAX (took[2], took[3]));
-  *fastest = MAX (lo, 1) * GST_USECOND;
-  return MAX (hi, 1) * GST_USECOND;
+                    n / (double) MOROK_UTTERANCE_RATE, took[0] / 1e6, took[1] / 1e6, took[2] / 1e6,
+                    took[3] / 1e6);
+  out->fastest_ns = MIN (took[1], MIN (took[2], took[3]));
+  out->slowest_ns = MAX (took[1], MAX (took[2], took[3]));
+  out->median_ns = took[1] + took[2] + took[3] - out->fastest_ns - out->slowest_ns;
+  return TRUE;
 }
 
 /* With live_lock: the stream of the properties' settings, the cost of a
@@ -393,7 +394,7 @@ ensure_stream (MorokTranscriber *self, GError **error)
     .hold = to_samples (self->hold),
   };
   gint64 probed = 0; /* samples of the decode timed for the automatic window */
-  GstClockTime cost = 0, fastest = 0;
+  MorokLiveCost pace = { 0 };
   if (window == 0)
     {
       /* automatic: the longest window, in whole seconds, whose decode keeps
@@ -405,45 +406,41 @@ ensure_stream (MorokTranscriber *self, GError **error)
       g_autoptr (MorokGigaAmStream) probe = morok_gigaam_stream_new (
           self->gigaam, self->ctc, self->rnnt, self->decoder, &settings, error);
       probed = MIN ((gint64) (MIN_WINDOW * MOROK_UTTERANCE_RATE), max_samples);
-      cost = probe ? time_decode (self, probe, probed, &fastest, error) : 0;
-      if (!cost)
+      if (!probe || !time_decode (self, probe, probed, &pace, error))
         return FALSE;
-      settings.window
-          = MIN ((gint64) (morok_live_window (cost, MIN_WINDOW, lo, hi) * MOROK_UTTERANCE_RATE),
-                 max_samples);
+      settings.window = MIN (
+          (gint64) (morok_live_window (pace.median_ns, MIN_WINDOW, lo, hi) * MOROK_UTTERANCE_RATE),
+          max_samples);
     }
   self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
                                           &settings, error);
-  /* a window of the probed length costs what the probe measured */
-  self->decode_ns = !self->stream ? 0
-                    : settings.window == probed
-                        ? cost
-                        : time_decode (self, self->stream, settings.window, &fastest, error);
-  if (!self->decode_ns)
+  /* a window of the probed length costs what the probe measured; the
+   * budget rule needs the cost of a second of audio: a decode of half the
+   * window beside the whole */
+  MorokLiveCost half = { 0 };
+  pace.window_s = settings.window / (double) MOROK_UTTERANCE_RATE;
+  if (!self->stream
+      || (settings.window != probed
+          && !time_decode (self, self->stream, settings.window, &pace, error))
+      || (!interval && morok_live_wants_half (&pace)
+          && !time_decode (self, self->stream, settings.window / 2, &half, error)))
     {
       g_clear_pointer (&self->stream, morok_gigaam_stream_free);
       return FALSE;
     }
+  pace.half_ns = half.fastest_ns;
+  self->decode_ns = pace.slowest_ns;
   self->window_samples = settings.window;
-  /* the budget rule needs the cost of a second of audio: a decode of
-   * half the window beside the whole */
-  MorokLiveCost pace
-      = { self->decode_ns, fastest, 0, settings.window / (double) MOROK_UTTERANCE_RATE };
-  if (!interval && morok_live_wants_half (pace.window_ns)
-      && !time_decode (self, self->stream, settings.window / 2, &pace.half_ns, error))
-    {
-      g_clear_pointer (&self->stream, morok_gigaam_stream_free);
-      return FALSE;
-    }
-  self->latency = latency ? latency : morok_live_latency (pace.window_ns);
+  self->latency = latency ? latency : morok_live_latency (pace.slowest_ns);
   self->interval = interval ? interval : morok_live_interval (&pace);
   GST_INFO_OBJECT (
       self,
-      "live: a decode of the window (%.1f s) takes up to %.1f ms (fastest %.1f), of half at "
-      "fastest %.1f ms (0: not timed); interval %" GST_TIME_FORMAT ", hold %" GST_TIME_FORMAT
-      ", latency %" GST_TIME_FORMAT,
-      pace.window_s, pace.window_ns / 1e6, pace.fastest_ns / 1e6, pace.half_ns / 1e6,
-      GST_TIME_ARGS (self->interval), GST_TIME_ARGS (self->hold), GST_TIME_ARGS (self->latency));
+      "live: a decode of the window (%.1f s) takes %.1f/%.1f/%.1f ms (fastest/median/slowest), "
+      "of half at fastest %.1f ms (0: not timed); interval %" GST_TIME_FORMAT
+      ", hold %" GST_TIME_FORMAT ", latency %" GST_TIME_FORMAT,
+      pace.window_s, pace.fastest_ns / 1e6, pace.median_ns / 1e6, pace.slowest_ns / 1e6,
+      pace.half_ns / 1e6, GST_TIME_ARGS (self->interval), GST_TIME_ARGS (self->hold),
+      GST_TIME_ARGS (self->latency));
   return TRUE;
 }
 
@@ -673,7 +670,7 @@ morok_transcriber_live_decode (MorokUtteranceElement *element, const MorokLiveUt
           return GST_FLOW_ERROR;
         }
       /* against the decode timed at the start, which interval and latency follow */
-      GST_DEBUG_OBJECT (self, "decode of %.3f s%s took %.1f ms (timed at the start: %.1f ms)",
+      GST_DEBUG_OBJECT (self, "decode of %.3f s%s took %.1f ms (timed at the start: up to %.1f ms)",
                         n / (double) MOROK_UTTERANCE_RATE, final ? " (final)" : "",
                         (g_get_monotonic_time () - t0) / 1e3, self->decode_ns / 1e6);
       ret = push_committed (self, utt);
@@ -784,7 +781,8 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
   props[PROP_LATENCY] = g_param_spec_uint (
       "latency", "Latency",
       "Time (ms) decoding may take beyond the audio the element holds, added to the LATENCY "
-      "answer. 0: live, twice a decode of the window as measured at the start (at least 50 ms); "
+      "answer. 0: live, twice the slowest of the decodes of the window timed at the start (at "
+      "least 50 ms); "
       "offline, 3000",
       0, G_MAXUINT32 / 1000, DEFAULT_LATENCY_MS, ready);
   props[PROP_LATENESS] = g_param_spec_uint (
@@ -801,7 +799,7 @@ morok_transcriber_class_init (MorokTranscriberClass *klass)
       "interval", "Interval",
       "Live: audio (ms) between two decodes of a growing utterance. 0: from the measured decode, "
       "the shorter of nine decodes and the interval at which decoding costs 7 times the "
-      "offline decoding (at least two decodes), at least 100 ms",
+      "offline decoding (at least twice the slowest decode), at least 100 ms",
       0, 10000, DEFAULT_INTERVAL_MS, ready);
   props[PROP_HOLD] = g_param_spec_uint (
       "hold", "Hold",

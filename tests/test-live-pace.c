@@ -14,12 +14,20 @@ assert_ms (guint64 ns, double ms)
   g_assert_cmpfloat_with_epsilon (ns / MS, ms, 1e-3);
 }
 
+/* Decode costs with no noise: fastest, median and slowest alike. */
+static MorokLiveCost
+steady (double window_ms, double half_ms, double window_s)
+{
+  guint64 d = (guint64) (window_ms * MS);
+  return (MorokLiveCost){ d, d, d, (guint64) (half_ms * MS), window_s };
+}
+
 /* A small model: nine decodes are under the 100 ms floor; no half is timed. */
 static void
 test_cheap (void)
 {
-  g_assert_false (morok_live_wants_half (7 * MS));
-  MorokLiveCost cost = { 7 * MS, 7 * MS, 0, 6.0 };
+  MorokLiveCost cost = steady (7, 0, 6.0);
+  g_assert_false (morok_live_wants_half (&cost));
   assert_ms (morok_live_interval (&cost), 100);
   assert_ms (morok_live_latency (7 * MS), 50);
   assert_ms (morok_live_latency (40 * MS), 100);
@@ -32,10 +40,9 @@ test_cheap (void)
 static void
 test_budget (void)
 {
-  g_assert_true (morok_live_wants_half (50 * MS));
-  MorokLiveCost a = { 50 * MS, 50 * MS, 35 * MS, 2.0 };
+  MorokLiveCost a = steady (50, 35, 2.0), b = steady (50, 30, 2.0);
+  g_assert_true (morok_live_wants_half (&a));
   assert_ms (morok_live_interval (&a), 450);
-  MorokLiveCost b = { 50 * MS, 50 * MS, 30 * MS, 2.0 };
   assert_ms (morok_live_interval (&b), 357.142857);
   assert_ms (morok_live_latency (50 * MS), 120);
 }
@@ -44,7 +51,7 @@ test_budget (void)
 static void
 test_two_decodes (void)
 {
-  MorokLiveCost cost = { 225 * MS, 225 * MS, 112 * MS, 2.0 };
+  MorokLiveCost cost = steady (225, 112, 2.0);
   assert_ms (morok_live_interval (&cost), 450);
   assert_ms (morok_live_latency (225 * MS), 470);
 }
@@ -54,7 +61,7 @@ test_two_decodes (void)
 static void
 test_marginal_bound (void)
 {
-  MorokLiveCost cost = { 100 * MS, 100 * MS, 10 * MS, 2.0 };
+  MorokLiveCost cost = steady (100, 10, 2.0);
   assert_ms (morok_live_interval (&cost), 285.714286);
 }
 
@@ -62,24 +69,26 @@ test_marginal_bound (void)
 static void
 test_untimed (void)
 {
-  MorokLiveCost none = { 160 * MS, 160 * MS, 0, 2.0 },
-                noisy = { 160 * MS, 150 * MS, 170 * MS, 2.0 };
+  MorokLiveCost none = steady (160, 0, 2.0), noisy = steady (160, 170, 2.0);
   assert_ms (morok_live_interval (&none), 1440);
   assert_ms (morok_live_interval (&noisy), 1440);
 }
 
-/* The budget compares the fastest runs, the floor follows the median: a
- * window whose median a busy machine pushed up to 380 ms (fastest 360,
- * half 255) has a marginal 105 ms a second, a budget of 360 / (7 x 105) s
- * = 489.80 ms and the floor, 760 ms; 50 ms (fastest 45, half 30): marginal
- * 15 ms, 45 / (7 x 15) s = 428.57 ms, under nine decodes (450). */
+/* A noisy machine, each rule on its own run: the budget on the fastest
+ * (45 ms, half 30: marginal 15 ms a second, 45 / (7 x 15) s = 428.57 ms,
+ * under nine median decodes, 9 x 50 = 450); the floor on the slowest (a
+ * median of 100 and a slowest of 300 ms: the shorter of nine decodes,
+ * 900, and the budget, 100 / (7 x 50) s = 285.71, is under two slowest,
+ * 600). The latency follows the slowest: 2 x 300 + 20. */
 static void
-test_fastest (void)
+test_noisy (void)
 {
-  MorokLiveCost slow = { 380 * MS, 360 * MS, 255 * MS, 2.0 };
-  assert_ms (morok_live_interval (&slow), 760);
-  MorokLiveCost fast = { 50 * MS, 45 * MS, 30 * MS, 2.0 };
+  MorokLiveCost fast = { 45 * MS, 50 * MS, 60 * MS, 30 * MS, 2.0 };
   assert_ms (morok_live_interval (&fast), 428.571429);
+  MorokLiveCost slow = { 100 * MS, 100 * MS, 300 * MS, 50 * MS, 2.0 };
+  g_assert_true (morok_live_wants_half (&slow));
+  assert_ms (morok_live_interval (&slow), 600);
+  assert_ms (morok_live_latency (slow.slowest_ns), 620);
 }
 
 /* The window: 2 s decoded in 3 ms -> 2 x 100 / 9 / 3 = 7.4 s, kept to 6;
@@ -104,7 +113,7 @@ main (int argc, char **argv)
   g_test_add_func ("/live-pace/two-decodes", test_two_decodes);
   g_test_add_func ("/live-pace/marginal-bound", test_marginal_bound);
   g_test_add_func ("/live-pace/untimed", test_untimed);
-  g_test_add_func ("/live-pace/fastest", test_fastest);
+  g_test_add_func ("/live-pace/noisy", test_noisy);
   g_test_add_func ("/live-pace/window", test_window);
   return g_test_run ();
 }

@@ -10,30 +10,35 @@ morok_live_window (guint64 probe_ns, double probe_s, double lo, double hi)
   return CLAMP (seconds, lo, hi);
 }
 
-gboolean
-morok_live_wants_half (guint64 window_ns)
+/* Two slowest decodes: the budget rule's floor. */
+static guint64
+floor_of (const MorokLiveCost *cost)
 {
-  /* two decodes are the budget rule's floor: it can only shorten an
-   * interval longer than that */
-  return MOROK_LIVE_DECODES * window_ns > MAX (MOROK_LIVE_MIN_INTERVAL_NS, 2 * window_ns);
+  return 2 * cost->slowest_ns;
+}
+
+gboolean
+morok_live_wants_half (const MorokLiveCost *cost)
+{
+  /* the budget rule can only shorten an interval longer than its floor */
+  return MOROK_LIVE_DECODES * cost->median_ns > MAX (MOROK_LIVE_MIN_INTERVAL_NS, floor_of (cost));
 }
 
 guint64
 morok_live_interval (const MorokLiveCost *cost)
 {
-  guint64 d = cost->window_ns, f = cost->fastest_ns, interval = MOROK_LIVE_DECODES * d;
+  guint64 f = cost->fastest_ns, interval = MOROK_LIVE_DECODES * cost->median_ns;
   if (cost->half_ns > 0 && cost->half_ns < f && cost->window_s > 0)
     {
       /* ns of decoding a second of audio, no more than the window's mean */
       double marginal = MIN ((f - cost->half_ns) / (cost->window_s / 2), f / cost->window_s);
-      guint64 budget = (guint64) (f / (MOROK_LIVE_BUDGET * marginal) * 1e9);
-      interval = MIN (interval, MAX (budget, 2 * d));
+      interval = MIN (interval, (guint64) (f / (MOROK_LIVE_BUDGET * marginal) * 1e9));
     }
-  return MAX (interval, MOROK_LIVE_MIN_INTERVAL_NS);
+  return MAX (MAX (interval, floor_of (cost)), MOROK_LIVE_MIN_INTERVAL_NS);
 }
 
 guint64
-morok_live_latency (guint64 window_ns)
+morok_live_latency (guint64 slowest_ns)
 {
-  return MAX (50 * MOROK_LIVE_MS, 2 * window_ns + 20 * MOROK_LIVE_MS);
+  return MAX (50 * MOROK_LIVE_MS, 2 * slowest_ns + 20 * MOROK_LIVE_MS);
 }
