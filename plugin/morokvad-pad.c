@@ -83,7 +83,6 @@ reset_stream (MorokVadPad *self)
   morok_silence_gate_reset (self->gate);
   self->mode_chosen = FALSE;
   self->upstream_known = FALSE;
-  self->non_finite_told = FALSE;
 }
 
 /* Leaves the seat (called with the object lock). */
@@ -106,6 +105,7 @@ morok_vad_pad_stop (MorokVadPad *self)
   morok_silence_gate_reset (self->gate);
   self->filled = 0;
   self->samples = 0;
+  self->non_finite_told = FALSE;
 }
 
 void
@@ -318,7 +318,7 @@ morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       return GST_FLOW_ERROR;
     }
   if (GST_AUDIO_INFO_FORMAT (&self->info) == GST_AUDIO_FORMAT_F32LE)
-    morok_non_finite_check (GST_PAD_PARENT (self), map.data,
+    morok_non_finite_check (GST_PAD_PARENT (self), GST_PAD_NAME (self), map.data,
                             frames * GST_AUDIO_INFO_CHANNELS (&self->info), GST_BUFFER_PTS (buf),
                             &self->non_finite_told);
   GstFlowReturn ret = analyse (self, map.data, frames, lateness (self, buf, frames));
@@ -388,6 +388,7 @@ morok_vad_pad_event (GstPad *pad, GstObject *parent, GstEvent *event)
         morok_vad_rounds_set_flushing (self->rounds, self->seat, FALSE);
       GST_OBJECT_UNLOCK (self);
       reset_stream (self);
+      self->non_finite_told = FALSE;
       break;
     default: break;
     }

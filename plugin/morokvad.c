@@ -345,6 +345,7 @@ morok_vad_start (GstBaseTransform *trans)
 {
   MorokVad *self = MOROK_VAD (trans);
   g_autoptr (GError) error = NULL;
+  self->non_finite_told = FALSE;
   GST_OBJECT_LOCK (self);
   g_autofree char *model = g_strdup (self->model);
   MorokVadModelVersion version = self->model_version;
@@ -440,7 +441,6 @@ reset_stream (MorokVad *self)
   morok_sample_clock_init (&self->clock, self->plan ? self->plan->rate : 0);
   morok_silence_gate_reset (self->gate);
   self->mode_chosen = FALSE;
-  self->non_finite_told = FALSE;
 }
 
 static void finish_stream (MorokVad *self);
@@ -597,7 +597,7 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
   if (GST_AUDIO_INFO_FORMAT (&filter->info) == GST_AUDIO_FORMAT_F32LE)
-    morok_non_finite_check (GST_ELEMENT (self), map.data, map.size / sizeof (float),
+    morok_non_finite_check (GST_ELEMENT (self), NULL, map.data, map.size / sizeof (float),
                             GST_BUFFER_PTS (buf), &self->non_finite_told);
   gboolean ok
       = analyse (self, map.data, map.size / GST_AUDIO_INFO_BPF (&filter->info), &filter->info);
@@ -660,7 +660,10 @@ morok_vad_sink_event (GstBaseTransform *trans, GstEvent *event)
   switch (GST_EVENT_TYPE (event))
     {
     case GST_EVENT_EOS: finish_stream (self); break;
-    case GST_EVENT_FLUSH_STOP: reset_stream (self); break;
+    case GST_EVENT_FLUSH_STOP:
+      reset_stream (self);
+      self->non_finite_told = FALSE;
+      break;
     case GST_EVENT_GAP: /* no audio for a while: as a DISCONT, before the GAP goes on */
     case GST_EVENT_SEGMENT:
       if (self->plan && self->samples + self->filled > 0)

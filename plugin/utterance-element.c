@@ -455,7 +455,7 @@ morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
   GstMapInfo map;
   if (!priv->s16 && !priv->non_finite_told && gst_buffer_map (buf, &map, GST_MAP_READ))
     {
-      morok_non_finite_check (GST_ELEMENT (self), map.data, map.size / sizeof (float),
+      morok_non_finite_check (GST_ELEMENT (self), NULL, map.data, map.size / sizeof (float),
                               GST_BUFFER_PTS (buf), &priv->non_finite_told);
       gst_buffer_unmap (buf, &map);
     }

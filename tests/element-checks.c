@@ -179,7 +179,7 @@ assert_broken_compilers_fail_to_start (const char *factory, const char *model)
 }
 
 guint
-pop_non_finite_warnings (GstBus *bus, guint64 *samples, GstClockTime *pts)
+pop_non_finite_warnings (GstBus *bus, guint64 *samples, GstClockTime *pts, char **pad)
 {
   guint count = 0;
   GstMessage *msg;
@@ -196,6 +196,8 @@ pop_non_finite_warnings (GstBus *bus, guint64 *samples, GstClockTime *pts)
             *samples = n;
           if (count == 1 && pts)
             *pts = t;
+          if (count == 1 && pad)
+            *pad = g_strdup (gst_structure_get_string (details, "pad"));
         }
       gst_message_unref (msg);
     }

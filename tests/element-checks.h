@@ -29,8 +29,9 @@ void assert_fails_to_start_with (const char *factory, const char *model, const c
 void assert_broken_compilers_fail_to_start (const char *factory, const char *model);
 /* Pops the WARNING messages on @bus and returns how many had details named
  * "morok/non-finite-input" (plugin/non-finite.h); the first one's
- * `samples` and `pts` into *@samples and *@pts (each may be NULL). */
-guint pop_non_finite_warnings (GstBus *bus, guint64 *samples, GstClockTime *pts);
+ * `samples`, `pts` and `pad` (transfer full, NULL when absent) into
+ * *@samples, *@pts and *@pad (each may be NULL). */
+guint pop_non_finite_warnings (GstBus *bus, guint64 *samples, GstClockTime *pts, char **pad);
 /* TRUE if the harness answers the LATENCY query (gst_harness_query_latency
  * gives GST_CLOCK_TIME_NONE when it does not) with a minimum of @min or more. */
 gboolean latency_at_least (GstHarness *h, GstClockTime min);

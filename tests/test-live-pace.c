@@ -47,7 +47,8 @@ test_budget (void)
   assert_ms (morok_live_latency (50 * MS), 120);
 }
 
-/* A slow machine: the budget's 284 ms would be under two decodes, 450. */
+/* A slow machine: the budget's 285.71 ms (marginal 112.5 ms a second, the
+ * window's mean) would be under two decodes, 450. */
 static void
 test_two_decodes (void)
 {
@@ -89,6 +90,9 @@ test_noisy (void)
   g_assert_true (morok_live_wants_half (&slow));
   assert_ms (morok_live_interval (&slow), 600);
   assert_ms (morok_live_latency (slow.slowest_ns), 620);
+  /* nine median decodes cap it (450), not nine of the slowest (720) */
+  MorokLiveCost capped = { 50 * MS, 50 * MS, 80 * MS, 0, 2.0 };
+  assert_ms (morok_live_interval (&capped), 450);
 }
 
 /* The window: 2 s decoded in 3 ms -> 2 x 100 / 9 / 3 = 7.4 s, kept to 6;

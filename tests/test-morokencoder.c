@@ -278,7 +278,7 @@ encode_f32 (const gint16 *pcm, gboolean specials, guint *warnings)
   GstBuffer *out = gst_harness_try_pull (h);
   fail_unless (out != NULL);
   guint64 samples = 0;
-  *warnings = pop_non_finite_warnings (bus, &samples, NULL);
+  *warnings = pop_non_finite_warnings (bus, &samples, NULL, NULL);
   if (*warnings > 0)
     fail_unless_equals_uint64 (samples, 64);
   gst_bus_set_flushing (bus, TRUE);

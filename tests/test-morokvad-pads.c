@@ -599,7 +599,7 @@ GST_START_TEST (test_flush_resets_pad)
 GST_END_TEST;
 
 /* A request pad's NaNs count as silence, and the element warns of them
- * once for the stream. */
+ * once, naming the pad. */
 GST_START_TEST (test_non_finite_warns)
 {
   GstElement *vad = gst_element_factory_make ("morokvad", NULL);
@@ -624,8 +624,10 @@ GST_START_TEST (test_non_finite_warns)
   fail_unless (prob >= 0 && prob < 0.5, "probability %f", prob); /* silence */
   GstBus *bus = gst_element_get_bus (vad);
   guint64 samples = 0;
-  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, NULL), 1);
+  g_autofree char *name = NULL;
+  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, NULL, &name), 1);
   fail_unless_equals_uint64 (samples, 412);
+  fail_unless_equals_string (name, "sink_0"); /* which stream it was */
   gst_object_unref (bus);
   drop_bus (vad);
   gst_harness_teardown (h);

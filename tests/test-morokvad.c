@@ -187,7 +187,7 @@ probs_as (const char *format, guint channels, const gint16 *pcm, guint n_chunks,
   GstBus *bus = gst_element_get_bus (h->element);
   guint64 samples = 0;
   GstClockTime pts = 0;
-  guint warnings = pop_non_finite_warnings (bus, &samples, &pts);
+  guint warnings = pop_non_finite_warnings (bus, &samples, &pts, NULL);
   gst_object_unref (bus);
   if (warnings > 0)
     {
@@ -260,8 +260,8 @@ f32_buffer (gsize first, gsize n, gsize bad)
   return buf;
 }
 
-/* The non-finite input warning comes once a stream: not again for later
- * NaNs, again after a flush. */
+/* The non-finite input warning comes once until a flush: not again for
+ * later NaNs, nor after a DISCONT or a GAP; again after a flush. */
 GST_START_TEST (test_non_finite_warns_once_a_stream)
 {
   GstHarness *h = vad_harness (NULL, NULL);
@@ -271,19 +271,24 @@ GST_START_TEST (test_non_finite_warns_once_a_stream)
   guint64 samples = 0;
   GstClockTime pts = 0;
   fail_unless_equals_int (gst_harness_push (h, f32_buffer (0, CHUNK, CHUNK)), GST_FLOW_OK);
-  fail_unless_equals_int (pop_non_finite_warnings (bus, NULL, NULL), 0);
+  fail_unless_equals_int (pop_non_finite_warnings (bus, NULL, NULL, NULL), 0);
   fail_unless_equals_int (gst_harness_push (h, f32_buffer (CHUNK, CHUNK, 12)), GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_push (h, f32_buffer (2 * CHUNK, CHUNK, 0)), GST_FLOW_OK);
-  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, &pts), 1);
+  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, &pts, NULL), 1);
   fail_unless_equals_uint64 (samples, CHUNK - 12);
   fail_unless_equals_uint64 (pts, gst_util_uint64_scale_int (CHUNK, GST_SECOND, RATE));
+  gst_harness_push_event (h, gst_event_new_gap (3 * CHUNK * GST_SECOND / RATE, GST_SECOND));
+  GstBuffer *discont = f32_buffer (4 * CHUNK + RATE, CHUNK, 0);
+  GST_BUFFER_FLAG_SET (discont, GST_BUFFER_FLAG_DISCONT);
+  fail_unless_equals_int (gst_harness_push (h, discont), GST_FLOW_OK);
+  fail_unless_equals_int (pop_non_finite_warnings (bus, NULL, NULL, NULL), 0);
   gst_harness_push_event (h, gst_event_new_flush_start ());
   gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
   GstSegment segment;
   gst_segment_init (&segment, GST_FORMAT_TIME);
   gst_harness_push_event (h, gst_event_new_segment (&segment));
   fail_unless_equals_int (gst_harness_push (h, f32_buffer (0, CHUNK, 0)), GST_FLOW_OK);
-  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, NULL), 1);
+  fail_unless_equals_int (pop_non_finite_warnings (bus, &samples, NULL, NULL), 1);
   fail_unless_equals_uint64 (samples, CHUNK);
   gst_object_unref (bus);
   vad_teardown (h);
