@@ -345,32 +345,46 @@ to_samples (GstClockTime t)
   return (gint64) gst_util_uint64_scale (t, MOROK_UTTERANCE_RATE, GST_SECOND);
 }
 
-/* Times decodes of @n samples of silence with @st: three runs after a
- * first that warms the caches, their fastest, median and slowest into
- * @out (a live decode comes after a pause and meets the machine's slow
- * moments as well as its fast ones: the runs sample them); FALSE with
- * @error. */
+static guint64
+fastest_of (const guint64 took[4])
+{
+  return MIN (took[1], MIN (took[2], took[3]));
+}
+
+/* Times decodes of @n samples of silence with @st and, when @half, of
+ * their first half (the budget rule's cost of a second), in turns, so that
+ * both meet the same moments of a machine whose speed moves: three runs
+ * of each after a first that warms the caches. The whole's fastest,
+ * median and slowest into @out (a live decode comes after a pause and
+ * meets the machine's slow moments as well as its fast ones: the runs
+ * sample them), the fastest half into out->half_ns (0: not timed); FALSE
+ * with @error. */
 static gboolean
-time_decode (MorokTranscriber *self, MorokGigaAmStream *st, gint64 n, MorokLiveCost *out,
-             GError **error)
+time_decodes (MorokTranscriber *self, MorokGigaAmStream *st, gint64 n, gboolean half,
+              MorokLiveCost *out, GError **error)
 {
   g_autofree float *silence = g_new0 (float, n);
-  guint64 took[4];
+  guint64 took[2][4] = { { 0 } };
   for (int run = 0; run < 4; run++)
-    {
-      gint64 t0 = g_get_monotonic_time ();
-      gboolean more;
-      if (!morok_gigaam_stream_decode (st, silence, n, FALSE, &more, error))
-        return FALSE;
-      took[run] = MAX (g_get_monotonic_time () - t0, 1) * GST_USECOND;
-      morok_gigaam_stream_reset (st);
-    }
-  GST_DEBUG_OBJECT (self, "decodes of %.2f s timed: %.1f, then %.1f %.1f %.1f ms",
-                    n / (double) MOROK_UTTERANCE_RATE, took[0] / 1e6, took[1] / 1e6, took[2] / 1e6,
-                    took[3] / 1e6);
-  out->fastest_ns = MIN (took[1], MIN (took[2], took[3]));
-  out->slowest_ns = MAX (took[1], MAX (took[2], took[3]));
-  out->median_ns = took[1] + took[2] + took[3] - out->fastest_ns - out->slowest_ns;
+    for (int h = 0; h <= half; h++)
+      {
+        gint64 t0 = g_get_monotonic_time ();
+        gboolean more;
+        if (!morok_gigaam_stream_decode (st, silence, h ? n / 2 : n, FALSE, &more, error))
+          return FALSE;
+        took[h][run] = MAX (g_get_monotonic_time () - t0, 1) * GST_USECOND;
+        morok_gigaam_stream_reset (st);
+      }
+  GST_DEBUG_OBJECT (self,
+                    "decodes of %.2f s timed: %.1f, then %.1f %.1f %.1f ms; of half: %.1f, "
+                    "then %.1f %.1f %.1f ms",
+                    n / (double) MOROK_UTTERANCE_RATE, took[0][0] / 1e6, took[0][1] / 1e6,
+                    took[0][2] / 1e6, took[0][3] / 1e6, took[1][0] / 1e6, took[1][1] / 1e6,
+                    took[1][2] / 1e6, took[1][3] / 1e6);
+  out->fastest_ns = fastest_of (took[0]);
+  out->slowest_ns = MAX (took[0][1], MAX (took[0][2], took[0][3]));
+  out->median_ns = took[0][1] + took[0][2] + took[0][3] - out->fastest_ns - out->slowest_ns;
+  out->half_ns = half ? fastest_of (took[1]) : 0;
   return TRUE;
 }
 
@@ -395,6 +409,7 @@ ensure_stream (MorokTranscriber *self, GError **error)
   };
   gint64 probed = 0; /* samples of the decode timed for the automatic window */
   MorokLiveCost pace = { 0 };
+  gboolean budget = interval == 0; /* the budget rule needs a half timed */
   if (window == 0)
     {
       /* automatic: the longest window, in whole seconds, whose decode keeps
@@ -406,7 +421,7 @@ ensure_stream (MorokTranscriber *self, GError **error)
       g_autoptr (MorokGigaAmStream) probe = morok_gigaam_stream_new (
           self->gigaam, self->ctc, self->rnnt, self->decoder, &settings, error);
       probed = MIN ((gint64) (MIN_WINDOW * MOROK_UTTERANCE_RATE), max_samples);
-      if (!probe || !time_decode (self, probe, probed, &pace, error))
+      if (!probe || !time_decodes (self, probe, probed, budget, &pace, error))
         return FALSE;
       settings.window = MIN (
           (gint64) (morok_live_window (pace.median_ns, MIN_WINDOW, lo, hi) * MOROK_UTTERANCE_RATE),
@@ -414,21 +429,15 @@ ensure_stream (MorokTranscriber *self, GError **error)
     }
   self->stream = morok_gigaam_stream_new (self->gigaam, self->ctc, self->rnnt, self->decoder,
                                           &settings, error);
-  /* a window of the probed length costs what the probe measured; the
-   * budget rule needs the cost of a second of audio: a decode of half the
-   * window beside the whole */
-  MorokLiveCost half = { 0 };
+  /* a window of the probed length costs what the probe measured */
   pace.window_s = settings.window / (double) MOROK_UTTERANCE_RATE;
   if (!self->stream
       || (settings.window != probed
-          && !time_decode (self, self->stream, settings.window, &pace, error))
-      || (!interval && morok_live_wants_half (&pace)
-          && !time_decode (self, self->stream, settings.window / 2, &half, error)))
+          && !time_decodes (self, self->stream, settings.window, budget, &pace, error)))
     {
       g_clear_pointer (&self->stream, morok_gigaam_stream_free);
       return FALSE;
     }
-  pace.half_ns = half.fastest_ns;
   self->decode_ns = pace.slowest_ns;
   self->window_samples = settings.window;
   self->latency = latency ? latency : morok_live_latency (pace.slowest_ns);

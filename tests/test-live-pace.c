@@ -27,7 +27,6 @@ static void
 test_cheap (void)
 {
   MorokLiveCost cost = steady (7, 0, 6.0);
-  g_assert_false (morok_live_wants_half (&cost));
   assert_ms (morok_live_interval (&cost), 100);
   assert_ms (morok_live_latency (7 * MS), 50);
   assert_ms (morok_live_latency (40 * MS), 100);
@@ -41,7 +40,6 @@ static void
 test_budget (void)
 {
   MorokLiveCost a = steady (50, 35, 2.0), b = steady (50, 30, 2.0);
-  g_assert_true (morok_live_wants_half (&a));
   assert_ms (morok_live_interval (&a), 450);
   assert_ms (morok_live_interval (&b), 357.142857);
   assert_ms (morok_live_latency (50 * MS), 120);
@@ -87,7 +85,6 @@ test_noisy (void)
   MorokLiveCost fast = { 45 * MS, 50 * MS, 60 * MS, 30 * MS, 2.0 };
   assert_ms (morok_live_interval (&fast), 428.571429);
   MorokLiveCost slow = { 100 * MS, 100 * MS, 300 * MS, 50 * MS, 2.0 };
-  g_assert_true (morok_live_wants_half (&slow));
   assert_ms (morok_live_interval (&slow), 600);
   assert_ms (morok_live_latency (slow.slowest_ns), 620);
   /* nine median decodes cap it (450), not nine of the slowest (720) */

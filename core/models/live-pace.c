@@ -17,13 +17,6 @@ floor_of (const MorokLiveCost *cost)
   return 2 * cost->slowest_ns;
 }
 
-gboolean
-morok_live_wants_half (const MorokLiveCost *cost)
-{
-  /* the budget rule can only shorten an interval longer than its floor */
-  return MOROK_LIVE_DECODES * cost->median_ns > MAX (MOROK_LIVE_MIN_INTERVAL_NS, floor_of (cost));
-}
-
 guint64
 morok_live_interval (const MorokLiveCost *cost)
 {

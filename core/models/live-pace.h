@@ -8,9 +8,7 @@
  *
  *   double window_s = morok_live_window (probe_median_ns, 2.0, 2.0, 6.0);
  *   MorokLiveCost cost = { .fastest_ns = ..., .median_ns = ..., .slowest_ns = ...,
- *                          .window_s = window_s };
- *   if (morok_live_wants_half (&cost))
- *     cost.half_ns = ...;
+ *                          .half_ns = ..., .window_s = window_s };
  *   guint64 interval = morok_live_interval (&cost);
  *   guint64 latency = morok_live_latency (cost.slowest_ns);
  *
@@ -55,10 +53,6 @@ typedef struct
  * MOROK_LIVE_MIN_INTERVAL_NS: a cheap model gets more left context at no
  * cost in latency. */
 double morok_live_window (guint64 probe_ns, double probe_s, double lo, double hi);
-
-/* Whether the budget rule can change the interval of @cost's decodes: when
- * not, half_ns need not be timed. */
-gboolean morok_live_wants_half (const MorokLiveCost *cost);
 
 guint64 morok_live_interval (const MorokLiveCost *cost);
 
