@@ -38,7 +38,7 @@
  * or it started `hold` before the audio's end, or the utterance ended.
  * After each decode an element message `moroktranscriber-interim`
  * (`committed`, `tentative`, `start`, `end`, `words` with a `committed`
- * flag). The LATENCY query adds hold + interval + a frame + latency;
+ * flag). The LATENCY query adds the hold's delay + interval + latency;
  * `max-observed-delay` keeps the longest delay of a word, and a word later
  * than the pipeline's latency comes with a warning whose details are named
  * `moroktranscriber/excessive-delay` (docs/moroktranscriber.md).
@@ -454,17 +454,17 @@ ensure_stream (MorokTranscriber *self, GError **error)
 }
 
 /* What live decoding holds at most: a word is committed at the latest in
- * the first decode after its start is `hold` behind the audio's end
- * (decodes come every `interval`, and the hold is counted in whole frames:
- * a frame more), and may take `latency`. The buffer that brings the audio
- * of that decode arrives within upstream's latency (a live source's answer
- * counts its buffers' length), so what it carries past the interval adds
- * nothing. */
+ * the first decode after its start is the hold's delay behind the audio's
+ * end (decodes come every `interval`; the delay is `hold` counted in the
+ * model's frames, morok_gigaam_stream_hold_delay), and may take `latency`. The buffer that brings
+ * the audio of that decode arrives within upstream's latency (a live source's answer counts its
+ * buffers' length), so what it carries past the interval adds nothing. */
 static GstClockTime
 live_total_latency (MorokTranscriber *self)
 {
-  GstClockTime frame = (GstClockTime) (morok_gigaam_frame_seconds (self->gigaam) * GST_SECOND);
-  return self->hold + self->interval + frame + self->latency;
+  GstClockTime delay = gst_util_uint64_scale_int_ceil (
+      morok_gigaam_stream_hold_delay (self->stream), GST_SECOND, MOROK_UTTERANCE_RATE);
+  return delay + self->interval + self->latency;
 }
 
 /* Whether to decode live, upstream live or not. */

@@ -408,6 +408,24 @@ test_rnnt_resume (gconstpointer name)
   fixture_clear (&f);
 }
 
+/* Whether a decode of the first @end samples left a word tentative that
+ * starts (placed) at or before @end - @delay: one the hold's delay says is
+ * committed by then. */
+static gboolean
+word_past_delay (const MorokGigaAm *model, MorokGigaAmStream *st, gint64 end, gint64 delay)
+{
+  MorokVocabulary vocab;
+  morok_gigaam_vocabulary (model, &vocab);
+  const MorokStreamCommit *sc = morok_gigaam_stream_commit (st);
+  gint64 F = (gint64) (morok_gigaam_frame_seconds (model) * 16000 + 0.5);
+  guint k;
+  const MorokCtcToken *t = morok_stream_commit_tentative (sc, &k);
+  for (guint i = 0; i < k; i++)
+    if (strcmp (vocab.tokens[t[i].id], " ") != 0) /* a space begins no word */
+      return MAX (t[i].frame, morok_stream_commit_settled (sc)) * F + delay <= end;
+  return FALSE;
+}
+
 /* A growing utterance decoded every 0.1 s, windows shorter than it: once
  * the first decodes have run, the decodes build, compile and allocate
  * nothing, and what they commit is in order, never before the commit
@@ -657,6 +675,70 @@ test_rnnt_advance_reuses (gconstpointer name)
   fixture_clear (&f);
 }
 
+/* A growing utterance decoded every 10 ms with a short hold (3 frames, so
+ * that most words are committed by it): no decode leaves a word tentative
+ * that starts the hold's delay or more before its end, which the live
+ * latency counts on. (A delay half a frame short fails here.) */
+static void
+test_hold_commits_by_delay (gconstpointer name)
+{
+  Fixture f;
+  Plans p;
+  GError *e = NULL;
+  fixture_load (&f, name);
+  plans_prepare (&f, &p, 3.0);
+  MorokGigaAmStreamSettings settings = { 16000, 1920 };
+  g_autoptr (MorokGigaAmStream) st
+      = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
+  g_assert_no_error (e);
+  gint64 n;
+  g_autofree float *wave = samples (&f, 2, &n);
+  gint64 delay = morok_gigaam_stream_hold_delay (st);
+  for (gint64 end = 160; end < n; end += 160)
+    {
+      gboolean more;
+      g_assert_true (morok_gigaam_stream_decode (st, wave, end, FALSE, &more, &e));
+      g_assert_no_error (e);
+      g_assert_false (more);
+      g_assert_false (word_past_delay (f.model, st, end, delay));
+    }
+  g_clear_pointer (&st, morok_gigaam_stream_free);
+  plans_clear (&p);
+  fixture_clear (&f);
+}
+
+/* The hold's delay, worked out from the front-ends (40 ms frames of 640
+ * samples; a hold of 4800 samples is 7 whole frames, so a word at frame f
+ * is committed once frame f + 6 is encoded): v3 encodes frame j once the
+ * audio reaches j + 1/2 frames (a 320-sample window, no centring), so
+ * 6.5 x 640 = 4160 samples; v2's centred frames once it reaches j frames,
+ * 6 x 640 = 3840. */
+static void
+test_hold_delay (void)
+{
+  static const struct
+  {
+    const char *name;
+    gint64 delay;
+  } cases[] = { { "gigaam-v3-e2e-ctc-tiny", 4160 }, { "gigaam-v2-rnnt-tiny", 3840 } };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Fixture f;
+      Plans p;
+      GError *e = NULL;
+      fixture_load (&f, cases[i].name);
+      plans_prepare (&f, &p, 1.0);
+      MorokGigaAmStreamSettings settings = { 16000, 4800 };
+      g_autoptr (MorokGigaAmStream) st
+          = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
+      g_assert_no_error (e);
+      g_assert_cmpint (morok_gigaam_stream_hold_delay (st), ==, cases[i].delay);
+      g_clear_pointer (&st, morok_gigaam_stream_free);
+      plans_clear (&p);
+      fixture_clear (&f);
+    }
+}
+
 /* A window shorter than twice the hold is refused, naming both. */
 static void
 test_window_too_short (void)
@@ -695,8 +777,11 @@ main (int argc, char **argv)
     {
       g_autofree char *whole = g_strdup_printf ("/gigaam-stream/whole-window/%s", models[m]);
       g_autofree char *grow = g_strdup_printf ("/gigaam-stream/growing/%s", models[m]);
+      g_autofree char *by_delay
+          = g_strdup_printf ("/gigaam-stream/hold-commits-by-delay/%s", models[m]);
       g_test_add_data_func (whole, models[m], test_whole_window);
       g_test_add_data_func (grow, models[m], test_growing);
+      g_test_add_data_func (by_delay, models[m], test_hold_commits_by_delay);
       if (m > 0)
         {
           g_autofree char *resume = g_strdup_printf ("/gigaam-stream/rnnt-resume/%s", models[m]);
@@ -710,6 +795,7 @@ main (int argc, char **argv)
         }
     }
   g_test_add_func ("/gigaam-stream/window-too-short", test_window_too_short);
+  g_test_add_func ("/gigaam-stream/hold-delay", test_hold_delay);
   int rc = g_test_run ();
   g_object_unref (expected);
   return rc;

@@ -197,3 +197,19 @@ morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples, gint64 
     }
   return TRUE;
 }
+
+gint64
+morok_gigaam_stream_hold_delay (const MorokGigaAmStream *st)
+{
+  g_return_val_if_fail (st != NULL, 0);
+  /* the hold commits a word at frame f once the decode's last frame is a
+   * hold past it: the fewest samples that encode frame f + hold, past f's
+   * start, for an f away from the utterance's start (its padding) */
+  gint64 F = st->frame, hold = st->settings.hold / F, f = 100, want = f + hold;
+  gint64 n = (want - 2) * F;
+  while (n > 0 && morok_gigaam_encoded_frames (st->model, n) >= want)
+    n -= F;
+  while (morok_gigaam_encoded_frames (st->model, n) < want)
+    n++;
+  return n - f * F;
+}

@@ -71,5 +71,12 @@ gboolean morok_gigaam_stream_decode (MorokGigaAmStream *st, const float *samples
                                      gboolean final, gboolean *out_more, GError **error);
 /* (transfer none) */
 const MorokStreamCommit *morok_gigaam_stream_commit (const MorokGigaAmStream *st);
+/* The audio (samples) past a word's first frame that a decode must cover
+ * to commit the word by the hold: a decode of the utterance's first n
+ * samples commits every word whose first frame starts at or before
+ * n - this (placed, stream-commit.h: not before the settled frame). At
+ * most the hold and a frame; less by what the last frame's encoding
+ * needs of audio beyond its start (v3: half a frame). */
+gint64 morok_gigaam_stream_hold_delay (const MorokGigaAmStream *st);
 
 G_END_DECLS
