@@ -313,6 +313,21 @@ plans_clear (Plans *p)
   g_clear_pointer (&p->rnnt, gigaam_rnnt_jit_free);
 }
 
+/* @name's fixture loaded into @f, its plans for @seconds into @p, and a
+ * stream of @window and @hold samples on them. (transfer full) */
+static MorokGigaAmStream *
+stream_open (Fixture *f, Plans *p, const char *name, double seconds, gint64 window, gint64 hold)
+{
+  GError *e = NULL;
+  fixture_load (f, name);
+  plans_prepare (f, p, seconds);
+  MorokGigaAmStreamSettings settings = { window, hold };
+  MorokGigaAmStream *st
+      = morok_gigaam_stream_new (f->model, p->ctc, p->rnnt, p->decoder, &settings, &e);
+  g_assert_no_error (e);
+  return st;
+}
+
 /* @n tokens equal utterance @i's reference tokens from index @from on. */
 static void
 assert_reference_tokens (Fixture *f, guint i, guint from, const MorokCtcToken *tokens, guint n)
@@ -335,12 +350,7 @@ test_whole_window (gconstpointer name)
   Fixture f;
   Plans p;
   GError *e = NULL;
-  fixture_load (&f, name);
-  plans_prepare (&f, &p, 3.0);
-  MorokGigaAmStreamSettings settings = { 3 * 16000, 8000 };
-  g_autoptr (MorokGigaAmStream) st
-      = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
-  g_assert_no_error (e);
+  g_autoptr (MorokGigaAmStream) st = stream_open (&f, &p, name, 3.0, 3 * 16000, 8000);
   for (guint i = 0; i < 3; i++)
     {
       gint64 n;
@@ -436,12 +446,7 @@ test_growing (gconstpointer name)
   Fixture f;
   Plans p;
   GError *e = NULL;
-  fixture_load (&f, name);
-  plans_prepare (&f, &p, 3.0);
-  MorokGigaAmStreamSettings settings = { 16000, 4800 };
-  g_autoptr (MorokGigaAmStream) st
-      = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
-  g_assert_no_error (e);
+  g_autoptr (MorokGigaAmStream) st = stream_open (&f, &p, name, 3.0, 16000, 4800);
   gint64 n;
   g_autofree float *wave = samples (&f, 2, &n);
   gint allocations = -1;
@@ -685,12 +690,7 @@ test_hold_commits_by_delay (gconstpointer name)
   Fixture f;
   Plans p;
   GError *e = NULL;
-  fixture_load (&f, name);
-  plans_prepare (&f, &p, 3.0);
-  MorokGigaAmStreamSettings settings = { 16000, 1920 };
-  g_autoptr (MorokGigaAmStream) st
-      = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
-  g_assert_no_error (e);
+  g_autoptr (MorokGigaAmStream) st = stream_open (&f, &p, name, 3.0, 16000, 1920);
   gint64 n;
   g_autofree float *wave = samples (&f, 2, &n);
   gint64 delay = morok_gigaam_stream_hold_delay (st);
@@ -725,13 +725,7 @@ test_hold_delay (void)
     {
       Fixture f;
       Plans p;
-      GError *e = NULL;
-      fixture_load (&f, cases[i].name);
-      plans_prepare (&f, &p, 1.0);
-      MorokGigaAmStreamSettings settings = { 16000, 4800 };
-      g_autoptr (MorokGigaAmStream) st
-          = morok_gigaam_stream_new (f.model, p.ctc, p.rnnt, p.decoder, &settings, &e);
-      g_assert_no_error (e);
+      g_autoptr (MorokGigaAmStream) st = stream_open (&f, &p, cases[i].name, 1.0, 16000, 4800);
       g_assert_cmpint (morok_gigaam_stream_hold_delay (st), ==, cases[i].delay);
       g_clear_pointer (&st, morok_gigaam_stream_free);
       plans_clear (&p);
