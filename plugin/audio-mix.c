@@ -5,8 +5,8 @@
 #include <string.h>
 
 /* @n frames of @ch interleaved channels mixed to mono into @dst; a
- * non-finite mix counts as silence (non-finite.h tells of it). */
-void
+ * non-finite mix counts as silence. Returns how many did. */
+gsize
 morok_audio_mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch)
 {
   if (ch == 1)
@@ -22,8 +22,11 @@ morok_audio_mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, g
           }
         dst[f] = sum / ch;
       }
+  gsize bad = 0;
   for (gsize f = 0; f < n; f++)
-    dst[f] = isfinite (dst[f]) ? dst[f] : 0.0f;
+    if (!isfinite (dst[f]))
+      dst[f] = 0.0f, bad++;
+  return bad;
 }
 
 void

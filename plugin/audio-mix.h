@@ -11,8 +11,9 @@
 
 G_BEGIN_DECLS
 
-/* @n frames of @ch interleaved F32LE channels at @src into @dst. */
-void morok_audio_mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch);
+/* @n frames of @ch interleaved F32LE channels at @src into @dst; returns
+ * how many mixes were not finite (non-finite.h tells of them). */
+gsize morok_audio_mix_f32 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch);
 /* @n frames of @ch interleaved S16LE channels at @src into @dst. */
 void morok_audio_mix_s16 (float *restrict dst, const guint8 *restrict src, gsize n, guint ch);
 

@@ -181,10 +181,9 @@ report_events (MorokVadPad *self, const MorokVadEvent *ev, guint n)
   morok_vad_report_events (&to, ev, n);
 }
 
-/* Runs the first @n full chunks of audio in the rounds, then feeds the
- * segmenter their probabilities and keeps what is left of audio. */
-/* Runs @n full chunks, @late after their buffer's time (the rounds wait
- * that much less). */
+/* Runs the first @n full chunks of audio in the rounds, @late after their
+ * buffer's time (the rounds wait that much less), then feeds the segmenter
+ * their probabilities and keeps what is left of audio. */
 static GstFlowReturn
 run_chunks (MorokVadPad *self, guint n, GstClockTime late)
 {
@@ -250,9 +249,10 @@ lateness (MorokVadPad *self, GstBuffer *buf, gint64 frames)
 }
 
 /* Mixes @frames interleaved frames to mono after the samples left over
- * and runs the full chunks, @late after their buffer's time. */
+ * (the mixes that were not finite counted into *@non_finite) and runs the
+ * full chunks, @late after their buffer's time. */
 static GstFlowReturn
-analyse (MorokVadPad *self, const guint8 *data, gsize frames, GstClockTime late)
+analyse (MorokVadPad *self, const guint8 *data, gsize frames, GstClockTime late, gsize *non_finite)
 {
   guint ch = GST_AUDIO_INFO_CHANNELS (&self->info);
   if (self->filled + frames > self->audio_size)
@@ -260,7 +260,7 @@ analyse (MorokVadPad *self, const guint8 *data, gsize frames, GstClockTime late)
   if (GST_AUDIO_INFO_FORMAT (&self->info) == GST_AUDIO_FORMAT_S16LE)
     morok_audio_mix_s16 (self->audio + self->filled, data, frames, ch);
   else
-    morok_audio_mix_f32 (self->audio + self->filled, data, frames, ch);
+    *non_finite = morok_audio_mix_f32 (self->audio + self->filled, data, frames, ch);
   self->filled += frames;
   guint n = self->filled / self->chunk;
   return n > 0 ? run_chunks (self, n, late) : GST_FLOW_OK;
@@ -317,12 +317,11 @@ morok_vad_pad_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
       gst_buffer_unref (buf);
       return GST_FLOW_ERROR;
     }
-  if (GST_AUDIO_INFO_FORMAT (&self->info) == GST_AUDIO_FORMAT_F32LE)
-    morok_non_finite_check (GST_PAD_PARENT (self), GST_PAD_NAME (self), map.data,
-                            frames * GST_AUDIO_INFO_CHANNELS (&self->info), GST_BUFFER_PTS (buf),
-                            &self->non_finite_told);
-  GstFlowReturn ret = analyse (self, map.data, frames, lateness (self, buf, frames));
+  gsize bad = 0;
+  GstFlowReturn ret = analyse (self, map.data, frames, lateness (self, buf, frames), &bad);
   gst_buffer_unmap (buf, &map);
+  morok_non_finite_warn (GST_PAD_PARENT (self), GST_PAD_NAME (self), bad, frames,
+                         GST_BUFFER_PTS (buf), &self->non_finite_told);
   if (ret != GST_FLOW_OK)
     {
       gst_buffer_unref (buf);

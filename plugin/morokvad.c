@@ -534,9 +534,11 @@ run_chunk (MorokVad *self)
 }
 
 /* Mixes @frames interleaved frames to mono straight into the plan's audio
- * input, running the model each time a chunk is full. */
+ * input, running the model each time a chunk is full; the mixes that were
+ * not finite are counted into *@non_finite. */
 static gboolean
-analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *info)
+analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *info,
+         gsize *non_finite)
 {
   guint ch = GST_AUDIO_INFO_CHANNELS (info), bpf = GST_AUDIO_INFO_BPF (info);
   gboolean s16 = GST_AUDIO_INFO_FORMAT (info) == GST_AUDIO_FORMAT_S16LE;
@@ -547,7 +549,7 @@ analyse (MorokVad *self, const guint8 *data, gsize frames, const GstAudioInfo *i
       if (s16)
         morok_audio_mix_s16 (dst, data, n, ch);
       else
-        morok_audio_mix_f32 (dst, data, n, ch);
+        *non_finite += morok_audio_mix_f32 (dst, data, n, ch);
       data += n * bpf, frames -= n, self->filled += n;
       if (self->filled == self->chunk && !run_chunk (self))
         return FALSE;
@@ -596,12 +598,11 @@ morok_vad_submit_input_buffer (GstBaseTransform *trans, gboolean discont, GstBuf
   GstMapInfo map;
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
-  if (GST_AUDIO_INFO_FORMAT (&filter->info) == GST_AUDIO_FORMAT_F32LE)
-    morok_non_finite_check (GST_ELEMENT (self), NULL, map.data, map.size / sizeof (float),
-                            GST_BUFFER_PTS (buf), &self->non_finite_told);
-  gboolean ok
-      = analyse (self, map.data, map.size / GST_AUDIO_INFO_BPF (&filter->info), &filter->info);
+  gsize frames = map.size / GST_AUDIO_INFO_BPF (&filter->info), bad = 0;
+  gboolean ok = analyse (self, map.data, frames, &filter->info, &bad);
   gst_buffer_unmap (buf, &map);
+  morok_non_finite_warn (GST_ELEMENT (self), NULL, bad, frames, GST_BUFFER_PTS (buf),
+                         &self->non_finite_told);
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 

@@ -2,23 +2,11 @@
 /* The warning about non-finite input samples: see non-finite.h. */
 #include "non-finite.h"
 
-#include <math.h>
-#include <string.h>
-
 void
-morok_non_finite_check (GstElement *element, const char *pad, const guint8 *data, gsize n,
-                        GstClockTime pts, gboolean *told)
+morok_non_finite_warn (GstElement *element, const char *pad, guint64 bad, gsize n, GstClockTime pts,
+                       gboolean *told)
 {
-  if (*told)
-    return;
-  guint64 bad = 0;
-  for (gsize i = 0; i < n; i++)
-    {
-      float v;
-      memcpy (&v, data + i * sizeof v, sizeof v);
-      bad += !isfinite (v);
-    }
-  if (bad == 0)
+  if (*told || bad == 0)
     return;
   *told = TRUE;
   g_autoptr (GError) warning

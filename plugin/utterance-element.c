@@ -342,8 +342,10 @@ live_chain (MorokUtteranceElement *self, GstBuffer *buf)
       priv->live_f32 = g_renew (float, priv->live_f32, frames);
       priv->live_f32_len = frames;
     }
-  morok_utterance_samples_to_f32 (map.data, frames, priv->s16, priv->live_f32);
+  gsize bad = morok_utterance_samples_to_f32 (map.data, frames, priv->s16, priv->live_f32);
   gst_buffer_unmap (buf, &map);
+  morok_non_finite_warn (GST_ELEMENT (self), NULL, bad, frames, GST_BUFFER_PTS (buf),
+                         &priv->non_finite_told);
   GstClockTime pts = morok_sample_clock_time (&priv->live_clock, priv->live_seen);
   priv->live_seen += (gint64) frames;
   return morok_live_worker_append (priv->live, priv->live_f32, frames, pts);
@@ -452,13 +454,6 @@ morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
     }
   if (!priv->live_checked)
     choose_mode (self);
-  GstMapInfo map;
-  if (!priv->s16 && !priv->non_finite_told && gst_buffer_map (buf, &map, GST_MAP_READ))
-    {
-      morok_non_finite_check (GST_ELEMENT (self), NULL, map.data, map.size / sizeof (float),
-                              GST_BUFFER_PTS (buf), &priv->non_finite_told);
-      gst_buffer_unmap (buf, &map);
-    }
   if (priv->live)
     {
       ret = live_chain (self, buf);
@@ -470,15 +465,19 @@ morok_utterance_element_chain (GstPad *pad, GstObject *parent, GstBuffer *buf)
   morok_utterance_gate_sync (priv->gate, GST_BUFFER_PTS (buf));
   /* before the first utterance is complete, downstream learns it may preroll */
   morok_utterance_gate_push_gap_to_held (priv->gate, priv->srcpad);
+  GstMapInfo map;
   gst_buffer_map (buf, &map, GST_MAP_READ);
-  gsize bps = priv->s16 ? 2 : 4, frames = map.size / bps;
+  gsize bps = priv->s16 ? 2 : 4, frames = map.size / bps, bad = 0;
   for (gsize at = 0; at < frames && ret == GST_FLOW_OK;)
     {
-      at += morok_utterance_gate_append (priv->gate, map.data + at * bps, frames - at, priv->s16);
+      at += morok_utterance_gate_append (priv->gate, map.data + at * bps, frames - at, priv->s16,
+                                         &bad);
       if (morok_utterance_gate_batch_full (priv->gate))
         ret = run_batch (self);
     }
   gst_buffer_unmap (buf, &map);
+  morok_non_finite_warn (GST_ELEMENT (self), NULL, bad, frames, GST_BUFFER_PTS (buf),
+                         &priv->non_finite_told);
   gst_buffer_unref (buf);
   return ret;
 }

@@ -83,9 +83,10 @@ morok_utterance_gate_end (MorokUtteranceGate *gate)
     gate->done++;
 }
 
-void
+gsize
 morok_utterance_samples_to_f32 (const guint8 *data, gsize frames, gboolean s16, float *out)
 {
+  gsize bad = 0;
   for (gsize k = 0; k < frames; k++)
     {
       float v;
@@ -97,13 +98,15 @@ morok_utterance_samples_to_f32 (const guint8 *data, gsize frames, gboolean s16, 
         }
       else
         memcpy (&v, data + 4 * k, 4);
+      bad += !isfinite (v);
       out[k] = isfinite (v) ? v : 0.0f;
     }
+  return bad;
 }
 
 gsize
 morok_utterance_gate_append (MorokUtteranceGate *gate, const guint8 *data, gsize frames,
-                             gboolean s16)
+                             gboolean s16, gsize *non_finite)
 {
   gsize i = 0;
   while (i < frames && !morok_utterance_gate_batch_full (gate))
@@ -112,7 +115,8 @@ morok_utterance_gate_append (MorokUtteranceGate *gate, const guint8 *data, gsize
       if (u->n == 0)
         u->pts = morok_sample_clock_time (&gate->clock, gate->seen);
       gsize take = MIN (frames - i, (gsize) (gate->max_samples - u->n));
-      morok_utterance_samples_to_f32 (data + i * (s16 ? 2 : 4), take, s16, u->samples + u->n);
+      *non_finite += morok_utterance_samples_to_f32 (data + i * (s16 ? 2 : 4), take, s16,
+                                                     u->samples + u->n);
       u->n += (gint64) take;
       i += take;
       gate->seen += (gint64) take;

@@ -51,13 +51,13 @@ void morok_utterance_gate_flush (MorokUtteranceGate *gate);
 /* A buffer stamped @pts (or not) comes: its first sample is there. */
 void morok_utterance_gate_sync (MorokUtteranceGate *gate, GstClockTime pts);
 /* @frames samples, S16LE when @s16, else F32LE, as floats (non-finite
- * values as 0) into @out. */
-void morok_utterance_samples_to_f32 (const guint8 *data, gsize frames, gboolean s16, float *out);
+ * values as 0) into @out; returns how many were not finite. */
+gsize morok_utterance_samples_to_f32 (const guint8 *data, gsize frames, gboolean s16, float *out);
 /* Appends up to @frames samples (S16LE when @s16, else F32LE; non-finite
- * values as 0), ending the utterance at max_samples; stops when the batch is
- * full. Returns the samples taken. */
+ * values as 0, counted into *@non_finite), ending the utterance at
+ * max_samples; stops when the batch is full. Returns the samples taken. */
 gsize morok_utterance_gate_append (MorokUtteranceGate *gate, const guint8 *data, gsize frames,
-                                   gboolean s16);
+                                   gboolean s16, gsize *non_finite);
 /* Ends the utterance being gathered (nothing when it is empty). */
 void morok_utterance_gate_end (MorokUtteranceGate *gate);
 /* A GAP event [@ts, @ts + @duration) came: ends the utterance; the next
