@@ -456,9 +456,10 @@ ensure_stream (MorokTranscriber *self, GError **error)
 /* What live decoding holds at most: a word is committed at the latest in
  * the first decode after its start is the hold's delay behind the audio's
  * end (decodes come every `interval`; the delay is `hold` counted in the
- * model's frames, morok_gigaam_stream_hold_delay), and may take `latency`. The buffer that brings
- * the audio of that decode arrives within upstream's latency (a live source's answer counts its
- * buffers' length), so what it carries past the interval adds nothing. */
+ * model's frames, morok_gigaam_stream_hold_delay), and may take
+ * `latency`. The buffer that brings the audio of that decode arrives
+ * within upstream's latency (a live source's answer counts its buffers'
+ * length), so what it carries past the interval adds nothing. */
 static GstClockTime
 live_total_latency (MorokTranscriber *self)
 {

@@ -286,6 +286,20 @@ count_buffer (GstPad *pad, GstPadProbeInfo *info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+GstElement *
+parse_with_probe (const char *desc, const char *pad_name, GstPadProbeCallback probe, gpointer data,
+                  GstElement **el)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL);
+  *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
+  fail_unless (*el != NULL);
+  GstPad *pad = gst_element_get_static_pad (*el, pad_name);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe, data, NULL);
+  gst_object_unref (pad);
+  return pipe;
+}
+
 guint
 assert_tee_prerolls (const char *wav, const char *branch)
 {
@@ -294,12 +308,8 @@ assert_tee_prerolls (const char *wav, const char *branch)
       = g_strdup_printf ("filesrc location=%s ! wavparse ! audioconvert ! tee name=t "
                          "t. ! queue ! %s ! fakesink t. ! queue ! fakesink",
                          path, branch);
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
-  GstPad *src = gst_element_get_static_pad (el, "src");
   gint buffers = 0;
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, &buffers, NULL);
+  GstElement *el, *pipe = parse_with_probe (desc, "src", count_buffer, &buffers, &el);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   /* a wait limit, not a timing claim: preparing may compile the model */
   fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND),
@@ -313,7 +323,6 @@ assert_tee_prerolls (const char *wav, const char *branch)
   gst_message_unref (msg);
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   gst_object_unref (bus);
-  gst_object_unref (src);
   gst_object_unref (el);
   gst_object_unref (pipe);
   return (guint) g_atomic_int_get (&buffers);

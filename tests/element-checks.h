@@ -44,6 +44,11 @@ char *set_property_warning_category (GstElement *element, const char *prop, cons
  * event and "B<pts>+<duration>" for a buffer, in ms, and "F" for a
  * rstranscribe/final-transcript event. */
 void timeline_record (GstElement *element, GString *timeline);
+/* Parses @desc (gst-launch syntax, with an element named "el") and puts
+ * @probe (@data) on the buffers through el's pad @pad_name: returns the
+ * pipeline, and el into *@el (both transfer full). */
+GstElement *parse_with_probe (const char *desc, const char *pad_name, GstPadProbeCallback probe,
+                              gpointer data, GstElement **el);
 /* Runs filesrc @wav (a fixture) ! wavparse ! audioconvert ! tee, one branch
  * "queue ! @branch ! fakesink", the other "queue ! fakesink", both queues
  * at their defaults: asserts that it prerolls and reaches EOS without error

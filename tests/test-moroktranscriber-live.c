@@ -230,12 +230,8 @@ GST_START_TEST (test_paced_waits_for_downstream)
                                            "moroktranscriber name=el mode=live model=%s ! "
                                            "fakesink sync=true",
                                            wav, model);
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
-  GstPad *sink = gst_element_get_static_pad (el, "sink");
   gpointer in = NULL;
-  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, last_pts, &in, NULL);
+  GstElement *el, *pipe = parse_with_probe (desc, "sink", last_pts, &in, &el);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   /* wait limits, not timing claims */
   fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL, 60 * GST_SECOND),
@@ -247,7 +243,6 @@ GST_START_TEST (test_paced_waits_for_downstream)
   fail_unless (now == then && now < 20 * GST_SECOND, "input went on in PAUSED: %.1f s, then %.1f s",
                then / 1e9, now / 1e9);
   fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-  gst_object_unref (sink);
   gst_object_unref (el);
   gst_object_unref (pipe);
 }
@@ -498,12 +493,8 @@ GST_START_TEST (test_sync_sink_is_not_decoding_late)
                          "audio/x-raw,rate=16000,channels=1 ! audioconvert ! "
                          "moroktranscriber name=el model=%s latency=2000 ! fakesink sync=true",
                          model);
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  fail_unless (pipe != NULL);
-  GstElement *el = gst_bin_get_by_name (GST_BIN (pipe), "el");
-  GstPad *src = gst_element_get_static_pad (el, "src");
   SameTimes times = { GST_CLOCK_TIME_NONE, 0 };
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_same_times, &times, NULL);
+  GstElement *el, *pipe = parse_with_probe (desc, "src", count_same_times, &times, &el);
   GstBus *bus = gst_element_get_bus (pipe);
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   GstClockTime latency = GST_CLOCK_TIME_NONE;
@@ -527,7 +518,6 @@ GST_START_TEST (test_sync_sink_is_not_decoding_late)
   fail_unless (delay * GST_MSECOND < latency, "%u ms, latency %" GST_TIME_FORMAT, delay,
                GST_TIME_ARGS (latency));
   gst_object_unref (bus);
-  gst_object_unref (src);
   gst_object_unref (el);
   gst_object_unref (pipe);
 }
