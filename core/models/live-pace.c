@@ -10,13 +10,6 @@ morok_live_window (guint64 probe_ns, double probe_s, double lo, double hi)
   return CLAMP (seconds, lo, hi);
 }
 
-/* Two slowest decodes: the budget rule's floor. */
-static guint64
-floor_of (const MorokLiveCost *cost)
-{
-  return 2 * cost->slowest_ns;
-}
-
 guint64
 morok_live_interval (const MorokLiveCost *cost)
 {
@@ -27,7 +20,8 @@ morok_live_interval (const MorokLiveCost *cost)
       double marginal = MIN ((f - cost->half_ns) / (cost->window_s / 2), f / cost->window_s);
       interval = MIN (interval, (guint64) (f / (MOROK_LIVE_BUDGET * marginal) * 1e9));
     }
-  return MAX (MAX (interval, floor_of (cost)), MOROK_LIVE_MIN_INTERVAL_NS);
+  /* decodes as slow as the slowest timed, twice over, still keep up */
+  return MAX (MAX (interval, 2 * cost->slowest_ns), MOROK_LIVE_MIN_INTERVAL_NS);
 }
 
 guint64
