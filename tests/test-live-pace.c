@@ -22,12 +22,15 @@ steady (double window_ms, double half_ms, double window_s)
   return (MorokLiveCost){ d, d, d, (guint64) (half_ms * MS), window_s };
 }
 
-/* A small model: nine decodes are under the 100 ms floor; no half is timed. */
+/* A small model: nine decodes are under the 100 ms floor, whatever its
+ * half costs (the budget, 7 / (7 x 2/3 ms a second) = 1.5 s, is longer),
+ * and with none timed (half_ns 0). */
 static void
 test_cheap (void)
 {
-  MorokLiveCost cost = steady (7, 0, 6.0);
+  MorokLiveCost cost = steady (7, 0, 6.0), timed = steady (7, 5, 6.0);
   assert_ms (morok_live_interval (&cost), 100);
+  assert_ms (morok_live_interval (&timed), 100);
   assert_ms (morok_live_latency (7 * MS), 50);
   assert_ms (morok_live_latency (40 * MS), 100);
 }
